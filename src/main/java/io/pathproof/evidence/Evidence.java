@@ -1,0 +1,124 @@
+package io.pathproof.evidence;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything read from one run: normalized facts, each with its {@link Source}, plus the problems met while reading.
+ * The JSON names are a published contract (issues 3 and 4): scripts and {@code accept}/{@code diagnose} rely on them.
+ */
+public record Evidence(
+    String runDir,
+    List<FileRead> files,
+    Nccl nccl,
+    List<Kernel> kernels,
+    List<Range> ranges,
+    Ddp ddp,
+    List<Step> steps,
+    Replicas replicas,
+    List<PeerAccess> peerAccess,
+    List<FlightRecord> flightRecorder,
+    JsonNode manifest,
+    List<Finding> findings,
+    List<Problem> problems) {
+
+  /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
+  public record FileRead(String path, String kind, Integer rank, long bytes, long facts) {}
+
+  /** NCCL debug-log facts, all communicators of all ranks. */
+  public record Nccl(
+      String version,
+      Source versionSource,
+      List<Communicator> communicators,
+      List<Tuning> tuning,
+      List<Coll> colls,
+      Map<String, String> envOverrides,
+      Map<String, Source> envSources,
+      List<Warning> warnings) {}
+
+  /**
+   * One communicator (by commId; ranks seen in the evidence listed). {@code transports} are distinct transport names
+   * ("P2P/CUMEM", "P2P/IPC", "P2P/direct pointer", "SHM", "NET/IB", "NET/Socket"), {@code connections} per channel per
+   * peer.
+   */
+  public record Communicator(
+      String commId,
+      List<Integer> ranks,
+      Integer nRanks,
+      Integer nNodes,
+      Integer localRanks,
+      Integer collChannels,
+      Integer p2pChannels,
+      Integer p2pChannelsPerPeer,
+      Integer nvlsChannels,
+      List<String> rings,
+      List<String> trees,
+      List<Graph> graphs,
+      String threadThresholds,
+      List<String> transports,
+      List<Connection> connections,
+      boolean connectedRings,
+      boolean connectedTrees,
+      List<RankInit> rankInits,
+      Source source) {}
+
+  /** The comm-init facts of one rank of a communicator. */
+  public record RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Source source) {}
+
+  /** A {@code Pattern …} graph line. */
+  public record Graph(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,
+      Integer sameChannels, Source source) {}
+
+  /** One connector line: channel, from rank → to rank, transport (with modifiers such as "/read"). */
+  public record Connection(int channel, int fromRank, int toRank, String transport, boolean read, boolean gdr, Source source) {}
+
+  /**
+   * A TUNING line. {@code timeUs} only in versions that print it (≤ 2.23); {@code channelLo/Hi} only ≥ 2.24. Absent
+   * fields are null.
+   */
+  public record Tuning(Integer rank, String op, long bytes, String algorithm, Integer algorithmId, String protocol,
+      Integer protocolId, BigDecimal timeUs, Integer channelLo, Integer channelHi, Source source) {}
+
+  /** A COLL line (one NCCL API call). */
+  public record Coll(Integer rank, String op, String opCount, long count, int datatype, int redOp, Integer nRanks, Source source) {}
+
+  /** A WARN line. */
+  public record Warning(Integer rank, String message, Source source) {}
+
+  /** A GPU kernel (Kineto, nsys or ncu). Times in µs; {@code startNs}/{@code durNs} exact where the format allows. */
+  public record Kernel(Integer rank, String name, int[] grid, int[] block, BigDecimal durUs, Long startNs, Long durNs,
+      Integer device, Integer stream, boolean nccl, Map<String, String> collective, Source source) {}
+
+  /** A CPU-side range such as {@code nccl:all_reduce} or an NVTX range, and memcpy events. */
+  public record Range(Integer rank, String name, String category, Long startNs, Long durNs, Source source) {}
+
+  /** The harness's DDP evidence: hook records and {@code _get_ddp_logging_data()} per rank. */
+  public record Ddp(List<BucketRecord> buckets, Map<String, JsonNode> logging) {}
+
+  /**
+   * One comm-hook call: rank × iteration × bucket, with three different time boundaries (ns, host clock of that rank):
+   * hook entry ("ready"), future done, GPU done (null on CPU).
+   */
+  public record BucketRecord(int rank, int iteration, int index, long bytes, boolean isLast, List<String> params,
+      Long readyNs, Long futureDoneNs, Long gpuDoneNs, Source source) {}
+
+  /** One training step's time. */
+  public record Step(int rank, int iteration, double ms, boolean measured, Source source) {}
+
+  /** Replica equality after training (digests per rank). */
+  public record Replicas(Boolean equal, List<Digest> digests, Source source) {}
+
+  public record Digest(int rank, String sha256, List<Double> samples) {}
+
+  /** Peer access and copy bandwidth between two GPUs. */
+  public record PeerAccess(int fromRank, int toRank, boolean canAccess, Double copyGBs, Source source) {}
+
+  /** One flight-recorder entry. */
+  public record FlightRecord(Integer rank, long recordId, String profilingName, Long collectiveSeqId, List<List<Long>> inputSizes,
+      List<String> inputDtypes, String state, Long timeCreatedNs, Double durationMs, Source source) {}
+
+  /** A conclusion drawn across facts, e.g. ranks of one communicator disagreeing on channels. */
+  public record Finding(String kind, String message, List<Source> sources) {}
+}
