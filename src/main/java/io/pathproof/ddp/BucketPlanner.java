@@ -26,6 +26,11 @@ public final class BucketPlanner {
 
   private BucketPlanner() {}
 
+  /** The plan for a scenario: its workload, its torch version and its environment. */
+  public static BucketPlan plan(io.pathproof.scenario.Scenario scenario) {
+    return plan(scenario.workload(), scenario.versions().torch(), scenario.env());
+  }
+
   public static BucketPlan plan(Workload workload, Version torch, Map<String, String> env) {
     if (workload == null) {
       throw PathproofException.badInput("workload: missing");

@@ -119,6 +119,24 @@ class BucketPlannerTest {
   }
 
   @Test
+  void everyPresetScenarioPlans() {
+    for (String name : io.pathproof.scenario.Scenarios.scenarioPresets()) {
+      var s = io.pathproof.scenario.Scenarios.load(name);
+      BucketPlan plan = BucketPlanner.plan(s);
+      // Every preset uses the seed's one-parameter model: one 64 MiB bucket before and after the rebuild.
+      assertThat(sizes(plan.bucketsAt(0))).as(name).containsExactly(67108864L);
+      assertThat(sizes(plan.bucketsAt(5))).as(name).containsExactly(67108864L);
+    }
+  }
+
+  @Test
+  void flagsGivenOverADumpChangeThePlan() {
+    Workload dumped = new Workload("dump", sevenParams(), null, false, false, false);
+    BucketPlan plan = BucketPlanner.plan(dumped.withDdpFlags(null, true, false, false), T113, Map.of());
+    assertThat(sizes(plan.construction())).containsExactly(8750136L, 1048576L);
+  }
+
+  @Test
   void firstBucketFollowsAGivenCapFrom25On() {
     // find_unused_parameters=True with bucket_cap_mb=2: 1.13 passes [1 MiB, 2 MiB], 2.x passes [2 MiB] only.
     BucketPlan old = BucketPlanner.plan(model(2.0, true, false), T113, Map.of());
