@@ -83,7 +83,7 @@ final class Assembly {
     if (!ff.kind.equals(Ingest.KINETO) && !ff.kind.equals(Ingest.NSYS)) {
       return;
     }
-    if (ff.collectiveMarkers == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)) {
+    if (ff.collectives() == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)) {
       return;
     }
     List<Source> at = List.of(ff.firstCollectiveMarker != null ? ff.firstCollectiveMarker : Source.file(ff.file));
@@ -91,7 +91,7 @@ final class Assembly {
       findings.add(
           new Evidence.Finding(
               "no-nccl-kernel-single-rank",
-              ff.collectiveMarkers + " collective(s) but no NCCL kernel: expected, the communicator has 1 rank and"
+              ff.collectives() + " collective(s) but no NCCL kernel: expected, the communicator has 1 rank and"
                   + " NCCL launches no kernel (the data moves by a copy), so this trace cannot show channels or"
                   + " threads",
               at));
@@ -99,7 +99,7 @@ final class Assembly {
       findings.add(
           new Evidence.Finding(
               "missing-nccl-kernels",
-              "LOUD: " + ff.collectiveMarkers + " collective(s) recorded but ZERO NCCL kernels (ncclKernel_*/"
+              "LOUD: " + ff.collectives() + " collective(s) recorded but ZERO NCCL kernels (ncclKernel_*/"
                   + "ncclDevKernel_*) in this trace: GPU kernel activity was not captured (HTA #360); nothing about"
                   + " channels, threads or kernel time can be proven from it",
               at));

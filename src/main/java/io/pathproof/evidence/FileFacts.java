@@ -32,8 +32,14 @@ final class FileFacts {
   final List<Evidence.Range> ranges = new ArrayList<>();
   final List<Evidence.FlightRecord> flight = new ArrayList<>();
   Integer worldSize;
+  /** nccl:* ranges (Work titles) seen; each collective also has a record_param_comms op, counted apart. */
   long collectiveMarkers;
+  long paramCommsOps;
   Source firstCollectiveMarker;
+
+  long collectives() {
+    return Math.max(collectiveMarkers, paramCommsOps);
+  }
 
   FileFacts(String file, String kind, Integer rank) {
     this.file = file;

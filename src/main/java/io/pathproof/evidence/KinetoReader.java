@@ -258,9 +258,7 @@ final class KinetoReader {
               ff.rank, name, grid, block, durUs, startNs, durNs, device != null ? device : pid,
               stream != null ? stream : tid, nccl, collective, src));
       ff.facts++;
-      if (collective != null) {
-        marker(src);
-      }
+
     } else if (c.equals("gpu_memcpy") || c.equals("memcpy") || c.equals("gpu_memset") || c.equals("memset")
         || ((c.equals("user_annotation") || c.equals("gpu_user_annotation")) && name.startsWith("nccl:"))) {
       if (ff.ranges.size() >= MAX_RANGES) {
@@ -273,7 +271,9 @@ final class KinetoReader {
         marker(src);
       }
     } else if (c.equals("cpu_op") && name.equals("record_param_comms")) {
-      marker(src);
+      if (ff.paramCommsOps++ == 0 && ff.firstCollectiveMarker == null) {
+        ff.firstCollectiveMarker = src;
+      }
       ff.facts++;
     }
   }
