@@ -31,7 +31,7 @@ public final class Ingest {
   private static final int MAX_DEPTH = 4;
   private static final Pattern NCCL_LINE =
       Pattern.compile("(?m)(\\] NCCL (INFO|WARN) |^\\s*NCCL (INFO|WARN|version) )");
-  private static final Pattern RANK_IN_NAME = Pattern.compile("(?i)rank[_\\-.]?(\\d{1,7})");
+  private static final Pattern RANK_IN_NAME = Pattern.compile("(?i)(?<![a-z0-9])rank[_\\-.]?(\\d{1,7})(?![a-z])");
 
   private Ingest() {}
 

@@ -83,7 +83,14 @@ final class NcclLogReader {
       Pattern.compile(
           "^(?:Channel|Ring) (\\d+)(?:/(\\d+))? : (\\d+)\\[[^\\]]*\\] -> (\\d+)\\[[^\\]]*\\](?: \\[(send|receive)\\])?"
               + " via (.+)$");
-  private static final Pattern TREE_ITEM = Pattern.compile("\\[(\\d+)\\] (\\S+)");
+  /**
+   * " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1); 2.5 adds "|" and the reverse tree. NCCL cuts the
+   * line at its buffer size, so a last, incomplete item is not a tree.
+   */
+  private static final String TREE_SIDE = "-?\\d+(?:/-?\\d+)*->-?\\d+->-?\\d+(?:/-?\\d+)*";
+
+  private static final Pattern TREE_ITEM =
+      Pattern.compile("\\[(\\d+)\\] (" + TREE_SIDE + "(?:\\|" + TREE_SIDE + ")?)(?=\\s|$)");
   private static final Pattern GRAPH =
       Pattern.compile(
           "^Pattern (\\d+), crossNic (\\d+), nChannels (\\d+), (?:bw|speed) ([0-9.]+)/([0-9.]+), type (\\S+)/(\\S+),"
