@@ -89,7 +89,7 @@ final class NcuCsvReader {
       pending.emit(ff);
     }
     if (col == null) {
-      ff.problem(Math.max(1, csv.line), "no ncu CSV header (a row starting \"ID\",… with \"Kernel Name\")");
+      ff.problem(0, "no ncu CSV header (a row starting \"ID\",… with \"Kernel Name\")");
     }
   }
 
@@ -308,7 +308,9 @@ final class NcuCsvReader {
       while ((c = read()) >= 0 && c != '\n') {
         // skip
       }
-      line++;
+      if (c == '\n') {
+        line++;
+      }
     }
 
     private List<String> record(int c) throws IOException {
