@@ -1,12 +1,41 @@
 package io.pathproof.evidence;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /** Byte-level helpers for the line readers: no regex and no String on the hot path. */
 final class Bytes {
   static final long NONE = Long.MIN_VALUE;
 
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGHS = 0x8080808080808080L;
+
   private Bytes() {}
+
+  /**
+   * Index of byte {@code v} in {@code b[from, to)}, or -1; eight bytes at a time (the lowest set bit of
+   * {@code (x - 0x01..) & ~x & 0x80..} marks the first zero byte of {@code x} exactly).
+   */
+  static int indexOfByte(byte[] b, int from, int to, byte v) {
+    long pattern = ONES * (v & 0xff);
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long x = (long) LONGS.get(b, i) ^ pattern;
+      long t = (x - ONES) & ~x & HIGHS;
+      if (t != 0) {
+        return i + (Long.numberOfTrailingZeros(t) >>> 3);
+      }
+    }
+    for (; i < to; i++) {
+      if (b[i] == v) {
+        return i;
+      }
+    }
+    return -1;
+  }
 
   static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
@@ -20,17 +49,20 @@ final class Bytes {
     }
     byte first = needle[0];
     int last = to - n;
-    outer:
-    for (int i = from; i <= last; i++) {
-      if (b[i] != first) {
-        continue;
+    int i = from;
+    while (i <= last) {
+      i = indexOfByte(b, i, last + 1, first);
+      if (i < 0) {
+        return -1;
       }
-      for (int j = 1; j < n; j++) {
-        if (b[i + j] != needle[j]) {
-          continue outer;
-        }
+      int j = 1;
+      while (j < n && b[i + j] == needle[j]) {
+        j++;
       }
-      return i;
+      if (j == n) {
+        return i;
+      }
+      i++;
     }
     return -1;
   }

@@ -40,7 +40,6 @@ final class KinetoReader {
   private Integer traceRank;
 
   // The event being read (reused).
-  private String ph;
   private String cat;
   private String name;
   private Integer pid;
@@ -144,7 +143,8 @@ final class KinetoReader {
   }
 
   private void event(JsonParser p) throws IOException {
-    ph = cat = name = ts = dur = null;
+    cat = name = ts = dur = null;
+    tsNs = durNs = NO_NS;
     pid = tid = device = stream = null;
     grid = block = null;
     collective = null;
@@ -152,13 +152,28 @@ final class KinetoReader {
       String field = p.currentName();
       JsonToken v = p.nextToken();
       switch (field) {
-        case "ph" -> ph = v == JsonToken.VALUE_STRING ? p.getText() : null;
-        case "cat" -> cat = v == JsonToken.VALUE_STRING ? p.getText() : null;
-        case "name" -> name = v == JsonToken.VALUE_STRING ? p.getText() : null;
+        case "cat" -> cat = v == JsonToken.VALUE_STRING ? category(p) : null;
+        case "name" -> {
+          // The name is kept only for kernels, ranges and collective ops; cat precedes name in Kineto's output, so
+          // most events never make a String of it.
+          if (v == JsonToken.VALUE_STRING && (cat == null || cat != OTHER)) {
+            name = cat == CPU_OP ? (same(p, "record_param_comms") ? "record_param_comms" : null) : canonical(p.getText());
+          }
+        }
         case "pid" -> pid = intOrNull(p, v);
         case "tid" -> tid = intOrNull(p, v);
-        case "ts" -> ts = v.isNumeric() ? p.getText() : null;
-        case "dur" -> dur = v.isNumeric() ? p.getText() : null;
+        case "ts" -> {
+          if (v.isNumeric()) {
+            tsNs = fastNs(p);
+            ts = tsNs == NO_NS ? p.getText() : null;
+          }
+        }
+        case "dur" -> {
+          if (v.isNumeric()) {
+            durNs = fastNs(p);
+            dur = durNs == NO_NS ? p.getText() : null;
+          }
+        }
         case "args" -> {
           if (v == JsonToken.START_OBJECT && interesting()) {
             args(p);
@@ -171,13 +186,93 @@ final class KinetoReader {
     }
   }
 
-  /** Args are read only for kernels, memcpys and collective ops (cat and name come first in Kineto's output). */
-  private boolean interesting() {
-    return cat == null || isKernel() || "record_param_comms".equals(name);
+  private static final long NO_NS = Long.MIN_VALUE;
+  private static final String OTHER = "other";
+  private static final String CPU_OP = "cpu_op";
+  private static final String[] CATEGORIES = {
+    "kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset", "user_annotation", "gpu_user_annotation", CPU_OP
+  };
+  private final java.util.Map<String, String> names = new java.util.HashMap<>();
+  private long tsNs;
+  private long durNs;
+
+  /** The category as one of a few constants (no String made for the common ones), OTHER for the rest. */
+  private static String category(JsonParser p) throws IOException {
+    for (String c : CATEGORIES) {
+      if (same(p, c)) {
+        return c;
+      }
+    }
+    return OTHER;
   }
 
-  private boolean isKernel() {
-    return cat != null && cat.equalsIgnoreCase("kernel");
+  private static boolean same(JsonParser p, String s) throws IOException {
+    int len = p.getTextLength();
+    if (len != s.length()) {
+      return false;
+    }
+    char[] c = p.getTextCharacters();
+    int off = p.getTextOffset();
+    for (int i = 0; i < len; i++) {
+      if (c[off + i] != s.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Kernel names repeat: keep one String per distinct name (bounded), so 100 000 kernels do not hold 100 000 copies. */
+  private String canonical(String n) {
+    String c = names.get(n);
+    if (c != null) {
+      return c;
+    }
+    if (names.size() < 50_000) {
+      names.put(n, n);
+    }
+    return n;
+  }
+
+  /**
+   * Plain decimal µs with at most 3 decimals ("5354382075105.754") → ns in exact long arithmetic; NO_NS when the text
+   * has another shape (exponent, more decimals, too long), which then goes through BigDecimal.
+   */
+  private static long fastNs(JsonParser p) throws IOException {
+    char[] c = p.getTextCharacters();
+    int off = p.getTextOffset();
+    int len = p.getTextLength();
+    if (len == 0 || len > 19) {
+      return NO_NS;
+    }
+    long v = 0;
+    int frac = -1;
+    int i = 0;
+    boolean neg = c[off] == '-';
+    if (neg) {
+      i = 1;
+    }
+    for (; i < len; i++) {
+      char ch = c[off + i];
+      if (ch >= '0' && ch <= '9') {
+        if (frac >= 0 && ++frac > 3) {
+          return NO_NS;
+        }
+        v = v * 10 + (ch - '0');
+      } else if (ch == '.' && frac < 0) {
+        frac = 0;
+      } else {
+        return NO_NS;
+      }
+    }
+    for (int k = Math.max(frac, 0); k < 3; k++) {
+      v *= 10;
+    }
+    return neg ? -v : v;
+  }
+
+  /** Args are read only for kernels, memcpys and collective ops (cat and name come first in Kineto's output). */
+  private boolean interesting() {
+    return cat == null || cat.equalsIgnoreCase("kernel") || "record_param_comms".equals(name);
   }
 
   private void args(JsonParser p) throws IOException {
@@ -238,7 +333,7 @@ final class KinetoReader {
   }
 
   private void use(long line) {
-    if (cat == null || name == null) {
+    if (cat == null || name == null || cat == OTHER) {
       return;
     }
     String c = cat.toLowerCase(Locale.ROOT);
@@ -250,12 +345,12 @@ final class KinetoReader {
         ff.facts++;
         return;
       }
-      Long startNs = ns(ts, line, "ts");
-      Long durNs = ns(dur, line, "dur");
-      BigDecimal durUs = dur == null ? null : decimal(dur);
+      Long startNs = tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts");
+      Long kDurNs = durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur");
+      BigDecimal durUs = durNs != NO_NS ? BigDecimal.valueOf(durNs, 3).stripTrailingZeros() : dur == null ? null : decimal(dur);
       ff.kernels.add(
           new Evidence.Kernel(
-              ff.rank, name, grid, block, durUs, startNs, durNs, device != null ? device : pid,
+              ff.rank, name, grid, block, durUs, startNs, kDurNs, device != null ? device : pid,
               stream != null ? stream : tid, nccl, collective, src));
       ff.facts++;
 
@@ -264,7 +359,8 @@ final class KinetoReader {
       if (ff.ranges.size() >= MAX_RANGES) {
         droppedRanges++;
       } else {
-        ff.ranges.add(new Evidence.Range(ff.rank, name, cat, ns(ts, line, "ts"), ns(dur, line, "dur"), src));
+        ff.ranges.add(new Evidence.Range(ff.rank, name, cat, tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts"),
+            durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur"), src));
       }
       ff.facts++;
       if (c.equals("user_annotation") && name.startsWith("nccl:")) {

@@ -38,12 +38,16 @@ final class NcclLogReader {
   private static final byte[] DATATYPE = Bytes.ascii(" datatype ");
   private static final byte[] OP = Bytes.ascii(" op ");
   private static final byte[] COMM = Bytes.ascii(" comm ");
-  private static final byte[] NRANKS = Bytes.ascii("[nranks=");
+  private static final byte[] SENDBUFF = Bytes.ascii(" sendbuff ");
+  private static final byte[] RECVBUFF = Bytes.ascii(" recvbuff ");
+  private static final byte[] ROOT = Bytes.ascii(" root ");
+  private static final byte[] NRANKS_SP = Bytes.ascii(" [nranks=");
   private static final byte[] BYTES_ALGO = Bytes.ascii(" Bytes -> Algo ");
   private static final byte[] PROTO = Bytes.ascii(" proto ");
   private static final byte[] TIME = Bytes.ascii(" time ");
   private static final byte[] CHANNEL_LO_HI = Bytes.ascii(" channel{Lo..Hi}={");
   private static final byte[] COLON_SPACE = Bytes.ascii(": ");
+  private static final byte[] NIL = Bytes.ascii("(nil)");
 
   /**
    * Algorithm and protocol names by id: include/nccl_common.h:53-68@v2.22.3-1 and
@@ -124,6 +128,11 @@ final class NcclLogReader {
   private final Map<Long, CommRank> lastCompletedByDev = new HashMap<>();
   private final Map<Long, CommRank> lastCollByThread = new HashMap<>();
   private final Set<Long> startSeen = new HashSet<>();
+  private long lastCollThread;
+  private CommRank lastCollComm;
+  private long lastHostKey;
+  private long lastPtrKey;
+  private CommRank lastPtrComm;
   private final Map<Long, String> hosts = new HashMap<>();
   private final CommRank.CollKey collProbe = new CommRank.CollKey();
   private final CommRank.TuneKey tuneProbe = new CommRank.TuneKey();
@@ -150,18 +159,17 @@ final class NcclLogReader {
         int scanFrom = len;
         len += n;
         int start = 0;
-        for (int i = scanFrom; i < len; i++) {
-          if (buf[i] == '\n') {
-            lineNo++;
-            if (skipping) {
-              skipping = false;
-            } else if (i - start > MAX_LINE) {
-              out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
-            } else {
-              line(buf, start, i);
-            }
-            start = i + 1;
+        int i = scanFrom;
+        while ((i = Bytes.indexOfByte(buf, i, len, (byte) '\n')) >= 0) {
+          lineNo++;
+          if (skipping) {
+            skipping = false;
+          } else if (i - start > MAX_LINE) {
+            out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
+          } else {
+            line(buf, start, i);
           }
+          start = ++i;
         }
         if (start == 0 && len == buf.length) {
           // One line fills the buffer: skip it to its end, keeping memory constant.
@@ -306,8 +314,9 @@ final class NcclLogReader {
         h = (h ^ b[i]) * 0x100000001b3L;
       }
       h = h * 31 + pid;
-      if (!hosts.containsKey(h)) {
-        hosts.put(h, Bytes.string(b, hostFrom, hostTo));
+      if (h != lastHostKey) {
+        hosts.putIfAbsent(h, Bytes.string(b, hostFrom, hostTo));
+        lastHostKey = h;
       }
       processKey = h;
     } else if (launcherRank != null) {
@@ -385,44 +394,68 @@ final class NcclLogReader {
     rare(Bytes.string(b, s, e));
   }
 
-  /** {@code %s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p}. */
+  /**
+   * {@code %s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p}
+   * (enqueue.cc:2065@v2.22.3-1, enqueue.cc:3151@v2.30.7-1; the same since 2.5). Walked token by token, no search.
+   */
   private void coll(byte[] b, int s, int opEnd, int e) {
     int p = opEnd + OPCOUNT.length;
     int opCountEnd = Bytes.tokenEnd(b, p, e);
-    int ci = Bytes.indexOf(b, opCountEnd, e, COUNT);
-    int count0 = ci + COUNT.length;
-    long count = ci < 0 ? Bytes.NONE : Bytes.parseLong(b, count0, Bytes.tokenEnd(b, count0, e));
-    int di = ci < 0 ? -1 : Bytes.indexOf(b, count0, e, DATATYPE);
-    int d0 = di + DATATYPE.length;
-    long datatype = di < 0 ? Bytes.NONE : Bytes.parseLong(b, d0, Bytes.tokenEnd(b, d0, e));
-    int oi = di < 0 ? -1 : Bytes.indexOf(b, d0, e, OP);
-    int o0 = oi + OP.length;
-    long redOp = oi < 0 ? Bytes.NONE : Bytes.parseLong(b, o0, Bytes.tokenEnd(b, o0, e));
-    int mi = oi < 0 ? -1 : Bytes.indexOf(b, o0, e, COMM);
-    int m0 = mi + COMM.length;
-    int mEnd = mi < 0 ? -1 : Bytes.tokenEnd(b, m0, e);
-    long ptr = mi < 0 ? Bytes.NONE : Bytes.parseHex(b, m0, mEnd);
-    if (ptr == Bytes.NONE && mi >= 0 && Bytes.startsWith(b, m0, e, Bytes.ascii("(nil)"))) {
-      ptr = 0;
-    }
-    int ni = mi < 0 ? -1 : Bytes.indexOf(b, mEnd, e, NRANKS);
-    long nRanks = -1;
-    if (ni >= 0) {
-      int n0 = ni + NRANKS.length;
-      int ne = Bytes.digitsEnd(b, n0, e);
-      nRanks = Bytes.parseLong(b, n0, ne);
+    int q = opCountEnd;
+    long count = Bytes.NONE;
+    long datatype = Bytes.NONE;
+    long redOp = Bytes.NONE;
+    long ptr = Bytes.NONE;
+    long nRanks = Bytes.NONE;
+    if (Bytes.startsWith(b, q, e, SENDBUFF)) {
+      q = Bytes.tokenEnd(b, q + SENDBUFF.length, e);
+      if (Bytes.startsWith(b, q, e, RECVBUFF)) {
+        q = Bytes.tokenEnd(b, q + RECVBUFF.length, e);
+        if (Bytes.startsWith(b, q, e, COUNT)) {
+          int v = q + COUNT.length;
+          q = Bytes.tokenEnd(b, v, e);
+          count = Bytes.parseLong(b, v, q);
+          if (Bytes.startsWith(b, q, e, DATATYPE)) {
+            v = q + DATATYPE.length;
+            q = Bytes.tokenEnd(b, v, e);
+            datatype = Bytes.parseLong(b, v, q);
+            if (Bytes.startsWith(b, q, e, OP)) {
+              v = q + OP.length;
+              q = Bytes.tokenEnd(b, v, e);
+              redOp = Bytes.parseLong(b, v, q);
+              if (Bytes.startsWith(b, q, e, ROOT)) {
+                q = Bytes.tokenEnd(b, q + ROOT.length, e);
+                if (Bytes.startsWith(b, q, e, COMM)) {
+                  v = q + COMM.length;
+                  q = Bytes.tokenEnd(b, v, e);
+                  ptr = Bytes.startsWith(b, v, q, NIL) ? 0 : Bytes.parseHex(b, v, q);
+                  if (Bytes.startsWith(b, q, e, NRANKS_SP)) {
+                    v = q + NRANKS_SP.length;
+                    q = Bytes.digitsEnd(b, v, e);
+                    nRanks = q < e && b[q] == ']' ? Bytes.parseLong(b, v, q) : Bytes.NONE;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
     }
     if (count == Bytes.NONE || datatype == Bytes.NONE || redOp == Bytes.NONE || ptr == Bytes.NONE
         || nRanks == Bytes.NONE || datatype > Integer.MAX_VALUE || redOp > Integer.MAX_VALUE
         || nRanks > Integer.MAX_VALUE) {
-      out.problem(lineNo, "COLL line not understood (expected opCount … count … datatype … op … comm …)");
+      out.problem(lineNo, "COLL line not understood (expected opCount … count … datatype … op … comm … [nranks=…])");
       return;
     }
     CommRank cr = byPointer(ptr);
-    if (cr.nRanks == null && nRanks >= 0) {
+    if (cr.nRanks == null) {
       cr.nRanks = (int) nRanks;
     }
-    lastCollByThread.put(threadKey, cr);
+    if (threadKey != lastCollThread || cr != lastCollComm) {
+      lastCollByThread.put(threadKey, cr);
+      lastCollThread = threadKey;
+      lastCollComm = cr;
+    }
     CommRank.CollKey k = collProbe;
     k.op = op(b, s, opEnd);
     k.count = count;
@@ -937,6 +970,7 @@ final class NcclLogReader {
       }
       cr.ptr = ptr;
       byPtr.put(key, cr);
+      lastPtrComm = null;
     }
     if (pending != null && !pending.bound()) {
       cr.absorb(pending);
@@ -952,6 +986,9 @@ final class NcclLogReader {
 
   private CommRank byPointer(long ptr) {
     long key = ptrKey(ptr);
+    if (lastPtrComm != null && key == lastPtrKey) {
+      return lastPtrComm;
+    }
     CommRank cr = byPtr.get(key);
     if (cr == null) {
       cr = newRank();
@@ -959,6 +996,8 @@ final class NcclLogReader {
       byPtr.put(key, cr);
       decorate(cr);
     }
+    lastPtrKey = key;
+    lastPtrComm = cr;
     return cr;
   }
 
