@@ -1,14 +1,152 @@
 package io.pathproof.cli;
 
 import io.pathproof.core.PathproofException;
+import io.pathproof.run.Runner;
+import io.pathproof.scenario.Scenario;
+import io.pathproof.scenario.Scenarios;
+import io.pathproof.scenario.Workload;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Verb {@code run}: not built yet. */
-@Command(name = "run", mixinStandardHelpOptions = true, description = "(not built yet)")
+/** Verb {@code run}: an instrumented, real DDP job whose every layer leaves evidence in RUNDIR. */
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+    description = {"Run an instrumented DDP job (gloo on CPU, NCCL on GPUs) and keep every piece of evidence in RUNDIR:",
+        "comm-hook records, step times, DDP logging data, replica digests, profiler traces, NCCL logs, manifest."})
 public final class RunCommand implements Callable<Integer> {
+  static final class What {
+    @Option(names = "--scenario", description = "scenario preset or file (workload, topology, ranks, env)")
+    String scenario;
+
+    @Option(names = "--workload", description = "workload preset or file, e.g. one-64mib-fp32")
+    String workload;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  What what;
+
+  @Option(names = "--topology", description = "topology preset or file (recorded in the manifest)")
+  String topology;
+
+  @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE})")
+  String backend;
+
+  @Option(names = "--nproc", description = "ranks on this node (default: the scenario's ranks, else 1)")
+  Integer nproc;
+
+  @Option(names = "--nnodes", defaultValue = "1") int nnodes;
+
+  @Option(names = "--node-rank", defaultValue = "0") int nodeRank;
+
+  @Option(names = "--rdzv-endpoint", description = "HOST:PORT of rank 0's rendezvous (default: 127.0.0.1 and a free port)")
+  String rdzvEndpoint;
+
+  @Option(names = "--iters", defaultValue = "48", description = "measured iterations (default: ${DEFAULT-VALUE})")
+  int iters;
+
+  @Option(names = "--warmup", defaultValue = "5", description = "warm-up iterations (default: ${DEFAULT-VALUE})")
+  int warmup;
+
+  @Option(names = "--profile-iters", defaultValue = "3", description = "measured iterations under the profiler (default: ${DEFAULT-VALUE})")
+  int profileIters;
+
+  @Option(names = "--inject", paramLabel = "K=V",
+      description = "a fault: NCCL_*/TORCH_* variable, or bucket_cap_mb=N, find_unused_parameters=true, compute_delay_ms=N, corrupt_grad_rank=R, exit_rank=R@I")
+  List<String> inject = new ArrayList<>();
+
+  @Option(names = "--prediction", description = "sealed prediction this run is for (its seal hash goes into the manifest)")
+  Path prediction;
+
+  @Option(names = "--timeout", defaultValue = "0", description = "seconds before every rank is killed (0 = none)")
+  long timeout;
+
+  @Option(names = "--launcher", defaultValue = "auto", description = "auto, spawn, torchrun, or srun (prints the srun command)")
+  String launcher;
+
+  @Option(names = "--python", description = "Python with torch (default: $PATHPROOF_PYTHON, python3 on PATH, /usr/bin/python3)")
+  String python;
+
+  @Option(names = "--overhead", description = "also time a plain phase (no hook, no profiler) to measure the instrumentation's cost")
+  boolean overhead;
+
+  @Option(names = "--out", required = true, description = "the run directory (new or empty)")
+  Path out;
+
+  @Spec CommandSpec spec;
+
+
   @Override
   public Integer call() {
-    throw PathproofException.usage("run: not built yet");
+    Workload w;
+    String label;
+    String topo = topology;
+    int ranks = 1;
+    List<String> injections = new ArrayList<>();
+    if (what.scenario != null) {
+      Scenario s = Scenarios.load(what.scenario);
+      w = s.workload();
+      label = "scenario " + what.scenario;
+      topo = topo == null ? s.topology().name() : topo;
+      ranks = s.ranks();
+      for (Map.Entry<String, String> e : s.env().entrySet()) {
+        if (e.getKey().startsWith("NCCL_") || e.getKey().startsWith("TORCH_")) {
+          injections.add(e.getKey() + "=" + e.getValue());
+        }
+      }
+    } else {
+      w = Scenarios.workload(what.workload);
+      label = what.workload;
+      if (topo != null) {
+        topo = Scenarios.topology(topo).name();
+      }
+    }
+    injections.addAll(inject);
+    List<String> cl = new ArrayList<>();
+    cl.add("pathproof");
+    cl.add("run");
+    cl.addAll(spec.commandLine().getParseResult().originalArgs());
+    Runner.Request req = new Runner.Request(w, label, topo, enumOf(Runner.Backend.class, backend, "--backend"),
+        nproc == null ? ranks : nproc, nnodes, nodeRank, rdzvEndpoint, iters, warmup, profileIters, injections, prediction,
+        timeout, out, enumOf(Runner.Launcher.class, launcher, "--launcher"), python, overhead, cl, ToolVersion.get());
+    PrintWriter o = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    boolean terminal = System.console() != null;
+    Runner.Progress bar = terminal ? (done, total) -> {
+      int width = 30;
+      int fill = total == 0 ? 0 : done * width / total;
+      err.print("\r[" + "#".repeat(fill) + " ".repeat(width - fill) + "] " + done + "/" + total + " steps (rank 0)");
+      err.flush();
+    } : null;
+    Runner.Result r = Runner.run(req, bar);
+    if (terminal) {
+      err.println();
+    }
+    if (r.command() != null) {
+      o.println(r.command());
+      return 0;
+    }
+    if (r.exitCode() != 0) {
+      throw new PathproofException(r.exitCode(), r.message());
+    }
+    o.println("run: complete: " + r.runDir() + " (" + r.ranks().size() + " process(es) exited 0)");
+    return 0;
+  }
+
+  private static <E extends Enum<E>> E enumOf(Class<E> type, String v, String flag) {
+    try {
+      return Enum.valueOf(type, v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw PathproofException.usage(flag + " '" + v + "': expected one of "
+          + java.util.Arrays.stream(type.getEnumConstants()).map(x -> x.name().toLowerCase(Locale.ROOT)).toList());
+    }
   }
 }

@@ -1,13 +1,259 @@
 package io.pathproof.evidence;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.core.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
-/** Reads the harness's own outputs in a run directory (manifest, hook records, steps, replicas, peer access). */
+/**
+ * Reads the harness's own outputs in a run directory (manifest, hook records, steps, replicas, peer access), as
+ * written by {@code io/pathproof/run/harness.py} (schema {@code pathproof.run.manifest/1}). Every fact keeps its file
+ * and line (JSON lines) or event index (JSON arrays); a line that cannot be read becomes a {@link Problem} naming the
+ * file and line, and reading goes on. Nothing read here is executed or trusted: replica equality is recomputed from
+ * the digests.
+ */
 public final class HarnessReader {
+  private static final Pattern RANKED = Pattern.compile("^(hook|steps|ddp-logging|peer-access)-rank(\\d+)\\.jsonl?$");
+
   private HarnessReader() {}
 
   /** Returns null when {@code dir} holds no harness output. */
   public static HarnessFacts read(Path dir) {
+    if (dir == null || !Files.isDirectory(dir)) {
+      return null;
+    }
+    List<Path> hooks = new ArrayList<>();
+    List<Path> steps = new ArrayList<>();
+    List<Path> logging = new ArrayList<>();
+    List<Path> peers = new ArrayList<>();
+    try (Stream<Path> s = Files.list(dir)) {
+      for (Path p : s.sorted(Comparator.comparing(HarnessReader::rankOrder)).toList()) {
+        Matcher m = RANKED.matcher(p.getFileName().toString());
+        if (!m.matches()) {
+          continue;
+        }
+        switch (m.group(1)) {
+          case "hook" -> hooks.add(p);
+          case "steps" -> steps.add(p);
+          case "ddp-logging" -> logging.add(p);
+          default -> peers.add(p);
+        }
+      }
+    } catch (IOException e) {
+      return null;
+    }
+    Path manifestFile = dir.resolve("manifest.json");
+    Path replicasFile = dir.resolve("replicas.json");
+    if (hooks.isEmpty() && steps.isEmpty() && logging.isEmpty() && peers.isEmpty() && !Files.exists(manifestFile)
+        && !Files.exists(replicasFile)) {
+      return null;
+    }
+    List<Problem> problems = new ArrayList<>();
+    List<Evidence.BucketRecord> buckets = new ArrayList<>();
+    for (Path p : hooks) {
+      readBuckets(p, buckets, problems);
+    }
+    Map<String, JsonNode> log = new TreeMap<>(Comparator.comparingInt(Integer::parseInt));
+    for (Path p : logging) {
+      JsonNode n = readJson(p, problems);
+      if (n != null) {
+        log.put(Integer.toString(rankOf(p)), n);
+      }
+    }
+    List<Evidence.Step> stepList = new ArrayList<>();
+    for (Path p : steps) {
+      readSteps(p, stepList, problems);
+    }
+    List<Evidence.PeerAccess> peerList = new ArrayList<>();
+    for (Path p : peers) {
+      readPeers(p, peerList, problems);
+    }
+    Evidence.Replicas replicas = Files.exists(replicasFile) ? readReplicas(replicasFile, problems) : null;
+    JsonNode manifest = Files.exists(manifestFile) ? readJson(manifestFile, problems) : null;
+    return new HarnessFacts(new Evidence.Ddp(List.copyOf(buckets), log), List.copyOf(stepList), replicas,
+        List.copyOf(peerList), manifest, List.copyOf(problems));
+  }
+
+  private static String rankOrder(Path p) {
+    Matcher m = RANKED.matcher(p.getFileName().toString());
+    return m.matches() ? m.group(1) + String.format("%09d", Long.parseLong(m.group(2))) : p.getFileName().toString();
+  }
+
+  private static int rankOf(Path p) {
+    Matcher m = RANKED.matcher(p.getFileName().toString());
+    return m.matches() ? Integer.parseInt(m.group(2)) : -1;
+  }
+
+  private interface LineReader {
+    void accept(JsonNode n, Source src);
+  }
+
+  private static void eachLine(Path p, List<Problem> problems, LineReader r) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(p, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      problems.add(new Problem(p.toString(), 0, "cannot read: " + e.getMessage()));
+      return;
+    }
+    for (int i = 0; i < lines.size(); i++) {
+      String l = lines.get(i).strip();
+      if (l.isEmpty()) {
+        continue;
+      }
+      try {
+        JsonNode n = Json.mapper().readTree(l);
+        if (!n.isObject()) {
+          throw new IllegalArgumentException("not a JSON object");
+        }
+        r.accept(n, Source.line(p.toString(), i + 1));
+      } catch (JsonProcessingException e) {
+        problems.add(new Problem(p.toString(), i + 1, "not JSON: " + e.getOriginalMessage()));
+      } catch (IllegalArgumentException e) {
+        problems.add(new Problem(p.toString(), i + 1, e.getMessage()));
+      }
+    }
+  }
+
+  private static void readBuckets(Path p, List<Evidence.BucketRecord> out, List<Problem> problems) {
+    eachLine(p, problems, (n, src) -> {
+      List<String> params = new ArrayList<>();
+      for (JsonNode x : n.path("params")) {
+        params.add(x.asText());
+      }
+      out.add(new Evidence.BucketRecord(reqInt(n, "rank"), reqInt(n, "iteration"), reqInt(n, "index"), reqLong(n, "bytes"),
+          reqBool(n, "isLast"), List.copyOf(params), optLong(n, "readyNs"), optLong(n, "futureDoneNs"),
+          optLong(n, "gpuDoneNs"), src));
+    });
+  }
+
+  private static void readSteps(Path p, List<Evidence.Step> out, List<Problem> problems) {
+    eachLine(p, problems, (n, src) -> {
+      JsonNode ms = n.get("ms");
+      if (ms == null || !ms.isNumber() || ms.asDouble() < 0) {
+        throw new IllegalArgumentException("field ms: missing or not a non-negative number");
+      }
+      String phase = n.path("phase").asText("");
+      if (!phase.equals("measured") && !phase.equals("warmup")) {
+        throw new IllegalArgumentException("field phase: '" + phase + "' is neither measured nor warmup");
+      }
+      out.add(new Evidence.Step(reqInt(n, "rank"), reqInt(n, "iteration"), ms.asDouble(), phase.equals("measured"), src));
+    });
+  }
+
+  private static void readPeers(Path p, List<Evidence.PeerAccess> out, List<Problem> problems) {
+    JsonNode n = readJson(p, problems);
+    if (n == null) {
+      return;
+    }
+    JsonNode pairs = n.path("pairs");
+    for (int i = 0; i < pairs.size(); i++) {
+      JsonNode x = pairs.get(i);
+      try {
+        JsonNode bw = x.get("copyGBs");
+        out.add(new Evidence.PeerAccess(reqInt(x, "fromRank"), reqInt(x, "toRank"), reqBool(x, "canAccess"),
+            bw == null || bw.isNull() ? null : bw.asDouble(), Source.event(p.toString(), i)));
+      } catch (IllegalArgumentException e) {
+        problems.add(new Problem(p.toString(), 0, "pairs[" + i + "]: " + e.getMessage()));
+      }
+    }
+  }
+
+  private static Evidence.Replicas readReplicas(Path p, List<Problem> problems) {
+    JsonNode n = readJson(p, problems);
+    if (n == null) {
+      return null;
+    }
+    List<Evidence.Digest> digests = new ArrayList<>();
+    Set<String> shas = new HashSet<>();
+    JsonNode ds = n.path("digests");
+    for (int i = 0; i < ds.size(); i++) {
+      JsonNode d = ds.get(i);
+      String sha = d.path("sha256").asText("");
+      if (!sha.matches("[0-9a-f]{64}")) {
+        problems.add(new Problem(p.toString(), 0, "digests[" + i + "].sha256: not a SHA-256 hex digest"));
+        continue;
+      }
+      List<Double> samples = new ArrayList<>();
+      for (JsonNode s : d.path("samples")) {
+        samples.add(s.isNumber() ? s.asDouble() : null);
+      }
+      digests.add(new Evidence.Digest(d.path("rank").asInt(-1), sha, samples));
+      shas.add(sha);
+    }
+    Boolean equal = digests.isEmpty() ? null : shas.size() == 1;
+    JsonNode claimed = n.get("equal");
+    if (claimed != null && claimed.isBoolean() && equal != null && claimed.asBoolean() != equal) {
+      problems.add(new Problem(p.toString(), 0, "equal: file says " + claimed.asBoolean() + " but the digests say " + equal));
+    }
+    return new Evidence.Replicas(equal, List.copyOf(digests), Source.file(p.toString()));
+  }
+
+  private static JsonNode readJson(Path p, List<Problem> problems) {
+    try {
+      return Json.mapper().readTree(p.toFile());
+    } catch (JsonProcessingException e) {
+      problems.add(new Problem(p.toString(), e.getLocation() == null ? 0 : e.getLocation().getLineNr(),
+          "not JSON: " + e.getOriginalMessage()));
+    } catch (IOException e) {
+      problems.add(new Problem(p.toString(), 0, "cannot read: " + e.getMessage()));
+    }
     return null;
+  }
+
+  private static JsonNode req(JsonNode n, String f) {
+    JsonNode v = n.get(f);
+    if (v == null || v.isNull()) {
+      throw new IllegalArgumentException("field " + f + ": missing");
+    }
+    return v;
+  }
+
+  private static int reqInt(JsonNode n, String f) {
+    JsonNode v = req(n, f);
+    if (!v.canConvertToInt() || !v.isIntegralNumber()) {
+      throw new IllegalArgumentException("field " + f + ": not an integer");
+    }
+    return v.asInt();
+  }
+
+  private static long reqLong(JsonNode n, String f) {
+    JsonNode v = req(n, f);
+    if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+      throw new IllegalArgumentException("field " + f + ": not an integer");
+    }
+    return v.asLong();
+  }
+
+  private static boolean reqBool(JsonNode n, String f) {
+    JsonNode v = req(n, f);
+    if (!v.isBoolean()) {
+      throw new IllegalArgumentException("field " + f + ": not true/false");
+    }
+    return v.asBoolean();
+  }
+
+  private static Long optLong(JsonNode n, String f) {
+    JsonNode v = n.get(f);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+      throw new IllegalArgumentException("field " + f + ": not an integer");
+    }
+    return v.asLong();
   }
 }

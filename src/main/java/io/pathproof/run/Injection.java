@@ -1,0 +1,110 @@
+package io.pathproof.run;
+
+import io.pathproof.core.PathproofException;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * The deliberate faults of a variant run, from {@code --inject K=V}: environment variables ({@code NCCL_*},
+ * {@code TORCH_*}) and harness knobs. Kept apart from everything else so that the manifest records them under their
+ * own key and diagnose never needs them.
+ */
+record Injection(Map<String, String> env, Map<String, String> knobs) {
+  /** A variable name as NCCL and torch spell theirs: upper case, digits, underscores. */
+  private static final Pattern ENV_NAME = Pattern.compile("^(NCCL|TORCH)_[A-Z0-9_]+$");
+
+  static final List<String> KNOBS =
+      List.of("bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank");
+
+  Injection {
+    env = Collections.unmodifiableMap(new TreeMap<>(env));
+    knobs = Collections.unmodifiableMap(new TreeMap<>(knobs));
+  }
+
+  static Injection none() {
+    return new Injection(Map.of(), Map.of());
+  }
+
+  /** Parses and validates every {@code K=V}; the first bad one is a usage error naming it. */
+  static Injection parse(List<String> items, int nproc) {
+    Map<String, String> env = new TreeMap<>();
+    Map<String, String> knobs = new TreeMap<>();
+    for (String item : items == null ? List.<String>of() : items) {
+      int eq = item.indexOf('=');
+      if (eq <= 0) {
+        throw PathproofException.usage("--inject '" + item + "': expected K=V");
+      }
+      String k = item.substring(0, eq).trim();
+      String v = item.substring(eq + 1).trim();
+      if (k.startsWith("NCCL_") || k.startsWith("TORCH_")) {
+        if (!ENV_NAME.matcher(k).matches()) {
+          throw PathproofException.usage("--inject '" + k + "': not a valid NCCL_*/TORCH_* variable name");
+        }
+        if (v.indexOf('\0') >= 0 || v.indexOf('\n') >= 0) {
+          throw PathproofException.usage("--inject " + k + ": value must be one line");
+        }
+        env.put(k, v);
+        continue;
+      }
+      if (!KNOBS.contains(k)) {
+        throw PathproofException.usage(
+            "--inject '" + k + "': unknown name (an NCCL_*/TORCH_* variable or one of " + String.join(", ", KNOBS) + ")");
+      }
+      knobs.put(k, checkKnob(k, v, nproc));
+    }
+    return new Injection(env, knobs);
+  }
+
+  private static String checkKnob(String k, String v, int nproc) {
+    String where = "--inject " + k + "=" + v;
+    try {
+      switch (k) {
+        case "bucket_cap_mb":
+        case "compute_delay_ms": {
+          double d = Double.parseDouble(v);
+          if (!(d >= 0) || Double.isInfinite(d) || (k.equals("bucket_cap_mb") && d == 0)) {
+            throw PathproofException.usage(where + ": must be a positive number");
+          }
+          return v;
+        }
+        case "find_unused_parameters":
+          if (!v.equals("true") && !v.equals("false")) {
+            throw PathproofException.usage(where + ": must be true or false");
+          }
+          return v;
+        case "corrupt_grad_rank":
+          rankIn(Integer.parseInt(v), nproc, where);
+          return v;
+        case "exit_rank": {
+          int at = v.indexOf('@');
+          if (at < 0) {
+            throw PathproofException.usage(where + ": expected R@I (rank R exits at iteration I)");
+          }
+          rankIn(Integer.parseInt(v.substring(0, at)), nproc, where);
+          if (Integer.parseInt(v.substring(at + 1)) < 0) {
+            throw PathproofException.usage(where + ": iteration must be >= 0");
+          }
+          return v;
+        }
+        default:
+          throw new IllegalStateException(k);
+      }
+    } catch (NumberFormatException e) {
+      throw PathproofException.usage(where + ": not a number");
+    }
+  }
+
+  private static void rankIn(int r, int nproc, String where) {
+    if (r < 0 || (nproc > 0 && r >= nproc)) {
+      throw PathproofException.usage(where + ": rank must be in 0.." + (nproc - 1));
+    }
+  }
+
+  /** The harness's {@code --knob K=V} arguments. */
+  List<String> knobArgs() {
+    return knobs.entrySet().stream().flatMap(e -> java.util.stream.Stream.of("--knob", e.getKey() + "=" + e.getValue())).toList();
+  }
+}

@@ -1,0 +1,452 @@
+package io.pathproof.run;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pathproof.core.ExitCode;
+import io.pathproof.core.Json;
+import io.pathproof.core.PathproofException;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import io.pathproof.scenario.Parameter;
+import io.pathproof.scenario.Workload;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The public entry of the run room: turns a {@link Request} into a run directory written by real torch processes
+ * (one per rank), or, for Slurm, into the exact {@code srun} command that would do so.
+ */
+public final class Runner {
+  private Runner() {}
+
+  /** Which communication backend the ranks use; AUTO = nccl when CUDA GPUs are visible, else gloo. */
+  public enum Backend { NCCL, GLOO, AUTO }
+
+  /**
+   * How ranks are started. AUTO = {@code python -m torch.distributed.run} where it works, else SPAWN (each rank
+   * started here with torchrun's worker environment). SRUN only prints the command (a dry run).
+   */
+  public enum Launcher { AUTO, SPAWN, TORCHRUN, SRUN }
+
+  /** Everything {@code pathproof run} was asked to do. {@code commandLine} is recorded in the manifest as given. */
+  public record Request(
+      Workload workload,
+      String workloadLabel,
+      String topologyLabel,
+      Backend backend,
+      int nproc,
+      int nnodes,
+      int nodeRank,
+      String rdzvEndpoint,
+      int iters,
+      int warmup,
+      int profileIters,
+      List<String> inject,
+      Path prediction,
+      long timeoutSec,
+      Path out,
+      Launcher launcher,
+      String python,
+      boolean overhead,
+      List<String> commandLine,
+      String tool) {
+    public Request {
+      Objects.requireNonNull(workload, "workload");
+      Objects.requireNonNull(out, "out");
+      backend = backend == null ? Backend.AUTO : backend;
+      launcher = launcher == null ? Launcher.AUTO : launcher;
+      inject = inject == null ? List.of() : List.copyOf(inject);
+      commandLine = commandLine == null ? List.of() : List.copyOf(commandLine);
+      tool = tool == null ? "pathproof" : tool;
+      if (nproc < 1) {
+        throw PathproofException.usage("--nproc: must be >= 1, got " + nproc);
+      }
+      if (nnodes < 1) {
+        throw PathproofException.usage("--nnodes: must be >= 1, got " + nnodes);
+      }
+      if (nodeRank < 0 || nodeRank >= nnodes) {
+        throw PathproofException.usage("--node-rank: must be in 0.." + (nnodes - 1) + ", got " + nodeRank);
+      }
+      if (nnodes > 1 && (rdzvEndpoint == null || rdzvEndpoint.isBlank())) {
+        throw PathproofException.usage("--rdzv-endpoint H:P is required with --nnodes > 1");
+      }
+      if (iters < 1) {
+        throw PathproofException.usage("--iters: must be >= 1, got " + iters);
+      }
+      if (warmup < 0 || profileIters < 0) {
+        throw PathproofException.usage("--warmup/--profile-iters: must be >= 0");
+      }
+      if (timeoutSec < 0) {
+        throw PathproofException.usage("--timeout: must be >= 0 (0 = none), got " + timeoutSec);
+      }
+    }
+
+    int worldSize() {
+      return nproc * nnodes;
+    }
+  }
+
+  /** How one local rank ended: its exit code (null if it never started), and how it ended. */
+  public record RankExit(int rank, Integer exitCode, String ended, String stdout, String stderr) {}
+
+  /**
+   * The outcome. {@code exitCode} is one of {@link ExitCode}; {@code message} is one line (null on success);
+   * {@code command} is the printed command of a dry run (srun), else null.
+   */
+  public record Result(Path runDir, boolean complete, int exitCode, String message, List<RankExit> ranks, String command) {}
+
+  /** Progress of the measured run: steps done by rank 0 of the total; called from the monitoring thread. */
+  public interface Progress {
+    void steps(int done, int total);
+  }
+
+  /** The harness resource's name inside the jar (and the file name it gets in the run directory). */
+  static final String HARNESS = "harness.py";
+
+  static final Map<String, String> NCCL_DEFAULTS = defaults();
+
+  private static Map<String, String> defaults() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("NCCL_DEBUG", "INFO");
+    m.put("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,COLL,GRAPH,P2P");
+    // The flight recorder's ring is 0 entries (off) in torch 2.5/2.6 unless set (pytorch-ddp-model.md section 4).
+    m.put("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000");
+    return m;
+  }
+
+  /** Runs the job (or, for srun, prepares the run directory and returns the command). */
+  public static Result run(Request req, Progress progress) {
+    Injection inj = Injection.parse(req.inject(), req.worldSize());
+    String sealSha = null;
+    if (req.prediction() != null) {
+      Prediction p = PredictionIo.readVerified(req.prediction()); // exit 9 on a missing or broken seal
+      sealSha = p.seal().sha256();
+    }
+    Path dir = req.out().toAbsolutePath().normalize();
+    prepareDir(dir);
+    writeWorkload(req.workload(), dir.resolve("workload.json"));
+    copyHarness(dir.resolve(HARNESS));
+
+    ObjectNode manifest = Json.mapper().createObjectNode();
+    manifest.put("schema", "pathproof.run.manifest/1");
+    manifest.put("tool", req.tool());
+    ArrayNode cl = manifest.putArray("commandLine");
+    req.commandLine().forEach(cl::add);
+    manifest.put("start", Instant.now().toString());
+    manifest.put("workloadName", req.workload().name());
+    manifest.put("workloadSource", req.workloadLabel());
+    manifest.put("topology", req.topologyLabel());
+    manifest.put("backendRequested", req.backend().name().toLowerCase(java.util.Locale.ROOT));
+    manifest.put("nproc", req.nproc());
+    manifest.put("nnodes", req.nnodes());
+    manifest.put("nodeRank", req.nodeRank());
+    manifest.put("iters", req.iters());
+    manifest.put("warmup", req.warmup());
+    manifest.put("timeoutSec", req.timeoutSec());
+    ObjectNode pred = manifest.putObject("prediction");
+    pred.put("file", req.prediction() == null ? null : req.prediction().toString());
+    pred.put("sealSha256", sealSha);
+    ObjectNode injected = manifest.putObject("inject");
+    injected.set("env", Json.mapper().valueToTree(inj.env()));
+    injected.set("knobs", Json.mapper().valueToTree(inj.knobs()));
+    manifest.put("complete", false);
+
+    if (req.launcher() == Launcher.SRUN) {
+      String python = req.python() == null ? "python3" : req.python();
+      String backend = req.backend() == Backend.AUTO ? "auto" : req.backend().name().toLowerCase(java.util.Locale.ROOT);
+      String cmd = SrunCommand.render(req, dir, python, backend, inj);
+      manifest.put("launcher", "srun (dry run: not started)");
+      manifest.put("srunCommand", cmd);
+      manifest.put("incompleteReason", "dry run: the srun command was printed, not run");
+      RunManifest.write(dir, manifest);
+      return new Result(dir, false, ExitCode.OK, null, List.of(), cmd);
+    }
+
+    PythonProbe.Python py;
+    try {
+      py = PythonProbe.find(req.python());
+    } catch (PathproofException e) {
+      return fail(dir, manifest, e.exitCode(), e.getMessage());
+    }
+    ObjectNode pyn = manifest.putObject("python");
+    pyn.put("executable", py.executable());
+    pyn.put("version", py.pythonVersion());
+    pyn.put("torch", py.torchVersion());
+    pyn.put("cudaGpus", py.gpus());
+
+    Backend backend = req.backend();
+    if (backend == Backend.AUTO) {
+      backend = py.cuda() && py.gpus() > 0 && py.nccl() ? Backend.NCCL : Backend.GLOO;
+    }
+    String be = backend.name().toLowerCase(java.util.Locale.ROOT);
+    manifest.put("backend", be);
+    if (backend == Backend.NCCL) {
+      if (!py.cuda() || py.gpus() == 0) {
+        return fail(dir, manifest, ExitCode.NO_GPU,
+            "run: --backend nccl but " + py.executable() + " (torch " + py.torchVersion() + ") sees no CUDA GPU; use --backend gloo");
+      }
+      if (req.nproc() > py.gpus()) {
+        return fail(dir, manifest, ExitCode.NO_GPU, "run: --backend nccl needs one GPU per rank: --nproc " + req.nproc()
+            + " but " + py.gpus() + " GPU(s) visible (NCCL refuses two ranks on one GPU)");
+      }
+    }
+
+    String addr = "127.0.0.1";
+    int port;
+    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
+      String ep = req.rdzvEndpoint().trim();
+      int c = ep.lastIndexOf(':');
+      if (c <= 0 || c == ep.length() - 1) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
+      }
+      addr = ep.substring(0, c);
+      try {
+        port = Integer.parseInt(ep.substring(c + 1));
+      } catch (NumberFormatException e) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
+      }
+      if (port < 1 || port > 65535) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
+      }
+    } else {
+      port = freePort();
+    }
+    manifest.put("masterAddr", addr);
+    manifest.put("masterPort", port);
+    if (req.nodeRank() == 0 && !canBind(addr, port)) {
+      return fail(dir, manifest, ExitCode.PORT_IN_USE,
+          "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
+    }
+
+    Launcher launcher = req.launcher();
+    if (launcher == Launcher.AUTO) {
+      launcher = torchrunWorks(py) ? Launcher.TORCHRUN : Launcher.SPAWN;
+    }
+    manifest.put("launcher", launcher.name().toLowerCase(java.util.Locale.ROOT));
+
+    List<String> harnessArgs = harnessArgs(req, dir, be, inj);
+    Map<String, String> env = rankEnv(req, dir, backend, inj, addr, port);
+    ObjectNode launcherEnv = manifest.putObject("launcherEnv");
+    env.forEach(launcherEnv::put);
+    RankProcesses ranks = launcher == Launcher.TORCHRUN
+        ? RankProcesses.torchrun(py.executable(), req, dir, harnessArgs, env, addr, port)
+        : RankProcesses.spawn(py.executable(), req, dir, harnessArgs, env);
+    manifest.set("rankArgv", Json.mapper().valueToTree(ranks.argvs()));
+    RunManifest.write(dir, manifest);
+
+    RankProcesses.Outcome o = ranks.startAndWait(req.timeoutSec(), progress, req.warmup() + req.iters());
+    return finish(dir, req, o);
+  }
+
+  /** Python + torch versions where {@code python -m torch.distributed.run} starts workers (see the Debian trap). */
+  static boolean torchrunWorks(PythonProbe.Python py) {
+    // torch 1.13's elastic Std.from_str returns None under Python 3.11's IntFlag and torchrun dies before starting
+    // workers (pytorch-ddp-model.md section 6, verified on Debian bookworm); torch >= 2 or Python < 3.11 is fine.
+    int torchMajor = leadingInt(py.torchVersion());
+    String[] pv = py.pythonVersion().split("\\.");
+    boolean py311 = pv.length >= 2 && (leadingInt(pv[0]) > 3 || (leadingInt(pv[0]) == 3 && leadingInt(pv[1]) >= 11));
+    return torchMajor >= 2 || !py311;
+  }
+
+  private static int leadingInt(String s) {
+    int i = 0;
+    while (i < s.length() && Character.isDigit(s.charAt(i))) {
+      i++;
+    }
+    return i == 0 ? 0 : Integer.parseInt(s.substring(0, i));
+  }
+
+  static List<String> harnessArgs(Request req, Path dir, String backend, Injection inj) {
+    List<String> a = new ArrayList<>(List.of(
+        dir.resolve(HARNESS).toString(),
+        "--run-dir", dir.toString(),
+        "--workload", dir.resolve("workload.json").toString(),
+        "--backend", backend,
+        "--iters", Integer.toString(req.iters()),
+        "--warmup", Integer.toString(req.warmup()),
+        "--profile-iters", Integer.toString(req.profileIters())));
+    if (req.timeoutSec() > 0) {
+      a.add("--pg-timeout");
+      a.add(Long.toString(req.timeoutSec()));
+    }
+    if (req.overhead()) {
+      a.add("--overhead");
+    }
+    a.addAll(inj.knobArgs());
+    return a;
+  }
+
+  /**
+   * The environment every rank gets on top of this process's: the NCCL evidence switches (unless the user's
+   * environment or an injection sets them), the injections, and for gloo a malloc tunable.
+   */
+  static Map<String, String> rankEnv(Request req, Path dir, Backend backend, Injection inj, String addr, int port) {
+    Map<String, String> parent = System.getenv();
+    Map<String, String> env = new LinkedHashMap<>();
+    NCCL_DEFAULTS.forEach((k, v) -> {
+      if (!parent.containsKey(k)) {
+        env.put(k, v);
+      }
+    });
+    if (!parent.containsKey("NCCL_TOPO_DUMP_FILE")) {
+      env.put("NCCL_TOPO_DUMP_FILE", dir.resolve("nccl-topo.xml").toString());
+    }
+    if (!parent.containsKey("NCCL_GRAPH_DUMP_FILE")) {
+      env.put("NCCL_GRAPH_DUMP_FILE", dir.resolve("nccl-graph.xml").toString());
+    }
+    if (!parent.containsKey("OMP_NUM_THREADS")) {
+      env.put("OMP_NUM_THREADS", "1"); // as torchrun does for nproc > 1: ranks must not fight over the cores
+    }
+    if (backend == Backend.GLOO && !parent.containsKey("GLIBC_TUNABLES")) {
+      // On CPU every step allocates gradient-sized tensors; glibc returns them to the kernel and the next step
+      // faults them in again, 4 KiB at a time (0.3 s per 64 MiB measured on a 2-core VM). Transparent huge pages
+      // for malloc's mmap'd chunks (glibc >= 2.35; older glibc ignores the tunable) cut that fifteen-fold.
+      env.put("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1");
+    }
+    env.put("PYTHONUNBUFFERED", "1");
+    env.put("MASTER_ADDR", addr);
+    env.put("MASTER_PORT", Integer.toString(port));
+    env.put("WORLD_SIZE", Integer.toString(req.worldSize()));
+    env.put("LOCAL_WORLD_SIZE", Integer.toString(req.nproc()));
+    env.put("GROUP_RANK", Integer.toString(req.nodeRank()));
+    env.putAll(inj.env());
+    return env;
+  }
+
+  private static Result finish(Path dir, Request req, RankProcesses.Outcome o) {
+    ObjectNode manifest = RunManifest.read(dir);
+    manifest.put("end", Instant.now().toString());
+    ArrayNode rs = manifest.putArray("ranks");
+    for (RankExit r : o.ranks()) {
+      rs.add(Json.mapper().valueToTree(r));
+    }
+    boolean allZero = !o.ranks().isEmpty() && o.ranks().stream().allMatch(r -> Integer.valueOf(0).equals(r.exitCode()));
+    boolean harnessDone = req.nodeRank() != 0 || manifest.path("harnessFinished").asBoolean(false);
+    int code;
+    String msg;
+    if (o.timedOut()) {
+      code = ExitCode.TIMEOUT;
+      msg = "run: timed out after " + req.timeoutSec() + " s; every rank was killed; files kept in " + dir;
+    } else if (o.portInUse()) {
+      code = ExitCode.PORT_IN_USE;
+      msg = "run: a rank could not bind the rendezvous port " + manifest.path("masterPort").asText() + " (address in use); see "
+          + dir.resolve(o.firstFailure() == null ? "" : o.firstFailure().stderr());
+    } else if (!allZero) {
+      code = ExitCode.RANK_FAILED;
+      RankExit f = o.firstFailure();
+      msg = f == null
+          ? "run: the launcher failed; see " + dir
+          : "run: rank " + f.rank() + " exited with status " + f.exitCode() + " (" + f.ended() + "); last line of "
+              + f.stderr() + ": " + o.firstFailureLine();
+    } else if (!harnessDone) {
+      code = ExitCode.RANK_FAILED;
+      msg = "run: every rank exited 0 but rank 0 did not finish the harness; see " + dir.resolve("rank0.stderr");
+    } else {
+      code = ExitCode.OK;
+      msg = null;
+    }
+    boolean complete = code == ExitCode.OK;
+    manifest.put("complete", complete);
+    manifest.put("exitCode", code);
+    if (complete) {
+      manifest.remove("incompleteReason");
+    } else {
+      manifest.put("incompleteReason", msg);
+    }
+    RunManifest.write(dir, manifest);
+    return new Result(dir, complete, code, msg, o.ranks(), null);
+  }
+
+  private static Result fail(Path dir, ObjectNode manifest, int code, String msg) {
+    manifest.put("end", Instant.now().toString());
+    manifest.put("complete", false);
+    manifest.put("exitCode", code);
+    manifest.put("incompleteReason", msg);
+    RunManifest.write(dir, manifest);
+    return new Result(dir, false, code, msg, List.of(), null);
+  }
+
+  /** A run directory is new or empty: evidence of two runs must never mix. */
+  static void prepareDir(Path dir) {
+    try {
+      if (Files.exists(dir)) {
+        if (!Files.isDirectory(dir)) {
+          throw PathproofException.usage("--out " + dir + ": exists and is not a directory");
+        }
+        try (var s = Files.list(dir)) {
+          if (s.findAny().isPresent()) {
+            throw PathproofException.usage("--out " + dir + ": not empty; a run directory holds one run (choose a new one)");
+          }
+        }
+      }
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw PathproofException.badInput("--out " + dir + ": cannot create: " + e.getMessage());
+    }
+  }
+
+  /** The workload as the harness reads it: parameters in order with torch dtype names, and the DDP flags. */
+  static void writeWorkload(Workload w, Path file) {
+    ObjectNode n = Json.mapper().createObjectNode();
+    n.put("name", w.name());
+    ArrayNode ps = n.putArray("parameters");
+    for (Parameter p : w.parameters()) {
+      ObjectNode pn = ps.addObject();
+      pn.put("name", p.name());
+      ArrayNode sh = pn.putArray("shape");
+      p.shape().forEach(sh::add);
+      pn.put("dtype", p.dtype().torchName());
+      pn.put("requiresGrad", p.requiresGrad());
+    }
+    if (w.bucketCapMb() == null) {
+      n.putNull("bucketCapMb");
+    } else {
+      n.put("bucketCapMb", w.bucketCapMb());
+    }
+    n.put("findUnusedParameters", w.findUnusedParameters());
+    n.put("staticGraph", w.staticGraph());
+    n.put("gradientAsBucketView", w.gradientAsBucketView());
+    RunManifest.writeJson(file, n);
+  }
+
+  static void copyHarness(Path target) {
+    try (InputStream in = Runner.class.getResourceAsStream(HARNESS)) {
+      if (in == null) {
+        throw new PathproofException(ExitCode.INTERNAL, "run: the harness resource is missing from the jar");
+      }
+      Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw PathproofException.badInput("run: cannot write " + target + ": " + e.getMessage());
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new PathproofException(ExitCode.PORT_IN_USE, "run: no free local port: " + e.getMessage());
+    }
+  }
+
+  static boolean canBind(String addr, int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(false);
+      String bindTo = addr.equals("localhost") || addr.startsWith("127.") ? addr : "0.0.0.0";
+      s.bind(new InetSocketAddress(bindTo, port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

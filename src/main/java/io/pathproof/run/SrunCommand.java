@@ -1,0 +1,67 @@
+package io.pathproof.run;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The exact {@code srun} command of a Slurm run: one task per rank, the harness started directly (no torchrun), the
+ * worker environment derived per task from Slurm's own variables. The harness reads RANK/LOCAL_RANK and falls back to
+ * SLURM_PROCID/SLURM_LOCALID, so the command needs no wrapper script.
+ */
+final class SrunCommand {
+  private static final Pattern SAFE = Pattern.compile("^[A-Za-z0-9_@%+=:,./-]+$");
+
+  private SrunCommand() {}
+
+  static List<String> argv(Runner.Request req, Path dir, String python, String backend, Injection inj) {
+    String master = req.rdzvEndpoint() == null || req.rdzvEndpoint().isBlank() ? null : req.rdzvEndpoint().trim();
+    List<String> exports = new ArrayList<>();
+    exports.add("ALL");
+    Runner.NCCL_DEFAULTS.forEach((k, v) -> exports.add(k + "=" + v));
+    exports.add("OMP_NUM_THREADS=1");
+    exports.add("PYTHONUNBUFFERED=1");
+    exports.add("WORLD_SIZE=" + req.worldSize());
+    exports.add("LOCAL_WORLD_SIZE=" + req.nproc());
+    if (master != null) {
+      int c = master.lastIndexOf(':');
+      exports.add("MASTER_ADDR=" + master.substring(0, c));
+      exports.add("MASTER_PORT=" + master.substring(c + 1));
+    }
+    inj.env().forEach((k, v) -> exports.add(k + "=" + v));
+    List<String> a = new ArrayList<>(List.of("srun",
+        "--nodes=" + req.nnodes(),
+        "--ntasks=" + req.worldSize(),
+        "--ntasks-per-node=" + req.nproc(),
+        "--kill-on-bad-exit=1",
+        "--output=" + dir.resolve("rank%t.stdout"),
+        "--error=" + dir.resolve("rank%t.stderr"),
+        "--export=" + String.join(",", exports)));
+    if (req.timeoutSec() > 0) {
+      a.add("--time=" + Math.max(1, (req.timeoutSec() + 59) / 60));
+    }
+    a.add(python);
+    a.addAll(Runner.harnessArgs(req, dir, backend, inj));
+    return a;
+  }
+
+  /** The command as one line a POSIX shell reads back into the same argv (single quotes where needed). */
+  static String render(Runner.Request req, Path dir, String python, String backend, Injection inj) {
+    StringBuilder b = new StringBuilder();
+    for (String arg : argv(req, dir, python, backend, inj)) {
+      if (b.length() > 0) {
+        b.append(' ');
+      }
+      b.append(quote(arg));
+    }
+    return b.toString();
+  }
+
+  static String quote(String arg) {
+    if (!arg.isEmpty() && SAFE.matcher(arg).matches()) {
+      return arg;
+    }
+    return "'" + arg.replace("'", "'\\''") + "'";
+  }
+}

@@ -1,0 +1,581 @@
+"""pathproof run harness: one rank of an instrumented DDP job whose every layer leaves evidence.
+
+Started by `pathproof run` (one process per rank, or under torchrun / srun); reads RANK, LOCAL_RANK, WORLD_SIZE,
+LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment. Public torch API only; checked against torch 1.13
+(Debian, CPU, gloo, no Kineto) and torch 2.11 (CUDA 13, NCCL 2.28.9).
+
+Files written into --run-dir (rank r):
+  hook-rank{r}.jsonl        one line per comm-hook call: rank x iteration x bucket, three time boundaries (ns)
+  steps-rank{r}.jsonl       one line per training step (warm-up and measured)
+  plain-steps-rank{r}.jsonl with --overhead: the same steps on a DDP model without hook or profiler
+  ddp-logging-rank{r}.json  ddp._get_ddp_logging_data() after training
+  trace-rank{r}.json        torch.profiler chrome trace of a few measured iterations
+  flight-recorder-rank{r}.json  NCCL flight recorder JSON dump (torch builds that have it)
+  nccl-rank{r}.log          NCCL_DEBUG_FILE
+  nccl-topo.xml, nccl-graph.xml  NCCL topology / graph dumps (NCCL writes them on rank 0)
+  peer-access-rank{r}.json  on GPUs, by each node's local rank 0: peer access + 256 MiB copy bandwidth per GPU pair
+  replicas.json             rank 0: SHA-256 of all parameters per rank + first/last/mean samples, all-gathered
+  overhead.json             rank 0, with --overhead: median instrumented vs plain step time
+  manifest.json             rank 0: versions, GPUs, topology, hosts, NCCL_*/TORCH_* variables, workload, knobs
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+SCHEMA = "pathproof.run.manifest/1"
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="harness.py")
+    ap.add_argument("--run-dir", required=True)
+    ap.add_argument("--workload", required=True, help="workload JSON (written by the launcher into the run dir)")
+    ap.add_argument("--backend", default="auto", choices=["nccl", "gloo", "auto"])
+    ap.add_argument("--iters", type=int, default=48)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--profile-iters", type=int, default=3)
+    ap.add_argument("--knob", action="append", default=[], help="harness fault knob K=V")
+    ap.add_argument("--overhead", action="store_true", help="also time a plain phase without hook and profiler")
+    ap.add_argument("--pg-timeout", type=float, default=300.0, help="process-group timeout, seconds")
+    return ap.parse_args(argv)
+
+
+KNOBS = {"bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank"}
+
+
+def parse_knobs(items):
+    knobs = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit("harness: knob '%s' is not K=V" % item)
+        k, v = item.split("=", 1)
+        if k not in KNOBS:
+            raise SystemExit("harness: unknown knob '%s' (known: %s)" % (k, ", ".join(sorted(KNOBS))))
+        if k == "bucket_cap_mb":
+            knobs[k] = float(v)
+        elif k == "find_unused_parameters":
+            knobs[k] = v.lower() in ("1", "true", "yes")
+        elif k in ("compute_delay_ms",):
+            knobs[k] = float(v)
+        elif k == "corrupt_grad_rank":
+            knobs[k] = int(v)
+        elif k == "exit_rank":
+            r, _, i = v.partition("@")
+            knobs[k] = [int(r), int(i or 0)]
+    return knobs
+
+
+def env_int(name, default):
+    v = os.environ.get(name)
+    return int(v) if v not in (None, "") else default
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def write_json(path, obj):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1, sort_keys=True, default=str)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def run_quiet(argv):
+    """Output of a diagnostic tool (nvidia-smi), or None when it is absent or fails; never fatal."""
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+        return p.stdout.decode("utf-8", "replace") if p.returncode == 0 else None
+    except Exception:  # noqa: BLE001 - a missing tool is a fact, not an error
+        return None
+
+
+def main(argv):
+    args = parse_args(argv)
+    knobs = parse_knobs(args.knob)
+    run_dir = os.path.abspath(args.run_dir)
+    # torchrun / pathproof set RANK...; under srun only Slurm's variables exist: derive torch's from them.
+    rank = env_int("RANK", env_int("SLURM_PROCID", 0))
+    local_rank = env_int("LOCAL_RANK", env_int("SLURM_LOCALID", rank))
+    world = env_int("WORLD_SIZE", env_int("SLURM_NTASKS", 1))
+    local_world = env_int("LOCAL_WORLD_SIZE", env_int("SLURM_NTASKS_PER_NODE", world))
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world))
+    os.environ.setdefault("MASTER_ADDR", os.environ.get("SLURM_LAUNCH_NODE_IPADDR", "127.0.0.1"))
+    os.environ.setdefault("MASTER_PORT", "29500")
+    os.makedirs(run_dir, exist_ok=True)
+
+    # NCCL reads these at its first communicator init, i.e. after this point; per-rank log files need the rank,
+    # which only this process knows when a launcher (torchrun, srun) gives every rank the same environment.
+    os.environ.setdefault("NCCL_DEBUG", "INFO")
+    os.environ.setdefault("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,COLL,GRAPH,P2P")
+    os.environ["NCCL_DEBUG_FILE"] = os.path.join(run_dir, "nccl-rank%d.log" % rank)
+    os.environ.setdefault("NCCL_TOPO_DUMP_FILE", os.path.join(run_dir, "nccl-topo.xml"))
+    os.environ.setdefault("NCCL_GRAPH_DUMP_FILE", os.path.join(run_dir, "nccl-graph.xml"))
+    # Flight recorder ring: torch 2.5/2.6 default to 0 entries (off), 2.14 to 2000; set it on every version.
+    os.environ.setdefault("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000")
+
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    with open(args.workload) as f:
+        workload = json.load(f)
+
+    backend = args.backend
+    if backend == "auto":
+        backend = "nccl" if torch.cuda.is_available() and dist.is_nccl_available() else "gloo"
+    cuda = backend == "nccl"
+    if cuda:
+        if not torch.cuda.is_available():
+            print("harness: backend nccl but no CUDA GPU is visible", file=sys.stderr)
+            return 7
+        device = torch.device("cuda", local_rank % torch.cuda.device_count())
+        torch.cuda.set_device(device)
+    else:
+        device = torch.device("cpu")
+
+    started = now_iso()
+    manifest_path = os.path.join(run_dir, "manifest.json")
+    manifest = {}
+    if rank == 0 and os.path.exists(manifest_path):
+        with open(manifest_path) as f:
+            manifest = json.load(f)  # the launcher's part (command line, inject, seal); the harness adds its facts
+    manifest.update({"schema": SCHEMA, "harnessStart": started, "harnessFinished": False, "backend": backend,
+                "worldSize": world, "localWorldSize": local_world, "argv": [sys.executable] + sys.argv,
+                "workload": workload, "knobs": knobs})
+    if rank == 0:
+        manifest.update(host_facts(torch, cuda))
+        write_json(manifest_path, manifest)
+
+    if cuda and local_rank == 0:
+        peer_access(torch, run_dir, rank, local_world)
+
+    dist.init_process_group(backend, timeout=datetime.timedelta(seconds=args.pg_timeout))
+    hosts = [None] * world
+    dist.all_gather_object(hosts, {"rank": rank, "localRank": local_rank, "host": socket.gethostname(),
+                                   "pid": os.getpid(), "device": str(device)})
+
+    params = build_params(torch, workload, device)
+    bucket_cap = knobs.get("bucket_cap_mb", workload.get("bucketCapMb"))
+    ddp_kwargs = {"find_unused_parameters": bool(knobs.get("find_unused_parameters",
+                                                          workload.get("findUnusedParameters", False))),
+                  "gradient_as_bucket_view": bool(workload.get("gradientAsBucketView", False))}
+    if workload.get("staticGraph"):
+        ddp_kwargs["static_graph"] = True
+    if bucket_cap is not None:
+        ddp_kwargs["bucket_cap_mb"] = bucket_cap  # only when given: torch 2.x changes the first-bucket rule on it
+    if cuda:
+        ddp_kwargs["device_ids"] = [device.index]
+
+    total_iters = args.warmup + args.iters
+    plain_steps = None
+    if args.overhead:
+        # Same shapes, same data, no hook, no profiler: the reference for the instrumentation's cost.
+        plain = DDP(make_module(torch, params_copy(torch, params)), **ddp_kwargs)
+        plain_steps = train(torch, dist, plain, rank, args.warmup, args.iters, cuda, device, knobs,
+                            recorder=None, profiler_window=None, run_dir=run_dir, file_stem="plain-steps")
+        del plain
+
+    model = DDP(make_module(torch, params), **ddp_kwargs)
+    names = {id(p): n for n, p in model.module.named_parameters()}
+    recorder = HookRecorder(torch, rank, names, cuda, os.path.join(run_dir, "hook-rank%d.jsonl" % rank))
+    model.register_comm_hook(recorder, pathproof_recording_allreduce_hook)
+    p_first = args.warmup + min(2, max(args.iters - 1, 0))
+    p_last = min(p_first + args.profile_iters, total_iters)
+    window = (p_first, p_last) if args.profile_iters > 0 and p_last > p_first else None
+    steps = train(torch, dist, model, rank, args.warmup, args.iters, cuda, device, knobs,
+                  recorder=recorder, profiler_window=window, run_dir=run_dir, file_stem="steps")
+    recorder.close()
+
+    logging = {}
+    try:
+        logging = {k: v for k, v in model._get_ddp_logging_data().items()}
+    except Exception as e:  # noqa: BLE001
+        logging = {"_error": repr(e)}
+    write_json(os.path.join(run_dir, "ddp-logging-rank%d.json" % rank), logging)
+
+    digest = replica_digest(torch, model.module)
+    digests = [None] * world
+    dist.all_gather_object(digests, digest)
+    if rank == 0:
+        shas = {d["sha256"] for d in digests}
+        write_json(os.path.join(run_dir, "replicas.json"), {"equal": len(shas) == 1, "digests": digests})
+        if plain_steps is not None:
+            write_json(os.path.join(run_dir, "overhead.json"), overhead_summary(steps, plain_steps, window))
+
+    if cuda:
+        torch.cuda.synchronize()
+    flight_recorder(torch, run_dir, rank)
+    dist.barrier()
+    dist.destroy_process_group()
+
+    if rank == 0:
+        manifest.update({"harnessEnd": now_iso(), "harnessFinished": True, "hosts": hosts,
+                         "parameterOrder": [n for n, _ in model.module.named_parameters()],
+                         "profiledIterations": list(window) if window else None})
+        write_json(manifest_path, manifest)
+    return 0
+
+
+def make_module(torch, params):
+    return _param_module_class(torch)(params)
+
+
+_PM = None  # the module class, defined on first use so that reading this file needs no torch
+
+
+def _param_module_class(torch):
+    global _PM
+    if _PM is None:
+        class Params(torch.nn.Module):
+            """The workload's parameters under their dotted names; forward computes the loss over every parameter."""
+
+            def __init__(self, params):
+                super().__init__()
+                for name, p in params:
+                    owner = self
+                    parts = name.split(".")
+                    for part in parts[:-1]:
+                        if not hasattr(owner, part):
+                            owner.add_module(part, torch.nn.Module())
+                        owner = getattr(owner, part)
+                    owner.register_parameter(parts[-1], p)
+
+            def forward(self, scales):
+                # Every parameter that takes a gradient enters the scalar loss: sum(p * s) + 1e-4 * sum(p^2), so its
+                # gradient (s + 2e-4 p) depends on the rank's data and on the parameter itself.
+                loss = None
+                for (_, p), s in zip(self.named_parameters(), scales):
+                    if not p.requires_grad:
+                        continue
+                    q = p.float()
+                    term = (q * s).sum() + 1e-4 * (q * q).sum()
+                    loss = term if loss is None else loss + term
+                return loss
+
+        _PM = Params
+    return _PM
+
+
+DTYPES = {"float32": "float32", "float": "float32", "fp32": "float32", "float16": "float16", "half": "float16",
+          "fp16": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16", "float64": "float64", "double": "float64",
+          "int32": "int32", "int64": "int64", "int8": "int8", "uint8": "uint8"}
+
+
+def torch_dtype(torch, name):
+    key = str(name).lower().replace("torch.", "")
+    if key not in DTYPES:
+        raise SystemExit("harness: workload dtype '%s' is not supported" % name)
+    return getattr(torch, DTYPES[key])
+
+
+def build_params(torch, workload, device):
+    torch.manual_seed(0)  # same initial values on every rank (DDP broadcasts rank 0's anyway)
+    out = []
+    for i, spec in enumerate(workload["parameters"]):
+        dt = torch_dtype(torch, spec.get("dtype", "float32"))
+        shape = [int(d) for d in spec["shape"]]
+        grad = bool(spec.get("requiresGrad", True))
+        if dt.is_floating_point:
+            t = torch.randn(shape, device=device, dtype=torch.float32).mul_(0.02).to(dt)
+        else:
+            t = torch.zeros(shape, device=device, dtype=dt)
+            grad = False
+        out.append((spec.get("name") or ("p%d" % i), torch.nn.Parameter(t, requires_grad=grad)))
+    return out
+
+
+def params_copy(torch, params):
+    return [(n, torch.nn.Parameter(p.detach().clone(), requires_grad=p.requires_grad)) for n, p in params]
+
+
+class HookRecorder:
+    """State of the comm hook: the current iteration, and one JSON line per bucket per iteration."""
+
+    def __init__(self, torch, rank, names, cuda, path):
+        self.torch = torch
+        self.rank = rank
+        self.names = names
+        self.cuda = cuda
+        self.iteration = -1
+        self.pending = []
+        self.out = open(path, "w")
+
+    def begin(self, iteration, anchor_ns, anchor_event):
+        self.iteration = iteration
+        self.anchor_ns = anchor_ns
+        self.anchor_event = anchor_event
+
+    def end(self):
+        """After the step's synchronize: GPU done events are final; map them onto this host's clock."""
+        for rec, ev in self.pending:
+            if ev is not None:
+                rec["gpuDoneNs"] = self.anchor_ns + int(round(self.anchor_event.elapsed_time(ev) * 1e6))
+            self.out.write(json.dumps(rec, sort_keys=True) + "\n")
+        self.out.flush()
+        self.pending = []
+
+    def close(self):
+        self.out.close()
+
+
+def pathproof_recording_allreduce_hook(state, bucket):
+    """Wraps default_hooks.allreduce_hook; records three different boundaries of one bucket's allreduce:
+    ready (hook entry, host), future done (host; on NCCL the future completes at enqueue, not at GPU completion),
+    and GPU done (a CUDA event recorded on a stream that waits for the allreduce; null on CPU)."""
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    ready = time.time_ns()
+    buf = bucket.buffer()
+    params = bucket.parameters()
+    rec = {"rank": state.rank, "iteration": state.iteration, "index": bucket.index(), "isLast": bool(bucket.is_last()),
+           "bytes": buf.numel() * buf.element_size(), "numel": buf.numel(), "dtype": str(buf.dtype).replace("torch.", ""),
+           "paramCount": len(params), "params": [state.names.get(id(p), "?") for p in params],
+           "readyNs": ready, "futureDoneNs": None, "gpuDoneNs": None}
+    slot = [rec, None]
+    state.pending.append(slot)
+    fut = default_hooks.allreduce_hook(None, bucket)
+
+    def done(f):
+        rec["futureDoneNs"] = time.time_ns()
+        if state.cuda:
+            ev = state.torch.cuda.Event(enable_timing=True)
+            ev.record()  # the callback's current stream already waits for the allreduce's completion event
+            slot[1] = ev
+        return f.value()
+
+    return fut.then(done)
+
+
+def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder, profiler_window, run_dir, file_stem):
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    n_params = len(list(model.module.parameters()))
+    exit_at = knobs.get("exit_rank")
+    corrupt = knobs.get("corrupt_grad_rank")
+    delay_ms = knobs.get("compute_delay_ms", 0.0)
+    prof = None
+    out = open(os.path.join(run_dir, "%s-rank%d.jsonl" % (file_stem, rank)), "w")
+    steps = []
+    for it in range(warmup + iters):
+        if exit_at is not None and exit_at[0] == rank and exit_at[1] == it:
+            print("harness: rank %d exits at iteration %d (knob exit_rank)" % (rank, it), file=sys.stderr, flush=True)
+            out.flush()
+            os._exit(3)
+        if profiler_window and it == profiler_window[0]:
+            prof = start_profiler(torch, cuda)
+        gen = torch.Generator().manual_seed(1000003 * (rank + 1) + it)  # deterministic data per rank and iteration
+        scales = torch.randn(n_params, generator=gen).tolist()
+        if cuda:
+            torch.cuda.synchronize()
+            anchor_ns = time.time_ns()
+            e0 = torch.cuda.Event(enable_timing=True)
+            e1 = torch.cuda.Event(enable_timing=True)
+            e0.record()
+        else:
+            anchor_ns, e0 = time.time_ns(), None
+        t0 = time.perf_counter()
+        if recorder is not None:
+            recorder.begin(it, anchor_ns, e0)
+        opt.zero_grad(set_to_none=True)
+        loss = model(scales)
+        if delay_ms:
+            extra_compute(torch, cuda, device, delay_ms)
+        loss.backward()
+        if corrupt is not None and corrupt == rank:
+            with torch.no_grad():
+                for p in model.parameters():
+                    if p.grad is not None:
+                        p.grad.add_(1e-3)  # after the allreduce: this rank's replica drifts from the others
+        opt.step()
+        if cuda:
+            e1.record()
+            torch.cuda.synchronize()
+            ms = e0.elapsed_time(e1)
+            clock = "cuda-event"
+        else:
+            ms = (time.perf_counter() - t0) * 1e3
+            clock = "perf_counter"
+        if recorder is not None:
+            recorder.end()
+        if prof is not None and it == profiler_window[1] - 1:
+            stop_profiler(prof, os.path.join(run_dir, "trace-rank%d.json" % rank))
+            prof = None
+        phase = "warmup" if it < warmup else "measured"
+        profiled = bool(profiler_window and profiler_window[0] <= it < profiler_window[1])
+        row = {"rank": rank, "iteration": it, "phase": phase, "ms": ms, "clock": clock, "profiled": profiled}
+        out.write(json.dumps(row, sort_keys=True) + "\n")
+        out.flush()
+        steps.append(row)
+    out.close()
+    return steps
+
+
+def extra_compute(torch, cuda, device, ms):
+    """compute_delay_ms: extra work per step. On a GPU, real kernels until the time has passed; on CPU a sleep,
+    because there the host is the device and a busy loop would only take cores from the other ranks."""
+    if not cuda:
+        time.sleep(ms / 1000.0)
+        return
+    a = torch.randn(1024, 1024, device=device)
+    end = time.perf_counter() + ms / 1000.0
+    while time.perf_counter() < end:
+        a = torch.tanh(a @ a)
+        torch.cuda.synchronize()
+
+
+def start_profiler(torch, cuda):
+    acts = [torch.profiler.ProfilerActivity.CPU]
+    if cuda:
+        acts.append(torch.profiler.ProfilerActivity.CUDA)
+    prof = torch.profiler.profile(activities=acts)
+    prof.start()
+    return prof
+
+
+def stop_profiler(prof, path):
+    prof.stop()
+    prof.export_chrome_trace(path)  # torch without Kineto (Debian 1.13) writes the legacy bare-array format
+
+
+def replica_digest(torch, module):
+    h = hashlib.sha256()
+    first = last = None
+    total = 0.0
+    count = 0
+    for _, p in module.named_parameters():
+        t = p.detach().reshape(-1).cpu().contiguous()
+        h.update(t.view(torch.uint8).numpy().tobytes())
+        if t.numel():
+            f = t.double()
+            first = float(f[0]) if first is None else first
+            last = float(f[-1])
+            total += float(f.sum())
+            count += t.numel()
+    rank = int(os.environ.get("RANK", "0"))
+    return {"rank": rank, "sha256": h.hexdigest(), "samples": [first, last, total / count if count else None]}
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    if not n:
+        return None
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def overhead_summary(steps, plain, window):
+    inst = [s["ms"] for s in steps if s["phase"] == "measured"]
+    inst_np = [s["ms"] for s in steps if s["phase"] == "measured" and not s["profiled"]]
+    pl = [s["ms"] for s in plain if s["phase"] == "measured"]
+    mi, mp, mnp = median(inst), median(pl), median(inst_np)
+    return {"rank": 0, "measured": len(inst), "plainMedianMs": mp, "instrumentedMedianMs": mi,
+            "instrumentedUnprofiledMedianMs": mnp,
+            "overheadPct": (mi - mp) / mp * 100.0 if mp else None,
+            "overheadUnprofiledPct": (mnp - mp) / mp * 100.0 if mp and mnp is not None else None,
+            "profiledIterations": list(window) if window else None,
+            "order": "plain phase first, then the instrumented phase, same process, same data"}
+
+
+def flight_recorder(torch, run_dir, rank):
+    fn = getattr(getattr(torch._C, "_distributed_c10d", None), "_dump_nccl_trace_json", None)
+    if fn is None:
+        return
+    try:
+        js = fn(includeCollectives=True, onlyActive=False)
+    except Exception as e:  # noqa: BLE001 - gloo runs or builds without NCCL: no recorder, not an error
+        print("harness: no flight-recorder dump: %r" % (e,), file=sys.stderr)
+        return
+    with open(os.path.join(run_dir, "flight-recorder-rank%d.json" % rank), "wb") as f:
+        f.write(js if isinstance(js, (bytes, bytearray)) else js.encode())
+
+
+def peer_access(torch, run_dir, rank, local_world):
+    """Before training, on this node's GPUs: can GPU i access GPU j (every ordered pair), and one-direction
+    256 MiB copy bandwidth i -> j (the seed's transport evidence). GPU k serves global rank rank + k."""
+    n = min(torch.cuda.device_count(), local_world)
+    pairs = []
+    size = 256 << 20
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            can = bool(torch.cuda.can_device_access_peer(i, j))
+            gbs = None
+            try:
+                src = torch.empty(size, dtype=torch.uint8, device="cuda:%d" % i)
+                dst = torch.empty(size, dtype=torch.uint8, device="cuda:%d" % j)
+                dst.copy_(src)
+                torch.cuda.synchronize(i)
+                torch.cuda.synchronize(j)
+                reps = 5
+                with torch.cuda.device(i):
+                    s = torch.cuda.Event(enable_timing=True)
+                    e = torch.cuda.Event(enable_timing=True)
+                    s.record()
+                    for _ in range(reps):
+                        dst.copy_(src, non_blocking=True)
+                    e.record()
+                    e.synchronize()
+                gbs = size * reps / (s.elapsed_time(e) / 1e3) / 1e9
+                del src, dst
+            except Exception as ex:  # noqa: BLE001
+                print("harness: copy %d->%d failed: %r" % (i, j, ex), file=sys.stderr)
+            pairs.append({"fromRank": rank + i, "toRank": rank + j, "fromDevice": i, "toDevice": j,
+                          "canAccess": can, "copyGBs": gbs, "bytes": size})
+    torch.cuda.empty_cache()
+    write_json(os.path.join(run_dir, "peer-access-rank%d.json" % rank),
+               {"devices": n, "pairs": pairs, "method": "tensor.copy_ of 256 MiB, 5 timed after 1 warm-up, CUDA events"})
+
+
+def host_facts(torch, cuda):
+    facts = {"versions": {"torch": torch.__version__, "python": sys.version.split()[0],
+                          "cuda": getattr(torch.version, "cuda", None), "nccl": None, "driver": None},
+             "hostname": socket.gethostname(),
+             "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("NCCL_", "TORCH_"))},
+             "gpus": [], "nvidiaSmiTopoM": None}
+    try:
+        v = torch.cuda.nccl.version()
+        facts["versions"]["nccl"] = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
+    except Exception:  # noqa: BLE001 - CPU builds have no NCCL
+        pass
+    if cuda:
+        smi = run_quiet(["nvidia-smi", "--query-gpu=index,name,pci.bus_id,driver_version", "--format=csv,noheader"])
+        bus = {}
+        if smi:
+            for line in smi.strip().splitlines():
+                cols = [c.strip() for c in line.split(",")]
+                if len(cols) >= 4:
+                    bus[cols[0]] = cols[2]
+                    facts["versions"]["driver"] = cols[3]
+        for i in range(torch.cuda.device_count()):
+            p = torch.cuda.get_device_properties(i)
+            facts["gpus"].append({"index": i, "name": p.name, "computeCapability": "%d.%d" % (p.major, p.minor),
+                                  "memoryBytes": p.total_memory, "multiProcessors": p.multi_processor_count,
+                                  "busId": bus.get(str(i))})
+        facts["nvidiaSmiTopoM"] = run_quiet(["nvidia-smi", "topo", "-m"])
+    return facts
+
+
+if __name__ == "__main__":
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(e.code, file=sys.stderr)
+        code = e.code if isinstance(e.code, int) else 2
+    except BaseException:  # noqa: BLE001 - report, then leave without the teardown (below)
+        import traceback
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Every file is closed by now. Skip interpreter teardown: a gloo/profiler thread was seen spinning forever in it
+    # on torch 1.13 (one rank of four never exited after destroy_process_group).
+    os._exit(code)
