@@ -150,6 +150,52 @@ final class Checks {
       }
     }
     rows.add(r.build());
+    recordedSeal();
+  }
+
+  /**
+   * The run harness records the seal of the prediction it was started with (manifest, issue 4). Listed only when the
+   * manifest names one: a run made for another prediction does not test this one.
+   */
+  private void recordedSeal() {
+    if (p.seal() == null || p.seal().sha256() == null) {
+      return;
+    }
+    List<String> found = new ArrayList<>();
+    findPredictionSeal(v.manifest(), "", false, found);
+    if (found.isEmpty()) {
+      return;
+    }
+    Row r = new Row("run-made-for-prediction", "the run records this prediction's seal").expected("sha256 " + p.seal().sha256())
+        .kind(MANIFEST);
+    boolean match = false;
+    for (String f : found) {
+      String[] kv = f.split("=", 2);
+      r.prov(v.manifestFile() + " (" + kv[0] + ")");
+      match |= kv[1].equalsIgnoreCase(p.seal().sha256());
+    }
+    if (match) {
+      r.pass("the manifest names this seal");
+    } else {
+      r.fail("the manifest names another prediction: " + found);
+    }
+    rows.add(r.build());
+  }
+
+  private static void findPredictionSeal(JsonNode n, String path, boolean underPrediction, List<String> out) {
+    if (n == null) {
+      return;
+    }
+    if (n.isObject()) {
+      n.fields().forEachRemaining(en -> {
+        if (!en.getKey().equals("inject")) {
+          findPredictionSeal(en.getValue(), path.isEmpty() ? en.getKey() : path + "." + en.getKey(),
+              underPrediction || en.getKey().toLowerCase(Locale.ROOT).contains("prediction"), out);
+        }
+      });
+    } else if (n.isTextual() && underPrediction && n.asText().matches("[0-9a-fA-F]{64}")) {
+      out.add(path + "=" + n.asText());
+    }
   }
 
   // ---------------------------------------------------------------- DDP

@@ -35,11 +35,11 @@ final class ConfigDiff {
    */
   static boolean noise(String name) {
     String n = name.toUpperCase(Locale.ROOT);
-    return n.startsWith("NCCL_DEBUG") || n.endsWith("_FILE") || n.endsWith("_DIR") || n.startsWith("MASTER_") || n.contains("PORT")
+    return n.startsWith("NCCL_DEBUG") || n.endsWith("_FILE") || n.endsWith("_DIR") || n.startsWith("MASTER_") || n.endsWith("_PORT")
         || n.startsWith("PATHPROOF_") || n.equals("TORCH_NCCL_TRACE_BUFFER_SIZE") || n.equals("TORCH_NCCL_DUMP_ON_TIMEOUT")
         || n.equals("TORCH_NCCL_ENABLE_TIMING") || n.equals("TORCH_NCCL_DEBUG_INFO_TEMP_FILE") || n.equals("TORCH_DISTRIBUTED_DEBUG")
-        || n.equals("RANK") || n.equals("LOCAL_RANK") || n.equals("WORLD_SIZE") || n.equals("LOCAL_WORLD_SIZE") || n.contains("HOST")
-        || n.equals("TORCHELASTIC_RUN_ID") || n.startsWith("TORCHELASTIC_");
+        || n.equals("RANK") || n.equals("LOCAL_RANK") || n.equals("WORLD_SIZE") || n.equals("LOCAL_WORLD_SIZE") || n.equals("HOSTNAME")
+        || n.equals("HOST") || n.startsWith("TORCHELASTIC_");
   }
 
   /** Facts with the kinds of evidence each was seen in. */

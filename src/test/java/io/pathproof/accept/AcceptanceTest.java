@@ -197,6 +197,20 @@ class AcceptanceTest {
   }
 
   @Test
+  void aRunMadeForAnotherPredictionFails() {
+    Prediction p = sealed(SyntheticRuns.seedPrediction());
+    Evidence e = SyntheticRuns.build(seedRun());
+    ((com.fasterxml.jackson.databind.node.ObjectNode) e.manifest()).putObject("prediction").put("sha256", p.seal().sha256());
+    assertThat(Acceptance.accept(p, e).row("run-made-for-prediction").verdict()).isEqualTo(Verdict.PASS);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) e.manifest()).putObject("prediction").put("sha256", "ab".repeat(32));
+    AcceptanceRow r = Acceptance.accept(p, e).row("run-made-for-prediction");
+    assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(r.provenance()).containsExactly("runs/baseline/manifest.json (prediction.sha256)");
+    // Not listed when the manifest names no prediction.
+    assertThat(accept(seedRun()).row("run-made-for-prediction")).isNull();
+  }
+
+  @Test
   void aBrokenSealFails() {
     Prediction good = sealed(SyntheticRuns.seedPrediction());
     Prediction tampered = new Prediction(good.schema(), good.inputs(), "gloo", good.buckets(), good.communicator(), good.collectives(),
