@@ -392,7 +392,7 @@ final class Checks {
       addFlightRecorder(r, count, dt);
       if (bad.isEmpty()) {
         r.pass("AllReduce op 0 (Sum) datatype " + dt.ncclId() + " (" + dt.name() + ") count " + count + " in "
-            + matching.size() + " COLL line(s)" + (ranks.isEmpty() ? "" : ", ranks " + ranks));
+            + matching.size() + " distinct COLL line(s)" + (ranks.isEmpty() ? "" : ", ranks " + ranks));
       } else {
         r.fail("AllReduce count " + count + " with " + String.join("; ", bad.subList(0, Math.min(3, bad.size()))));
       }
@@ -492,7 +492,7 @@ final class Checks {
     r.kind(NCCL_LOG);
     if (seen.size() == 1 && seen.contains(exp)) {
       r.prov(EvidenceView.src(ts.get(0).source()));
-      r.pass(exp + " in " + ts.size() + " TUNING line(s)");
+      r.pass(exp + " in " + ts.size() + " distinct TUNING line(s)");
     } else {
       r.fail(String.join(", ", seen) + " in TUNING for " + c.bytes() + " B");
     }
@@ -501,7 +501,7 @@ final class Checks {
 
   /**
    * The tuner's cost-model estimate against the TUNING line that prints it (NCCL ≤ 2.23). It is never compared with a
-   * kernel duration (seed common error 6: 867.66 µs is a model, not a measurement).
+   * kernel duration (seed common error 6: the TUNING time is a cost model, not a measurement).
    */
   private void tunerTime(CollectivePrediction c) {
     Row r = new Row("tuner-time/bucket" + c.bucket(), "tuner cost-model time of bucket " + c.bucket() + " (not a kernel time)")
@@ -548,7 +548,7 @@ final class Checks {
     }
     if (bad.isEmpty()) {
       r.prov(EvidenceView.src(timed.get(0).source()));
-      r.pass(timed.get(0).timeUs().toPlainString() + " us in " + timed.size() + " TUNING line(s)");
+      r.pass(timed.get(0).timeUs().toPlainString() + " us in " + timed.size() + " distinct TUNING line(s)");
     } else {
       r.fail("TUNING prints " + String.join(", ", new TreeSet<>(bad)) + " us");
     }

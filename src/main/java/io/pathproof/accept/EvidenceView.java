@@ -98,16 +98,25 @@ final class EvidenceView {
     return out;
   }
 
-  /** Collective CPU ranges ({@code nccl:all_reduce}, {@code gloo:all_reduce}, {@code record_param_comms}) of a rank. */
+  /**
+   * The AllReduce calls of a rank as the trace's {@code nccl:all_reduce} ranges. Kineto writes each such annotation
+   * twice, once on the CPU ({@code user_annotation}) and once on the GPU timeline ({@code gpu_user_annotation}): one
+   * call is counted once, from the CPU side where present.
+   */
   List<Evidence.Range> allReduceRanges(int rank, boolean singleRank) {
-    List<Evidence.Range> out = new ArrayList<>();
+    List<Evidence.Range> cpu = new ArrayList<>();
+    List<Evidence.Range> other = new ArrayList<>();
     for (Evidence.Range r : ranges()) {
       boolean rankMatches = r.rank() != null ? r.rank() == rank : singleRank || rank == 0;
       if (rankMatches && r.name() != null && r.name().toLowerCase(Locale.ROOT).endsWith(":all_reduce")) {
-        out.add(r);
+        if (r.category() != null && r.category().toLowerCase(Locale.ROOT).startsWith("gpu_")) {
+          other.add(r);
+        } else {
+          cpu.add(r);
+        }
       }
     }
-    return out;
+    return cpu.isEmpty() ? other : cpu;
   }
 
   JsonNode manifest() {

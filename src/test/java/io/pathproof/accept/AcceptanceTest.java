@@ -155,6 +155,32 @@ class AcceptanceTest {
   }
 
   @Test
+  void aCallAnnotatedOnCpuAndGpuTimelinesIsCountedOnce() {
+    Evidence e = SyntheticRuns.build(seedRun());
+    List<Evidence.Range> ranges = new java.util.ArrayList<>(e.ranges());
+    for (Evidence.Range r : e.ranges()) {
+      ranges.add(new Evidence.Range(r.rank(), r.name(), "gpu_user_annotation", r.startNs(), r.durNs(), r.source()));
+    }
+    Evidence twice = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), ranges, e.ddp(), e.steps(), e.replicas(), e.peerAccess(),
+        e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    AcceptanceRow r = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), twice).row("kernels/rank1");
+    assertThat(r.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(r.observed()).isEqualTo("3 NCCL AllReduce kernel(s) for 3 all_reduce call(s)");
+  }
+
+  @Test
+  void aMissingKernelFails() {
+    Evidence e = SyntheticRuns.build(seedRun());
+    List<Evidence.Kernel> ks = new java.util.ArrayList<>(e.kernels());
+    ks.removeIf(k -> k.nccl() && k.rank() == 3 && k.source().event() > 30);
+    Evidence fewer = new Evidence(e.runDir(), e.files(), e.nccl(), ks, e.ranges(), e.ddp(), e.steps(), e.replicas(), e.peerAccess(),
+        e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    AcceptanceRow r = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), fewer).row("kernels/rank3");
+    assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(r.observed()).startsWith("1 NCCL AllReduce kernel(s) for 3");
+  }
+
+  @Test
   void unequalReplicasFailEvenWhenEveryKernelRan() {
     SyntheticRuns.Spec s = seedRun();
     s.corruptRank = 2;
