@@ -211,6 +211,8 @@ final class Diagnoser {
       } else if (effectSeen || !changedLayers.isEmpty()) {
         conclusion = "unexplained";
         candidates.add(new Diagnosis.Candidate(only.getKey(), layer, describe(only.getValue()), false));
+        root = Remedies.unexplained("the one configuration change (" + describe(only.getValue()) + ") acts on " + layer
+            + ", which did not change", changedLayers, diffs, effect);
       } else {
         conclusion = "no change";
         root = Remedies.none("the configuration changed (" + describe(only.getValue()) + ") but neither the path nor the step time did",
@@ -227,6 +229,8 @@ final class Diagnoser {
       root = Remedies.slowerLinks(kernels, effect, fb);
     } else if (effectSeen) {
       conclusion = "unexplained";
+      root = Remedies.unexplained("no configuration, path, compute or kernel-time difference explains the step time", changedLayers, diffs,
+          effect);
     } else {
       conclusion = "no change";
       root = Remedies.none("no configuration, path, compute or step-time difference", effect);
@@ -235,10 +239,39 @@ final class Diagnoser {
         candidates);
   }
 
-  /** A configuration variable agrees with the path when its layer changed; a version/topology change with any path change. */
-  private static boolean agrees(String layer, List<String> changedLayers) {
-    return layer.equals(Fingerprint.CONFIGURATION) ? !changedLayers.isEmpty() : changedLayers.contains(layer);
+  /**
+   * A configuration variable agrees with the path when its layer changed; a version/topology change with any path
+   * change. Where the variable's own layer has no evidence in the runs (e.g. no TUNING lines, so no protocol), a change
+   * of a layer it feeds counts (protocol → threads and channels, via maxThreads and the nc/nt loop of
+   * enqueue.cc:1617-1658@v2.22.3-1); a layer with evidence that did not change never agrees.
+   */
+  private boolean agrees(String layer, List<String> changedLayers) {
+    if (layer.equals(Fingerprint.CONFIGURATION)) {
+      return !changedLayers.isEmpty();
+    }
+    if (changedLayers.contains(layer)) {
+      return true;
+    }
+    boolean unseen = fb.path.get(layer) == null || fv.path.get(layer) == null;
+    if (!unseen) {
+      return false;
+    }
+    for (String d : DOWNSTREAM.getOrDefault(layer, List.of())) {
+      if (changedLayers.contains(d)) {
+        return true;
+      }
+    }
+    return false;
   }
+
+  /** The layers whose outcome a layer's decision feeds (NCCL: tuning → launch shape; topology → graph → channels). */
+  static final Map<String, List<String>> DOWNSTREAM = Map.of(
+      Fingerprint.BUCKETS, List.of(Fingerprint.ALGORITHM, Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS),
+      Fingerprint.ALGORITHM, List.of(Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS),
+      Fingerprint.PROTOCOL, List.of(Fingerprint.CHANNELS, Fingerprint.THREADS),
+      Fingerprint.TRANSPORT, List.of(Fingerprint.CHANNELS, Fingerprint.ALGORITHM, Fingerprint.PROTOCOL),
+      Fingerprint.CHANNELS, List.of(Fingerprint.THREADS),
+      Fingerprint.THREADS, List.of());
 
   static String describe(List<ConfigDiff.Change> cs) {
     List<String> out = new ArrayList<>();

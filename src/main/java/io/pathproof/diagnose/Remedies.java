@@ -163,6 +163,15 @@ final class Remedies {
         "re-run the same canary and require equal replica digests on every rank (pathproof accept, row replicas) and verify-fix");
   }
 
+  static Diagnosis.RootCause unexplained(String why, List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
+    List<String> evidence = Diagnoser.evidence("", changedLayers, diffs, effect);
+    evidence.set(0, "unexplained: " + why);
+    return new Diagnosis.RootCause(changedLayers.isEmpty() ? Fingerprint.NONE : changedLayers.get(0), "application", "unexplained: " + why,
+        evidence, "collect the missing evidence and diagnose again: NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P, "
+            + "a profiler window (kernel trace) and the comm hook on both runs, with one variable changed at a time",
+        List.of("acting on a guess: the evidence does not single out a cause"), RERUN);
+  }
+
   static Diagnosis.RootCause none(String why, String effect) {
     return new Diagnosis.RootCause(Fingerprint.NONE, "application", "no change: " + why, List.of("effect: " + effect), "nothing to fix",
         List.of("any tuning: there is no difference to correct"), "none needed");

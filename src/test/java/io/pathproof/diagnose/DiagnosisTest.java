@@ -104,6 +104,34 @@ class DiagnosisTest {
   }
 
   @Test
+  void forcedProtocolWithoutTuningLinesIsSeenThroughBlockX() {
+    SyntheticRuns.Spec b = baseline();
+    b.withTuning = false;
+    SyntheticRuns.Spec v = variant(s -> {
+      s.withTuning = false;
+      s.env.put("NCCL_PROTO", "LL");
+      s.blockX = 512;
+      s.commMs = 4.9;
+    });
+    v.withTuning = false;
+    Diagnosis d = diagnose(b, v);
+    assertThat(d.conclusion()).isEqualTo("root cause");
+    assertThat(d.rootCause().layer()).isEqualTo("protocol");
+    assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).contains("protocol");
+    // But a protocol that is in the evidence and did not change does not agree with NCCL_PROTO.
+    SyntheticRuns.Spec same = variant(s -> {
+      s.env.put("NCCL_PROTO", "LL");
+      s.blockX = 512;
+      s.commMs = 4.9;
+    });
+    Diagnosis u = diagnose(baseline(), same);
+    assertThat(u.conclusion()).isEqualTo("unexplained");
+    assertThat(u.candidates()).extracting(Diagnosis.Candidate::layer).containsExactly("protocol");
+    assertThat(u.rootCause().change()).startsWith("unexplained: the one configuration change");
+    assertThat(u.rootCause().layer()).isEqualTo("threads");
+  }
+
+  @Test
   void forcedAlgorithm() {
     SyntheticRuns.Spec v = variant(s -> {
       s.env.put("NCCL_ALGO", "Tree");
