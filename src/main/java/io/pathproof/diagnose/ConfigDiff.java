@@ -25,7 +25,9 @@ final class ConfigDiff {
   record Change(String key, String baseline, String variant, List<String> kinds, String variable, String layer) {}
 
   private static final List<String> MANIFEST_TREES = List.of("env", "environment", "versions", "topology", "workload", "ddp", "gpus");
-  private static final List<String> MANIFEST_SCALARS = List.of("backend", "nproc", "nnodes", "worldSize", "world_size");
+  /** Top-level manifest values that are configuration (the run harness's names, issue 4, and common synonyms). */
+  private static final List<String> MANIFEST_SCALARS =
+      List.of("backend", "nproc", "nnodes", "worldSize", "world_size", "workloadName", "nvidiaSmiTopoM");
   private static final List<String> DDP_LOGGING_KEYS = List.of("bucket_cap_bytes", "find_unused_parameters", "gradient_as_bucket_view",
       "static_graph", "broadcast_buffers", "world_size", "backend_name", "dtypes");
 
@@ -57,7 +59,13 @@ final class ConfigDiff {
       for (String s : MANIFEST_SCALARS) {
         JsonNode n = m.get(s);
         if (n != null && n.isValueNode()) {
-          put(out, s.equals("nproc") || s.equals("worldSize") ? "world_size" : s, n.asText(), "manifest");
+          String key = switch (s) {
+            case "nproc", "worldSize" -> "world_size";
+            case "workloadName" -> "workload.name";
+            case "nvidiaSmiTopoM" -> "topology.nvidiaSmiTopoM";
+            default -> s;
+          };
+          put(out, key, n.asText(), "manifest");
         }
       }
     }

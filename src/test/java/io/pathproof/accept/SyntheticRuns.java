@@ -275,9 +275,33 @@ public final class SyntheticRuns {
     wl.put("findUnusedParameters", false);
     manifest.put("hostname", s.runDir.hashCode() % 2 == 0 ? "node-a" : "node-b");
     manifest.put("end", "2099-01-01T00:01:00Z");
+    // Shaped like the run harness's manifest (issue 4): what the launcher was asked, where the prediction was, the
+    // fault knobs under "inject" ({env, knobs}), the Python it found, and the host facts.
+    manifest.put("tool", "pathproof 0.1.0");
+    manifest.putArray("commandLine").add("run").add("--out").add(s.runDir);
+    manifest.put("iters", s.iterations);
+    manifest.put("warmup", s.warmup);
+    manifest.put("workloadName", "one-64mib-fp32");
+    manifest.put("workloadSource", s.runDir + "/workload.json");
+    ObjectNode pred = manifest.putObject("prediction");
+    pred.putNull("file");
+    pred.putNull("sealSha256");
+    ObjectNode py = manifest.putObject("python");
+    py.put("executable", "python3");
+    py.put("version", "3.11.2");
+    py.put("torch", s.torchVersion);
     if (!s.inject.isEmpty()) {
       ObjectNode inj = manifest.putObject("inject");
-      s.inject.forEach((k, v) -> inj.put(k, String.valueOf(v)));
+      ObjectNode ie = inj.putObject("env");
+      ObjectNode ik = inj.putObject("knobs");
+      s.inject.forEach((k, v) -> {
+        if (k.startsWith("NCCL_") || k.startsWith("TORCH_")) {
+          ie.put(k, String.valueOf(v));
+        } else {
+          ik.put(k, String.valueOf(v));
+        }
+        ((com.fasterxml.jackson.databind.node.ArrayNode) manifest.get("commandLine")).add("--inject").add(k + "=" + v);
+      });
     }
     return new Evidence(s.runDir, files, nccl, kernels, ranges, ddp, steps, replicas, List.of(), List.of(), manifest, List.of(), List.of());
   }
