@@ -38,8 +38,6 @@ class DiagnosisTest {
     Evidence withoutInject = SyntheticRuns.build(v);
     assertThat(withoutInject.manifest().has("inject")).isEqualTo(!v.inject.isEmpty());
     ((ObjectNode) withoutInject.manifest()).remove("inject");
-    // The command line that carried the knobs is the launcher's record too; it is not configuration the job ran with.
-    ((ObjectNode) withoutInject.manifest()).putArray("commandLine").add("run");
     Diagnosis blind = Diagnosis.diagnose(SyntheticRuns.build(b), withoutInject);
     assertThat(Diagnosis.render(blind, "json")).isEqualTo(Diagnosis.render(d, "json"));
     return d;
