@@ -101,6 +101,7 @@ final class Checks {
     }
     replicas();
     completionOrder();
+    consistency();
     for (CollectivePrediction c : colls) {
       busBytes(c);
       busBandwidth(c);
@@ -964,6 +965,50 @@ final class Checks {
     }
     rows.add(r.build());
   }
+
+  /**
+   * The reader's cross-file findings: ranks of one communicator that disagree on channels or on a decision (NVIDIA/nccl
+   * #1136), env or NCCL versions that differ between ranks, a channel count that changed mid-run. A prediction for
+   * "the" communicator cannot hold for a run that is not one configuration.
+   */
+  private void consistency() {
+    Row r = new Row("evidence-consistency", "ranks agree on versions, env, channels and decisions")
+        .expected("no cross-rank disagreement");
+    if (glooReason != null) {
+      rows.add(r.na(glooReason).build());
+      return;
+    }
+    List<String> bad = new ArrayList<>();
+    for (Evidence.Finding f : EvidenceView.list(v.evidence().findings())) {
+      if (f.kind() != null && INCONSISTENT.contains(f.kind())) {
+        bad.add(f.kind() + ": " + f.message());
+        for (Source s : EvidenceView.list(f.sources())) {
+          r.prov(EvidenceView.src(s));
+        }
+      }
+    }
+    if (!bad.isEmpty()) {
+      rows.add(r.kind(NCCL_LOG).fail(String.join("; ", bad)).build());
+      return;
+    }
+    Set<Integer> ranks = new TreeSet<>();
+    for (Evidence.Communicator c : ourCommunicators()) {
+      ranks.addAll(EvidenceView.list(c.ranks()));
+      r.prov(EvidenceView.src(c.source()));
+    }
+    if (nRanks() <= 1) {
+      rows.add(r.na("not applicable (1 rank: nothing to compare)").build());
+      return;
+    }
+    if (ranks.size() < 2) {
+      rows.add(r.unproven("NCCL facts of fewer than two ranks").build());
+      return;
+    }
+    rows.add(r.kind(NCCL_LOG).pass("no disagreement among the NCCL facts of ranks " + ranks).build());
+  }
+
+  private static final Set<String> INCONSISTENT =
+      Set.of("cross-rank-disagreement", "env-mismatch", "nccl-version-mismatch", "channels-changed");
 
   // ---------------------------------------------------------------- bandwidth
   /** Bus bytes: the bucket times the ring bus factor 2(n−1)/n (nccl-tests' busbw convention), not the parameter size. */

@@ -71,8 +71,17 @@ final class EvidenceView {
     return list(e.flightRecorder());
   }
 
-  /** True when some kernel-trace file (Kineto, nsys, ncu) was read, or kernels are present. */
+  /**
+   * True when some kernel-trace file (Kineto, nsys, ncu) was read, or kernels are present — and the reader did not
+   * find that GPU kernel activity went uncaptured (collectives but zero NCCL kernels, HTA #360: then no kernel fact
+   * can be proven either way).
+   */
   boolean hasKernelTrace() {
+    for (Evidence.Finding f : list(e.findings())) {
+      if ("missing-nccl-kernels".equals(f.kind())) {
+        return false;
+      }
+    }
     if (!kernels().isEmpty()) {
       return true;
     }

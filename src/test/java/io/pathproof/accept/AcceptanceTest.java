@@ -181,6 +181,26 @@ class AcceptanceTest {
   }
 
   @Test
+  void crossRankDisagreementFailsAndUncapturedKernelsAreUnproven() {
+    Evidence e = SyntheticRuns.build(seedRun());
+    Evidence.Finding disagree = new Evidence.Finding("cross-rank-disagreement",
+        "coll channels: rank 0 has 12 but rank 2 has 11 (ranks of one communicator must agree; NVIDIA/nccl #1136)",
+        List.of(io.pathproof.evidence.Source.line("runs/baseline/nccl.rank2.log", 77)));
+    Evidence.Finding uncaptured = new Evidence.Finding("missing-nccl-kernels", "LOUD: 3 collective(s) recorded but ZERO NCCL kernels",
+        List.of(io.pathproof.evidence.Source.event("runs/baseline/trace.rank0.json", 1)));
+    List<Evidence.Kernel> noNccl = e.kernels().stream().filter(k -> !k.nccl()).toList();
+    Evidence f = new Evidence(e.runDir(), e.files(), e.nccl(), noNccl, e.ranges(), e.ddp(), e.steps(), e.replicas(), e.peerAccess(),
+        e.flightRecorder(), e.manifest(), List.of(disagree, uncaptured), e.problems());
+    AcceptanceTable t = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), f);
+    assertThat(t.row("evidence-consistency").verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(t.row("evidence-consistency").provenance()).containsExactly("runs/baseline/nccl.rank2.log:77");
+    assertThat(t.row("kernels/rank0").verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(t.row("launch-shape/rank0/bucket0").verdict()).isEqualTo(Verdict.UNPROVEN);
+    // Without findings, the same run's NCCL facts agree.
+    assertThat(accept(seedRun()).row("evidence-consistency").verdict()).isEqualTo(Verdict.PASS);
+  }
+
+  @Test
   void unequalReplicasFailEvenWhenEveryKernelRan() {
     SyntheticRuns.Spec s = seedRun();
     s.corruptRank = 2;
