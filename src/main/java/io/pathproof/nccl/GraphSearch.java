@@ -276,8 +276,15 @@ final class GraphSearch {
     return graph.pattern == ref.pattern && graph.crossNic == ref.crossNic && graph.nHops < ref.nHops;
   }
 
-  /** ncclTopoSelectNets (search.cc@v2.28.9-1:475-555, channel-first order, NETDEVS_POLICY=AUTO). */
+  private final java.util.Map<Integer, int[]> netLists = new java.util.HashMap<>();
+
+  /** selectNets memoized per (typeInter, gpu): its inputs (paths, local NETs) are fixed during the search. */
   private int[] selectNets(int typeInter, int gpu) {
+    return netLists.computeIfAbsent((typeInter + 1) * 4096 + gpu + 1, k -> computeSelectNets(typeInter, gpu));
+  }
+
+  /** ncclTopoSelectNets (search.cc@v2.28.9-1:475-555, channel-first order, NETDEVS_POLICY=AUTO). */
+  private int[] computeSelectNets(int typeInter, int gpu) {
     int[] nets = new int[sys.count(NET)];
     int netCount = 0;
     for (int g = 0; g < ngpus; g++) {

@@ -32,12 +32,12 @@ public final class NcclModel {
   private final TuningModel tuning;
   private final CommunicatorPrediction comm;
   private final TopoGraph ring;
+  private final TopoGraph tree;
   private final int collChannels;
   private final String transport;
-  private final int ringIntraHw;
 
   private NcclModel(Scenario scenario, NcclVersionTable table, int nRanks, int nNodes, TuningModel tuning,
-      CommunicatorPrediction comm, TopoGraph ring, int collChannels, String transport, int ringIntraHw) {
+      CommunicatorPrediction comm, TopoGraph ring, TopoGraph tree, int collChannels, String transport) {
     this.scenario = scenario;
     this.table = table;
     this.nRanks = nRanks;
@@ -45,9 +45,9 @@ public final class NcclModel {
     this.tuning = tuning;
     this.comm = comm;
     this.ring = ring;
+    this.tree = tree;
     this.collChannels = collChannels;
     this.transport = transport;
-    this.ringIntraHw = ringIntraHw;
   }
 
   /** One host with the GPUs that hold ranks of the communicator. */
@@ -269,8 +269,7 @@ public final class NcclModel {
     CommunicatorPrediction cp = new CommunicatorPrediction(nRanks, nNodes, collChannelsV, p2pn, p2pPerPeer, nvlsChannels,
         ringSum, treeSum, transport, ringOrders, initLine, tm.threadThresholdsLine(),
         cannot.isEmpty() ? null : String.join("; ", cannot), notes);
-    int ringIntraHw = ring.typeIntra == TopoSystem.LINK_NVL ? TuningModel.HW_NVLINK : TuningModel.HW_PCI;
-    return new NcclModel(scenario, table, nRanks, nNodes, tm, cp, ring, collChannelsV, transport, ringIntraHw);
+    return new NcclModel(scenario, table, nRanks, nNodes, tm, cp, ring, tree, collChannelsV, transport);
   }
 
   public CommunicatorPrediction communicator() {
@@ -319,47 +318,66 @@ public final class NcclModel {
         dtype.elementSize());
     String tuningLine;
     if (table.tuningLine() == TuningLineFormat.BYTES_ALGO_PROTO_TIME) {
-      tuningLine = String.format(Locale.ROOT, "%d Bytes -> Algo %d proto %d time %f", nBytes, algo, proto,
-          (double) minTime);
+      tuningLine = nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time " + fmt(minTime).toPlainString();
     } else {
-      tuningLine = String.format(Locale.ROOT, "AllReduce: %d Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}",
-          nBytes, ALGO_ENUM_NAMES[algo], PROTO_ENUM_NAMES[proto], shape.channelLo(), shape.channelHi());
+      tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + ALGO_ENUM_NAMES[algo] + " proto "
+          + PROTO_ENUM_NAMES[proto] + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi() + "}";
     }
     int steps = algo == RING ? nRanks - 1 : 0;
     double busFactor = 2.0 * (nRanks - 1) / nRanks;
-    long busBytes = Math.multiplyHigh(nBytes, 2L * (nRanks - 1)) == 0
-        ? nBytes * 2L * (nRanks - 1) / nRanks
-        : (long) (nBytes * busFactor);
+    long busBytes = java.math.BigInteger.valueOf(nBytes).multiply(java.math.BigInteger.valueOf(2L * (nRanks - 1)))
+        .divide(java.math.BigInteger.valueOf(nRanks)).longValueExact();
     String kernel = "ncclDevKernel_AllReduce_Sum_" + unsignedSuffix(dtype) + "_" + (algo == TREE ? "TREE" : "RING")
         + "_LL";
     return new CollectivePrediction(bucketIndex, nBytes, ALGO_NAMES[algo], algo, PROTO_NAMES[proto], proto, fmt(minTime),
         shape.gridX(), shape.gridX(), shape.blockX(), steps, steps, busFactor, busBytes, transport,
-        expectedTime(busBytes, shape.gridX(), proto), kernel, tuningLine, false, entries);
+        expectedTime(busBytes, shape.gridX(), algo, proto), kernel, tuningLine, false, entries);
   }
 
   /**
    * The expected kernel time from link bandwidths, kept apart from the tuner's estimate (seed common error 6):
-   * {@code busBytes / (usable bandwidth) + 2(N−1) × per-hop link latency}. The usable bandwidth is the link capacity
-   * the ring search reserved ({@code ring.nChannels × ring.bwIntra} GB/s per rank), shared evenly by the
-   * communicator's channels, times the channels this launch uses: {@code ring.nChannels × bwIntra × gridX /
-   * collChannelsBeforeClamp}; the per-hop latency is NCCL's hardware latency of the ring for the chosen protocol
-   * (hwLat[NVLink|PCI|NET][Ring][proto], without the base latency). Multi-node rings use bwInter for the NET hops.
+   * {@code busBytes / usable bandwidth + hops × per-hop link latency}.
+   * <ul>
+   *   <li>Usable bandwidth (GB/s per rank): the link capacity the graph search reserved for the algorithm
+   *       ({@code nChannels × bw} of the ring or tree graph, bwInter when the ring crosses hosts), shared evenly by
+   *       the channels Postset creates ({@code 2 × graph channels}), times the channels this launch uses (gridX).
+   *   <li>Hops: a ring makes 2(N−1) steps, 2(nNodes−1) of them over the network; a tree goes up and down
+   *       (ppn−1) NVLink/PCI hops and log2(nNodes) network hops each way.
+   *   <li>Per-hop latency: NCCL's hardware latency table for that algorithm and protocol (hwLat, without the base
+   *       latency the tuner adds), NVLink or PCI inside a host, NET between hosts.
+   * </ul>
    */
-  private BigDecimal expectedTime(long busBytes, int gridX, int proto) {
-    float perRank = ring.nChannels * (nNodes > 1 ? Math.min(ring.bwIntra, ring.bwInter) : ring.bwIntra);
-    int fullChannels = Math.min(table.maxChannels(), 2 * ring.nChannels);
+  private BigDecimal expectedTime(long busBytes, int gridX, int algo, int proto) {
+    TopoGraph g = algo == TREE ? tree : ring;
+    float bwPerChannel = nNodes > 2 ? Math.min(g.bwIntra, g.bwInter) : g.bwIntra;
+    float perRank = g.nChannels * bwPerChannel;
+    int fullChannels = Math.min(table.maxChannels(), 2 * g.nChannels);
     double usable = perRank * Math.min(1.0, (double) gridX / fullChannels);
     if (usable <= 0) {
       return null;
     }
-    int hw = nNodes > 1 ? TuningModel.HW_NET : ringIntraHw;
-    double hop = table.hwLat()[hw][RING][proto];
-    double us = busBytes / (1000.0 * usable) + 2.0 * (nRanks - 1) * hop;
-    return new BigDecimal(String.format(Locale.ROOT, "%.3f", us));
+    int intraHw = g.typeIntra == TopoSystem.LINK_NVL ? TuningModel.HW_NVLINK : TuningModel.HW_PCI;
+    long intraHops;
+    long interHops;
+    if (algo == TREE) {
+      intraHops = 2L * (nRanks / nNodes - 1);
+      interHops = 2L * TuningModel.log2i(nNodes);
+    } else {
+      interHops = nNodes > 1 ? 2L * (nNodes - 1) : 0;
+      intraHops = 2L * (nRanks - 1) - interHops;
+    }
+    double lat = intraHops * table.hwLat()[intraHw][algo][proto] + interHops * table.hwLat()[TuningModel.HW_NET][algo][proto];
+    double us = busBytes / (1000.0 * usable) + lat;
+    return new BigDecimal(us).setScale(3, java.math.RoundingMode.HALF_EVEN);
   }
 
-  private static BigDecimal fmt(float f) {
-    return new BigDecimal(String.format(Locale.ROOT, "%f", (double) f));
+  /**
+   * C's {@code printf("%f", (double) f)}: glibc rounds the exact binary value to 6 decimals (ties to even), which is
+   * what BigDecimal(double).setScale(6, HALF_EVEN) does. (Java's own %f rounds a shortest decimal string instead and
+   * can differ in the last digit in rare double-rounding cases; it is also far slower.)
+   */
+  static BigDecimal fmt(float f) {
+    return new BigDecimal((double) f).setScale(6, java.math.RoundingMode.HALF_EVEN);
   }
 
   /** device/generate.py best_kernel: one kernel per type, signed integers mapped to unsigned. */
