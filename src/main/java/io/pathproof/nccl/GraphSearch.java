@@ -333,11 +333,23 @@ final class GraphSearch {
     return netCount + 1;
   }
 
-  /** ncclTopoSearchCheckNet (search.cc@v2.28.9-1:559-573), without MNNVL rails. */
+  /**
+   * ncclTopoSearchCheckNet (search.cc@v2.28.9-1:559-573), without MNNVL rails; 2.22 inlines the same tests with
+   * crossNic 0/1 (search.cc@v2.22.3-1:534-544).
+   */
   private boolean checkNet(TopoGraph graph, Node startNet, int n, int step) {
     Node net = sys.node(NET, n);
     if (graph.pattern == PATTERN_TREE && net != startNet) {
       return false;
+    }
+    if (!table.modernSearch()) {
+      if (graph.crossNic != 1 && (net.asic != startNet.asic || net.port != startNet.port)) {
+        return false;
+      }
+      if (graph.crossNic != 0 && (graph.nChannels & 1) != 0 && n != graph.inter[(graph.nChannels - 1) * 2]) {
+        return false;
+      }
+      return !(graph.pattern == PATTERN_BALANCED_TREE && step != 0 && n != graph.inter[graph.nChannels * 2 + 1]);
     }
     if (graph.pattern == PATTERN_RING && graph.crossNic == 2) {
       if ((graph.nChannels & 1) != 0 && n != graph.inter[(graph.nChannels - 1) * 2]) {

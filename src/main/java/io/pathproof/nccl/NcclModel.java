@@ -155,7 +155,8 @@ public final class NcclModel {
 
     // ncclTopoPostset (graph/connect.cc@v2.28.9-1:460-506; @v2.22.3-1:452-487).
     nChannels = Math.min(table.maxChannels(), nChannels * 2);
-    if (minCc >= 90 && nNodes > 1 && ring.bwIntra > 45.0 && nChannels < 16) {
+    boolean sm90 = table.postsetDoubleOnlySm90() ? minCc == 90 : minCc >= 90;
+    if (sm90 && nNodes > 1 && ring.bwIntra > 45.0 && nChannels < 16) {
       nChannels = 2 * nChannels;
     }
     int maxN = NcclEnv.maxNchannels(env, table.maxChannels());
