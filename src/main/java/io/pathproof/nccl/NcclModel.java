@@ -105,11 +105,11 @@ public final class NcclModel {
     int crossNic = (int) NcclEnv.longOr(NcclEnv.get(env, "NCCL_CROSS_NIC"), 2);
 
     // Search once per distinct host structure (hosts of a homogeneous cluster share the outcome).
-    Map<String, HostGraphs> cache = new HashMap<>();
+    Map<Object, HostGraphs> cache = new HashMap<>();
     List<HostGraphs> perHost = new ArrayList<>();
     for (Host h : hosts) {
       boolean inter = nNodes > 1 && cannot.isEmpty();
-      String key = structureKey(h, inter);
+      Object key = structureKey(h, inter);
       HostGraphs hg = cache.get(key);
       if (hg == null) {
         TopoSystem sys = TopoSystem.build(table, h.node(), h.gpus(), h.ranks(), inter, nvbDisable, notes);
@@ -446,32 +446,21 @@ public final class NcclModel {
     }
   }
 
-  /** What the search depends on, without names, bus ids or hostnames. */
-  private static String structureKey(Host h, boolean inter) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(inter).append('|');
+  /** What the search depends on, without hostnames, bus ids or model names (records compare structurally). */
+  private static Object structureKey(Host h, boolean inter) {
     Topology.Node n = h.node();
-    for (Topology.Cpu c : n.cpus()) {
-      sb.append("c:").append(c.id()).append(',').append(c.arch()).append(',').append(c.vendor()).append(';');
-    }
-    for (Topology.PciSwitch p : n.pciSwitches()) {
-      sb.append("p:").append(p.id()).append(',').append(p.parent()).append(',').append(p.gen()).append(',')
-          .append(p.width()).append(';');
-    }
+    List<Topology.Gpu> gpus = new ArrayList<>(h.gpus().size());
     for (Topology.Gpu g : h.gpus()) {
-      sb.append("g:").append(g.index()).append(',').append(g.computeCapability()).append(',').append(g.pciParent())
-          .append(',').append(g.pciGen()).append(',').append(g.pciWidth()).append(',').append(g.nvswitchLinks())
-          .append(';');
+      gpus.add(new Topology.Gpu(g.index(), "", g.computeCapability(), null, g.pciParent(), g.pciGen(), g.pciWidth(),
+          g.nvswitchLinks()));
     }
-    for (Topology.NvLink l : n.nvlinks()) {
-      sb.append("l:").append(l.gpuA()).append(',').append(l.gpuB()).append(',').append(l.count()).append(';');
-    }
+    List<Object> nics = new ArrayList<>();
     if (inter) {
       for (Topology.Nic c : n.nics()) {
-        sb.append("n:").append(c.pciParent()).append(',').append(c.speedMbps()).append(',').append(c.gdr()).append(';');
+        nics.add(List.of(String.valueOf(c.pciParent()), c.speedMbps(), c.gdr()));
       }
     }
-    return sb.toString();
+    return List.of(inter, n.cpus(), n.pciSwitches(), gpus, n.nvlinks(), nics);
   }
 
   /**
