@@ -26,7 +26,10 @@ final class GraphSearch {
     this.table = sys.table;
     this.crossNicParam = crossNicParam;
     this.ngpus = sys.count(GPU);
+    this.scratch = new int[8][ngpus];
   }
+
+  private final int[][] scratch;
 
   /** A mutable int the recursion shares, like the {@code int* time} of the C code. */
   private static final class Budget {
@@ -139,7 +142,16 @@ final class GraphSearch {
     long flag = 1L << graph.nChannels;
     Path[] paths = gpu.paths[GPU];
     Path[] netPaths = sortNet != 0 ? sys.node(NET, graph.inter[graph.nChannels * 2]).paths[GPU] : null;
-    int[][] scores = new int[ngpus][]; // g, startIndex, intraNhops, intraBw, interNhops, interPciBw, interBw
+    // Scores as ncclGpuScore; sorted with cmpScore (a total order, so any correct sort gives qsort's result).
+    // The score arrays are scratch: they are consumed before the search recurses.
+    int[] sg = scratch[0];
+    int[] sStart = scratch[1];
+    int[] sIntraHops = scratch[2];
+    int[] sIntraBw = scratch[3];
+    int[] sInterHops = scratch[4];
+    int[] sInterPciBw = scratch[5];
+    int[] sInterBw = scratch[6];
+    int[] order = scratch[7];
     int start = gpu.index;
     int count = 0;
     for (int i = 1; i < ngpus; i++) {
@@ -150,51 +162,59 @@ final class GraphSearch {
       if ((sys.node(GPU, g).used & flag) != 0) {
         continue;
       }
-      int[] s = new int[7];
-      s[0] = g;
-      s[1] = i;
-      s[2] = paths[g].count;
-      s[3] = (int) paths[g].bw;
+      sg[count] = g;
+      sStart[count] = i;
+      sIntraHops[count] = paths[g].count;
+      sIntraBw[count] = (int) paths[g].bw;
       if (netPaths != null) {
-        s[4] = netPaths[g].count;
-        s[5] = gpuPciBw(sys.node(GPU, g));
-        s[6] = (int) netPaths[g].bw;
+        sInterHops[count] = netPaths[g].count;
+        sInterPciBw[count] = gpuPciBw(sys.node(GPU, g));
+        sInterBw[count] = (int) netPaths[g].bw;
       }
-      scores[count++] = s;
+      count++;
     }
-    int[][] sorted = Arrays.copyOf(scores, count);
-    Arrays.sort(sorted, (s1, s2) -> {
-      int d;
-      if ((d = s2[6] - s1[6]) != 0) {
-        return d;
+    for (int i = 0; i < count; i++) {
+      order[i] = i;
+      // insertion sort by cmpScore (search.cc:201-211)
+      for (int j = i; j > 0; j--) {
+        int x = order[j - 1];
+        int y = order[j];
+        int d = sInterBw[y] - sInterBw[x];
+        if (d == 0) {
+          d = sInterPciBw[y] - sInterPciBw[x];
+        }
+        if (d == 0) {
+          d = sInterHops[x] - sInterHops[y];
+        }
+        if (d == 0) {
+          d = sIntraBw[y] - sIntraBw[x];
+        }
+        if (d == 0) {
+          d = sIntraHops[x] - sIntraHops[y];
+        }
+        if (d == 0) {
+          d = sStart[x] - sStart[y];
+        }
+        if (d <= 0) {
+          break;
+        }
+        order[j - 1] = y;
+        order[j] = x;
       }
-      if ((d = s2[5] - s1[5]) != 0) {
-        return d;
-      }
-      if ((d = s1[4] - s2[4]) != 0) {
-        return d;
-      }
-      if ((d = s2[3] - s1[3]) != 0) {
-        return d;
-      }
-      if ((d = s1[2] - s2[2]) != 0) {
-        return d;
-      }
-      return s1[1] - s2[1];
-    });
+    }
     boolean sameIntra = true;
     for (int i = 1; i < count; i++) {
-      if (sorted[i][3] != sorted[0][3] || sorted[i][2] != sorted[0][2]) {
+      if (sIntraBw[order[i]] != sIntraBw[order[0]] || sIntraHops[order[i]] != sIntraHops[order[0]]) {
         sameIntra = false;
       }
     }
     if (sortNet == -1 && sameIntra) {
       for (int i = 0; i < count; i++) {
-        next[i] = sorted[count - 1 - i][0];
+        next[i] = sg[order[count - 1 - i]];
       }
     } else {
       for (int i = 0; i < count; i++) {
-        next[i] = sorted[i][0];
+        next[i] = sg[order[i]];
       }
     }
     if (sys.count(NVS) > 0) {
@@ -276,8 +296,15 @@ final class GraphSearch {
     return graph.pattern == ref.pattern && graph.crossNic == ref.crossNic && graph.nHops < ref.nHops;
   }
 
-  /** ncclTopoSelectNets (search.cc@v2.28.9-1:475-555, channel-first order, NETDEVS_POLICY=AUTO). */
+  private final java.util.Map<Integer, int[]> netLists = new java.util.HashMap<>();
+
+  /** selectNets memoized per (typeInter, gpu): its inputs (paths, local NETs) are fixed during the search. */
   private int[] selectNets(int typeInter, int gpu) {
+    return netLists.computeIfAbsent((typeInter + 1) * 4096 + gpu + 1, k -> computeSelectNets(typeInter, gpu));
+  }
+
+  /** ncclTopoSelectNets (search.cc@v2.28.9-1:475-555, channel-first order, NETDEVS_POLICY=AUTO). */
+  private int[] computeSelectNets(int typeInter, int gpu) {
     int[] nets = new int[sys.count(NET)];
     int netCount = 0;
     for (int g = 0; g < ngpus; g++) {
@@ -326,11 +353,23 @@ final class GraphSearch {
     return netCount + 1;
   }
 
-  /** ncclTopoSearchCheckNet (search.cc@v2.28.9-1:559-573), without MNNVL rails. */
+  /**
+   * ncclTopoSearchCheckNet (search.cc@v2.28.9-1:559-573), without MNNVL rails; 2.22 inlines the same tests with
+   * crossNic 0/1 (search.cc@v2.22.3-1:534-544).
+   */
   private boolean checkNet(TopoGraph graph, Node startNet, int n, int step) {
     Node net = sys.node(NET, n);
     if (graph.pattern == PATTERN_TREE && net != startNet) {
       return false;
+    }
+    if (!table.modernSearch()) {
+      if (graph.crossNic != 1 && (net.asic != startNet.asic || net.port != startNet.port)) {
+        return false;
+      }
+      if (graph.crossNic != 0 && (graph.nChannels & 1) != 0 && n != graph.inter[(graph.nChannels - 1) * 2]) {
+        return false;
+      }
+      return !(graph.pattern == PATTERN_BALANCED_TREE && step != 0 && n != graph.inter[graph.nChannels * 2 + 1]);
     }
     if (graph.pattern == PATTERN_RING && graph.crossNic == 2) {
       if ((graph.nChannels & 1) != 0 && n != graph.inter[(graph.nChannels - 1) * 2]) {

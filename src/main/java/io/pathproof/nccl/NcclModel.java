@@ -32,12 +32,12 @@ public final class NcclModel {
   private final TuningModel tuning;
   private final CommunicatorPrediction comm;
   private final TopoGraph ring;
+  private final TopoGraph tree;
   private final int collChannels;
   private final String transport;
-  private final int ringIntraHw;
 
   private NcclModel(Scenario scenario, NcclVersionTable table, int nRanks, int nNodes, TuningModel tuning,
-      CommunicatorPrediction comm, TopoGraph ring, int collChannels, String transport, int ringIntraHw) {
+      CommunicatorPrediction comm, TopoGraph ring, TopoGraph tree, int collChannels, String transport) {
     this.scenario = scenario;
     this.table = table;
     this.nRanks = nRanks;
@@ -45,9 +45,9 @@ public final class NcclModel {
     this.tuning = tuning;
     this.comm = comm;
     this.ring = ring;
+    this.tree = tree;
     this.collChannels = collChannels;
     this.transport = transport;
-    this.ringIntraHw = ringIntraHw;
   }
 
   /** One host with the GPUs that hold ranks of the communicator. */
@@ -105,11 +105,11 @@ public final class NcclModel {
     int crossNic = (int) NcclEnv.longOr(NcclEnv.get(env, "NCCL_CROSS_NIC"), 2);
 
     // Search once per distinct host structure (hosts of a homogeneous cluster share the outcome).
-    Map<String, HostGraphs> cache = new HashMap<>();
+    Map<Object, HostGraphs> cache = new HashMap<>();
     List<HostGraphs> perHost = new ArrayList<>();
     for (Host h : hosts) {
       boolean inter = nNodes > 1 && cannot.isEmpty();
-      String key = structureKey(h, inter);
+      Object key = structureKey(h, inter);
       HostGraphs hg = cache.get(key);
       if (hg == null) {
         TopoSystem sys = TopoSystem.build(table, h.node(), h.gpus(), h.ranks(), inter, nvbDisable, notes);
@@ -155,7 +155,8 @@ public final class NcclModel {
 
     // ncclTopoPostset (graph/connect.cc@v2.28.9-1:460-506; @v2.22.3-1:452-487).
     nChannels = Math.min(table.maxChannels(), nChannels * 2);
-    if (minCc >= 90 && nNodes > 1 && ring.bwIntra > 45.0 && nChannels < 16) {
+    boolean sm90 = table.postsetDoubleOnlySm90() ? minCc == 90 : minCc >= 90;
+    if (sm90 && nNodes > 1 && ring.bwIntra > 45.0 && nChannels < 16) {
       nChannels = 2 * nChannels;
     }
     int maxN = NcclEnv.maxNchannels(env, table.maxChannels());
@@ -269,8 +270,7 @@ public final class NcclModel {
     CommunicatorPrediction cp = new CommunicatorPrediction(nRanks, nNodes, collChannelsV, p2pn, p2pPerPeer, nvlsChannels,
         ringSum, treeSum, transport, ringOrders, initLine, tm.threadThresholdsLine(),
         cannot.isEmpty() ? null : String.join("; ", cannot), notes);
-    int ringIntraHw = ring.typeIntra == TopoSystem.LINK_NVL ? TuningModel.HW_NVLINK : TuningModel.HW_PCI;
-    return new NcclModel(scenario, table, nRanks, nNodes, tm, cp, ring, collChannelsV, transport, ringIntraHw);
+    return new NcclModel(scenario, table, nRanks, nNodes, tm, cp, ring, tree, collChannelsV, transport);
   }
 
   public CommunicatorPrediction communicator() {
@@ -319,47 +319,66 @@ public final class NcclModel {
         dtype.elementSize());
     String tuningLine;
     if (table.tuningLine() == TuningLineFormat.BYTES_ALGO_PROTO_TIME) {
-      tuningLine = String.format(Locale.ROOT, "%d Bytes -> Algo %d proto %d time %f", nBytes, algo, proto,
-          (double) minTime);
+      tuningLine = nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time " + fmt(minTime).toPlainString();
     } else {
-      tuningLine = String.format(Locale.ROOT, "AllReduce: %d Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}",
-          nBytes, ALGO_ENUM_NAMES[algo], PROTO_ENUM_NAMES[proto], shape.channelLo(), shape.channelHi());
+      tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + ALGO_ENUM_NAMES[algo] + " proto "
+          + PROTO_ENUM_NAMES[proto] + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi() + "}";
     }
     int steps = algo == RING ? nRanks - 1 : 0;
     double busFactor = 2.0 * (nRanks - 1) / nRanks;
-    long busBytes = Math.multiplyHigh(nBytes, 2L * (nRanks - 1)) == 0
-        ? nBytes * 2L * (nRanks - 1) / nRanks
-        : (long) (nBytes * busFactor);
+    long busBytes = java.math.BigInteger.valueOf(nBytes).multiply(java.math.BigInteger.valueOf(2L * (nRanks - 1)))
+        .divide(java.math.BigInteger.valueOf(nRanks)).longValueExact();
     String kernel = "ncclDevKernel_AllReduce_Sum_" + unsignedSuffix(dtype) + "_" + (algo == TREE ? "TREE" : "RING")
         + "_LL";
     return new CollectivePrediction(bucketIndex, nBytes, ALGO_NAMES[algo], algo, PROTO_NAMES[proto], proto, fmt(minTime),
         shape.gridX(), shape.gridX(), shape.blockX(), steps, steps, busFactor, busBytes, transport,
-        expectedTime(busBytes, shape.gridX(), proto), kernel, tuningLine, false, entries);
+        expectedTime(busBytes, shape.gridX(), algo, proto), kernel, tuningLine, false, entries);
   }
 
   /**
    * The expected kernel time from link bandwidths, kept apart from the tuner's estimate (seed common error 6):
-   * {@code busBytes / (usable bandwidth) + 2(N−1) × per-hop link latency}. The usable bandwidth is the link capacity
-   * the ring search reserved ({@code ring.nChannels × ring.bwIntra} GB/s per rank), shared evenly by the
-   * communicator's channels, times the channels this launch uses: {@code ring.nChannels × bwIntra × gridX /
-   * collChannelsBeforeClamp}; the per-hop latency is NCCL's hardware latency of the ring for the chosen protocol
-   * (hwLat[NVLink|PCI|NET][Ring][proto], without the base latency). Multi-node rings use bwInter for the NET hops.
+   * {@code busBytes / usable bandwidth + hops × per-hop link latency}.
+   * <ul>
+   *   <li>Usable bandwidth (GB/s per rank): the link capacity the graph search reserved for the algorithm
+   *       ({@code nChannels × bw} of the ring or tree graph, bwInter when the ring crosses hosts), shared evenly by
+   *       the channels Postset creates ({@code 2 × graph channels}), times the channels this launch uses (gridX).
+   *   <li>Hops: a ring makes 2(N−1) steps, 2(nNodes−1) of them over the network; a tree goes up and down
+   *       (ppn−1) NVLink/PCI hops and log2(nNodes) network hops each way.
+   *   <li>Per-hop latency: NCCL's hardware latency table for that algorithm and protocol (hwLat, without the base
+   *       latency the tuner adds), NVLink or PCI inside a host, NET between hosts.
+   * </ul>
    */
-  private BigDecimal expectedTime(long busBytes, int gridX, int proto) {
-    float perRank = ring.nChannels * (nNodes > 1 ? Math.min(ring.bwIntra, ring.bwInter) : ring.bwIntra);
-    int fullChannels = Math.min(table.maxChannels(), 2 * ring.nChannels);
+  private BigDecimal expectedTime(long busBytes, int gridX, int algo, int proto) {
+    TopoGraph g = algo == TREE ? tree : ring;
+    float bwPerChannel = nNodes > 2 ? Math.min(g.bwIntra, g.bwInter) : g.bwIntra;
+    float perRank = g.nChannels * bwPerChannel;
+    int fullChannels = Math.min(table.maxChannels(), 2 * g.nChannels);
     double usable = perRank * Math.min(1.0, (double) gridX / fullChannels);
     if (usable <= 0) {
       return null;
     }
-    int hw = nNodes > 1 ? TuningModel.HW_NET : ringIntraHw;
-    double hop = table.hwLat()[hw][RING][proto];
-    double us = busBytes / (1000.0 * usable) + 2.0 * (nRanks - 1) * hop;
-    return new BigDecimal(String.format(Locale.ROOT, "%.3f", us));
+    int intraHw = g.typeIntra == TopoSystem.LINK_NVL ? TuningModel.HW_NVLINK : TuningModel.HW_PCI;
+    long intraHops;
+    long interHops;
+    if (algo == TREE) {
+      intraHops = 2L * (nRanks / nNodes - 1);
+      interHops = 2L * TuningModel.log2i(nNodes);
+    } else {
+      interHops = nNodes > 1 ? 2L * (nNodes - 1) : 0;
+      intraHops = 2L * (nRanks - 1) - interHops;
+    }
+    double lat = intraHops * table.hwLat()[intraHw][algo][proto] + interHops * table.hwLat()[TuningModel.HW_NET][algo][proto];
+    double us = busBytes / (1000.0 * usable) + lat;
+    return new BigDecimal(us).setScale(3, java.math.RoundingMode.HALF_EVEN);
   }
 
-  private static BigDecimal fmt(float f) {
-    return new BigDecimal(String.format(Locale.ROOT, "%f", (double) f));
+  /**
+   * C's {@code printf("%f", (double) f)}: glibc rounds the exact binary value to 6 decimals (ties to even), which is
+   * what BigDecimal(double).setScale(6, HALF_EVEN) does. (Java's own %f rounds a shortest decimal string instead and
+   * can differ in the last digit in rare double-rounding cases; it is also far slower.)
+   */
+  static BigDecimal fmt(float f) {
+    return new BigDecimal((double) f).setScale(6, java.math.RoundingMode.HALF_EVEN);
   }
 
   /** device/generate.py best_kernel: one kernel per type, signed integers mapped to unsigned. */
@@ -427,32 +446,21 @@ public final class NcclModel {
     }
   }
 
-  /** What the search depends on, without names, bus ids or hostnames. */
-  private static String structureKey(Host h, boolean inter) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(inter).append('|');
+  /** What the search depends on, without hostnames, bus ids or model names (records compare structurally). */
+  private static Object structureKey(Host h, boolean inter) {
     Topology.Node n = h.node();
-    for (Topology.Cpu c : n.cpus()) {
-      sb.append("c:").append(c.id()).append(',').append(c.arch()).append(',').append(c.vendor()).append(';');
-    }
-    for (Topology.PciSwitch p : n.pciSwitches()) {
-      sb.append("p:").append(p.id()).append(',').append(p.parent()).append(',').append(p.gen()).append(',')
-          .append(p.width()).append(';');
-    }
+    List<Topology.Gpu> gpus = new ArrayList<>(h.gpus().size());
     for (Topology.Gpu g : h.gpus()) {
-      sb.append("g:").append(g.index()).append(',').append(g.computeCapability()).append(',').append(g.pciParent())
-          .append(',').append(g.pciGen()).append(',').append(g.pciWidth()).append(',').append(g.nvswitchLinks())
-          .append(';');
+      gpus.add(new Topology.Gpu(g.index(), "", g.computeCapability(), null, g.pciParent(), g.pciGen(), g.pciWidth(),
+          g.nvswitchLinks()));
     }
-    for (Topology.NvLink l : n.nvlinks()) {
-      sb.append("l:").append(l.gpuA()).append(',').append(l.gpuB()).append(',').append(l.count()).append(';');
-    }
+    List<Object> nics = new ArrayList<>();
     if (inter) {
       for (Topology.Nic c : n.nics()) {
-        sb.append("n:").append(c.pciParent()).append(',').append(c.speedMbps()).append(',').append(c.gdr()).append(';');
+        nics.add(List.of(String.valueOf(c.pciParent()), c.speedMbps(), c.gdr()));
       }
     }
-    return sb.toString();
+    return List.of(inter, n.cpus(), n.pciSwitches(), gpus, n.nvlinks(), nics);
   }
 
   /**

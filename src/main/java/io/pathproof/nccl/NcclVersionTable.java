@@ -33,6 +33,7 @@ record NcclVersionTable(
     Ll128Rule ll128Rule,
     boolean modernSearch,
     boolean preHopperMaxTypeInterSys,
+    boolean postsetDoubleOnlySm90,
     int[] pathLevels,
     boolean splitNvLinkForcesTwoChannels,
     boolean hasSm100Speeds,
@@ -229,6 +230,7 @@ record NcclVersionTable(
         Ll128Rule.CC_70_80_90, // tuning.cc:301-319
         false, // search.cc:928-929 typeIntra starts at NVL, up to SYS; search.cc:641-676 NET search order
         false, // no "Ampere relies on BALANCED_TREE" rule
+        true, // connect.cc:466 minCompCap == 90 (2.28: >= 90) for the multi-node doubling
         new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_PIX, PATH_PXB, PATH_PXN, PATH_PHB, PATH_SYS, PATH_NET, PATH_DIS},
         false, // no ncclTopoSplitNvLink in 2.22
         false, // no sm100 speed arrays
@@ -267,6 +269,7 @@ record NcclVersionTable(
         rule,
         true, // search.cc@v2.28.9-1:1000-1013 path type bounds from the system; :714-740 NET search from local GPU
         from229, // search.cc@v2.29.2-1:1037 (absent in 2.28.9) if (ccMin < 90) maxTypeInter = PATH_SYS
+        false, // connect.cc@v2.28.9-1:471 minCompCap >= 90
         new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_C2C, PATH_PIX, PATH_PXB, PATH_P2C, PATH_PXN, PATH_PHB, PATH_SYS,
             PATH_NET, PATH_DIS},
         true, // search.cc@v2.28.9-1:1048-1055 ncclTopoSplitNvLink

@@ -487,6 +487,7 @@ final class TopoSystem {
         }
       }
     }
+    localNetCache = null;
     for (int n = 0; n < count(NET); n++) {
       node(NET, n).localGpu = localGpu(n);
     }
@@ -550,8 +551,26 @@ final class TopoSystem {
     return java.util.Arrays.copyOf(out, cnt);
   }
 
-  /** ncclTopoGetLocalNet (topo.cc@v2.28.9-1), NCCL_NETDEVS_POLICY=AUTO: the NET index for a GPU and channel. */
+  private int[][] localNetCache;
+
+  /** ncclTopoGetLocalNet, memoized: the paths no longer change once the P2P level is applied. */
   int localNet(int g, int channel) {
+    if (localNetCache == null) {
+      localNetCache = new int[count(GPU)][];
+    }
+    int[] row = localNetCache[g];
+    if (row == null) {
+      row = new int[table.maxChannels()];
+      for (int c = 0; c < row.length; c++) {
+        row[c] = computeLocalNet(g, c);
+      }
+      localNetCache[g] = row;
+    }
+    return row[channel % row.length];
+  }
+
+  /** ncclTopoGetLocalNet (topo.cc@v2.28.9-1), NCCL_NETDEVS_POLICY=AUTO: the NET index for a GPU and channel. */
+  private int computeLocalNet(int g, int channel) {
     int[] nets = local(GPU, g, NET);
     if (nets.length == 0) {
       return -1;

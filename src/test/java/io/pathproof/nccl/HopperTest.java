@@ -24,6 +24,9 @@ class HopperTest {
     assertThat(c.channelsInitLine())
         .isEqualTo("24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer");
     assertThat(c.cannotPredict()).isNull();
+    // As the public 8 x H100 log (NVIDIA/nccl#1705) prints: "Channel 00/24 : 0 1 2 3 4 5 6 7".
+    assertThat(c.ringOrders()).hasSize(24);
+    assertThat(c.ringOrders().get(0)).isEqualTo(ranks == 8 ? "0 1 2 3 4 5 6 7" : "0 1 2 3");
   }
 
   @Test
@@ -33,6 +36,9 @@ class HopperTest {
     assertThat(m.communicator().ringGraph().bwIntra()).isEqualTo(20.0);
     assertThat(m.communicator().collChannels()).isEqualTo(16);
     assertThat(m.communicator().threadThresholdsLine()).isEqualTo("threadThresholds 8/8/64 | 64/8/64 | 512 | 512");
+    // The public H800 log (NVIDIA/nccl#892) prints "16 coll channels, ..., 16 p2p channels, 16 p2p channels per peer".
+    assertThat(m.communicator().p2pChannels()).isEqualTo(16);
+    assertThat(m.communicator().p2pChannelsPerPeer()).isEqualTo(16);
   }
 
   @ParameterizedTest
@@ -66,6 +72,12 @@ class HopperTest {
     // The real H200 fixture (one rank, NCCL 2.28.9) prints exactly this line.
     assertThat(m.communicator().channelsInitLine())
         .isEqualTo("64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, 64 p2p channels per peer");
+    // and these GRAPH lines: "Pattern 4, crossNic 0, nChannels 32, bw 60.000000/60.000000, type LOC/PIX,
+    // sameChannels 1" and "Pattern 3, ... nChannels 32, bw 60.000000/60.000000, type LOC/PIX, sameChannels 1".
+    assertThat(m.communicator().ringGraph())
+        .isEqualTo(new GraphSummary(4, 32, 60.0, 60.0, "LOC", "PIX", true));
+    assertThat(m.communicator().treeGraph())
+        .isEqualTo(new GraphSummary(3, 32, 60.0, 60.0, "LOC", "PIX", true));
     CollectivePrediction p = m.allReduce(0, 67_108_864L, DType.FLOAT32);
     assertThat(p.noKernel()).isTrue();
     assertThat(p.tuningLine()).isNull();
