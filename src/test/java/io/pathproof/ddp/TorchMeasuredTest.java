@@ -18,21 +18,33 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The planner against what torch 2.11.0 itself did on the project's H200 machine ({@code testdata/torch-2.11-measured.txt}):
+ * The planner against what torch itself did: 2.11.0 on the project's H200 machine ({@code
+ * testdata/torch-2.11-measured.txt}) and 1.13.1 on a Debian build machine ({@code testdata/torch-1.13-measured.txt}):
  * the raw assignment function, DDP's logging data for seven configurations, and the buckets a comm hook saw in each
- * iteration. The file is the measurement as printed; this test parses it, it holds no expected number of its own.
+ * iteration. The files are the measurements as printed; this test parses them, it holds no expected number of its own.
  */
-class Torch211MeasuredTest {
-  static final Version TORCH = Version.parse("2.11.0+cu130");
+class TorchMeasuredTest {
+  static final Map<String, Version> FILES =
+      Map.of("testdata/torch-2.11-measured.txt", Version.parse("2.11.0+cu130"),
+          "testdata/torch-1.13-measured.txt", Version.parse("1.13.0a0"));
   static final Pattern LINE = Pattern.compile("^(assign|logging|hook) (\\S+) (.*)$");
 
+  /** Lines of all files: kind, config, measured text, torch version. */
   static List<String[]> lines() throws IOException {
-    try (InputStream in = Torch211MeasuredTest.class.getResourceAsStream("testdata/torch-2.11-measured.txt")) {
+    List<String[]> out = new ArrayList<>();
+    for (Map.Entry<String, Version> f : new java.util.TreeMap<>(FILES).entrySet()) {
+      out.addAll(lines(f.getKey(), f.getValue().text()));
+    }
+    return out;
+  }
+
+  static List<String[]> lines(String file, String version) throws IOException {
+    try (InputStream in = TorchMeasuredTest.class.getResourceAsStream(file)) {
       List<String[]> out = new ArrayList<>();
       for (String l : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
         Matcher m = LINE.matcher(l);
         if (m.matches()) {
-          out.add(new String[] {m.group(1), m.group(2), m.group(3)});
+          out.add(new String[] {m.group(1), m.group(2), m.group(3), version});
         }
       }
       return out;
@@ -105,18 +117,18 @@ class Torch211MeasuredTest {
         continue;
       }
       Config c = config(l[1]);
-      BucketPlan plan = BucketPlanner.plan(c.workload(), TORCH, c.env());
-      assertThat(sizes(plan.construction())).as(l[1]).isEqualTo(field(l[2], "bucket_sizes"));
+      BucketPlan plan = BucketPlanner.plan(c.workload(), Version.parse(l[3]), c.env());
+      assertThat(sizes(plan.construction())).as("torch %s %s", l[3], l[1]).isEqualTo(field(l[2], "bucket_sizes"));
       String rebuilt = field(l[2], "rebuilt_bucket_sizes");
       if (rebuilt == null) {
-        assertThat(plan.rebuilt()).as(l[1]).isEmpty();
+        assertThat(plan.rebuilt()).as("torch %s %s", l[3], l[1]).isEmpty();
       } else {
-        assertThat(sizes(plan.rebuilt())).as(l[1]).isEqualTo(rebuilt);
-        assertThat(indices(plan.rebuilt())).as(l[1]).isEqualTo(field(l[2], "rebuilt_per_bucket_param_indices"));
+        assertThat(sizes(plan.rebuilt())).as("torch %s %s", l[3], l[1]).isEqualTo(rebuilt);
+        assertThat(indices(plan.rebuilt())).as("torch %s %s", l[3], l[1]).isEqualTo(field(l[2], "rebuilt_per_bucket_param_indices"));
       }
       checked++;
     }
-    assertThat(checked).isEqualTo(7);
+    assertThat(checked).isEqualTo(14);
   }
 
   @Test
@@ -128,7 +140,7 @@ class Torch211MeasuredTest {
         continue;
       }
       Config c = config(l[1]);
-      BucketPlan plan = BucketPlanner.plan(c.workload(), TORCH, c.env());
+      BucketPlan plan = BucketPlanner.plan(c.workload(), Version.parse(l[3]), c.env());
       Map<Integer, List<String>> seen = new HashMap<>();
       Matcher m = entry.matcher(l[2]);
       while (m.find()) {
@@ -138,11 +150,11 @@ class Torch211MeasuredTest {
       for (Map.Entry<Integer, List<String>> e : seen.entrySet()) {
         List<String> predicted = plan.bucketsAt(e.getKey()).stream()
             .map(b -> b.index() + "/" + b.bytes() / b.dtype().elementSize() + "/" + b.isLast()).toList();
-        assertThat(predicted).as("%s iteration %d", l[1], e.getKey()).isEqualTo(e.getValue());
+        assertThat(predicted).as("torch %s %s iteration %d", l[3], l[1], e.getKey()).isEqualTo(e.getValue());
       }
       checked++;
     }
-    assertThat(checked).isEqualTo(3);
+    assertThat(checked).isEqualTo(6);
   }
 
   @Test
@@ -171,9 +183,9 @@ class Torch211MeasuredTest {
       }
       var r = BucketAssignment.bySize(tensors, List.of(1L << 20, 25L << 20), idx);
       String printed = "(" + r.buckets().toString() + ", " + r.limits().toString() + ")";
-      assertThat(printed).as(l[1]).isEqualTo(l[2]);
+      assertThat(printed).as("torch %s %s", l[3], l[1]).isEqualTo(l[2]);
       checked++;
     }
-    assertThat(checked).isEqualTo(5);
+    assertThat(checked).isEqualTo(10);
   }
 }
