@@ -32,6 +32,15 @@ public final class BucketPlanner {
   }
 
   public static BucketPlan plan(Workload workload, Version torch, Map<String, String> env) {
+    return plan(workload, torch, env, null);
+  }
+
+  /**
+   * As {@link #plan(Workload, Version, Map)}, with the gradient-ready order of a run instead of the assumed one:
+   * {@code readyOrder} lists DDP parameter indices (trainable parameters, numbered in {@code named_parameters()}
+   * order) first-ready first, as DDP logs it in {@code prev_iteration_grad_ready_order_indices}. null = assume.
+   */
+  public static BucketPlan plan(Workload workload, Version torch, Map<String, String> env, List<Integer> readyOrder) {
     if (workload == null) {
       throw PathproofException.badInput("workload: missing");
     }
@@ -79,13 +88,20 @@ public final class BucketPlanner {
     if (rules.rebuilds(staticGraph, findUnused)) {
       rebuildLimits = rules.rebuildLimits(capIsDefault, cap);
       List<Integer> ready = new ArrayList<>();
-      for (int i = params.size() - 1; i >= 0; i--) {
-        ready.add(i);
+      if (readyOrder == null) {
+        for (int i = params.size() - 1; i >= 0; i--) {
+          ready.add(i);
+        }
+        assumptions.add(
+            "gradient-ready order = reverse parameter order (" + describeOrder(ready)
+                + "); autograd decides it at run time and rank 0's order is used; the logged"
+                + " prev_iteration_grad_ready_order_indices is ground truth");
+      } else {
+        checkPermutation(readyOrder, params.size());
+        ready.addAll(readyOrder);
+        assumptions.add("gradient-ready order given (" + describeOrder(ready) + "), e.g. from a run's"
+            + " prev_iteration_grad_ready_order_indices");
       }
-      assumptions.add(
-          "gradient-ready order = reverse parameter order (" + describeOrder(ready)
-              + "); autograd decides it at run time and rank 0's order is used; the logged"
-              + " prev_iteration_grad_ready_order_indices is ground truth");
       boolean setLast = "1".equals(environment.get(SET_LAST_BUCKET_CAP));
       if (setLast) {
         Collections.reverse(ready);
@@ -106,8 +122,8 @@ public final class BucketPlanner {
       if (re.unorderedLeftovers()) {
         assumptions.add(
             "several dtypes left a partly filled bucket after the rebuild; torch emits those in std::unordered_map"
-                + " order, which cannot be known before the run; assumed: the order in which each dtype first became"
-                + " ready");
+                + " order, assumed to be the reverse of the order in which each dtype first became ready (observed"
+                + " with libstdc++ on torch 1.13.1; not guaranteed)");
       }
       rebuilt = buckets(params, idx, lim);
       firstRebuilt = rules.firstRebuiltIteration(staticGraph);
@@ -115,6 +131,21 @@ public final class BucketPlanner {
       assumptions.add("find_unused_parameters=True without static_graph: DDP never rebuilds its buckets");
     }
     return new BucketPlan(construction, rebuilt, firstRebuilt, constructionLimits, rebuildLimits, assumptions);
+  }
+
+  private static void checkPermutation(List<Integer> order, int n) {
+    boolean[] seen = new boolean[n];
+    for (Integer i : order) {
+      if (i == null || i < 0 || i >= n || seen[i]) {
+        throw PathproofException.badInput("ready order: " + i + " is not a new parameter index in 0.." + (n - 1)
+            + " (indices count trainable parameters only)");
+      }
+      seen[i] = true;
+    }
+    if (order.size() != n) {
+      throw PathproofException.badInput(
+          "ready order: " + order.size() + " indices for " + n + " trainable parameters");
+    }
   }
 
   private static List<Bucket> buckets(List<Parameter> params, List<List<Integer>> idx, List<Long> limits) {

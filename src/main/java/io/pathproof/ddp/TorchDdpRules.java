@@ -53,8 +53,8 @@ record TorchDdpRules(
               false,
               1,
               2,
-              "torch/nn/parallel/distributed.py and torch/csrc/distributed/c10d/reducer.cpp @v1.13.1 (read; behaviour"
-                  + " measured on torch 1.13.1 CPU/gloo)"),
+              "torch/nn/parallel/distributed.py and torch/csrc/distributed/c10d/reducer.cpp @v1.13.1 (read and"
+                  + " measured, gloo)"),
           new TorchDdpRules(
               "torch-2.5+",
               Version.of(2, 5, 0),

@@ -57,6 +57,51 @@ public final class Scenarios {
     return parseTopology(read(p), nameOrFile, baseName(p), hints);
   }
 
+  /**
+   * A scenario from its parts, as the command line gives them ({@code --workload … --topology … --torch V --nccl V
+   * --ranks N --env K=V}). {@code nccl} may be null only for a CPU-only topology (backend gloo); {@code ranks} null
+   * means one rank per GPU. Errors name the option at fault.
+   */
+  public static Scenario compose(
+      String workload,
+      String topology,
+      TopologyHints hints,
+      String torch,
+      String nccl,
+      String cuda,
+      Integer ranks,
+      java.util.Map<String, String> env) {
+    Workload w = workload(workload);
+    Topology t = topology(topology, hints);
+    Version vt = option("--torch", torch, true);
+    Version vn = option("--nccl", nccl, false);
+    Version vc = option("--cuda", cuda, false);
+    int r;
+    if (ranks != null) {
+      r = ranks;
+    } else if (t.gpuCount() > 0) {
+      r = t.gpuCount();
+    } else {
+      throw PathproofException.usage("--ranks: required, topology '" + t.name() + "' has no GPUs to count");
+    }
+    String name = w.name() + "@" + t.name();
+    return new Scenario(name, w, t, new Versions(vt, vn, vc), r, env, null);
+  }
+
+  private static Version option(String flag, String value, boolean required) {
+    if (value == null || value.isBlank()) {
+      if (required) {
+        throw PathproofException.usage(flag + ": required");
+      }
+      return null;
+    }
+    try {
+      return Version.parse(value);
+    } catch (PathproofException e) {
+      throw PathproofException.usage(flag + ": cannot read version '" + value + "' (expected e.g. 2.28.9)");
+    }
+  }
+
   public static List<String> workloadPresets() {
     return Presets.names(Presets.Kind.WORKLOAD);
   }

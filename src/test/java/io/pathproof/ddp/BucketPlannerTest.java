@@ -198,6 +198,8 @@ class BucketPlannerTest {
     assertThat(plan.construction().get(0).params()).containsExactly("b");
     assertThat(plan.construction().get(1).params()).containsExactly("a", "c");
     assertThat(plan.assumptions()).anyMatch(a -> a.contains("unordered_map"));
+    // Rebuild, ready order c, b, a: both dtypes leave a partly filled bucket; bf16 was seen last, so it comes first.
+    assertThat(plan.rebuilt()).extracting(Bucket::params).containsExactly(List.of("b"), List.of("c", "a"));
   }
 
   @Test

@@ -189,6 +189,23 @@ class ScenariosTest {
   }
 
   @Test
+  void composeFromCommandLineParts() {
+    Scenario s = Scenarios.compose("one-64mib-fp32", "v100-sxm2-x4-nv2", TopologyHints.NONE, "2.5.0", "2.22.3", null,
+        null, java.util.Map.of("NCCL_MAX_NCHANNELS", "1"));
+    assertThat(s.ranks()).isEqualTo(4);
+    assertThat(s.env()).containsEntry("NCCL_MAX_NCHANNELS", "1");
+    assertThat(s.backend()).isEqualTo(Backend.NCCL);
+    assertThatThrownBy(() -> Scenarios.compose("one-64mib-fp32", "v100-sxm2-x4-nv2", null, "two", "2.22.3", null, 4,
+        null)).hasMessageStartingWith("--torch: cannot read version 'two'");
+    assertThat(exitOf(() -> Scenarios.compose("one-64mib-fp32", "cpu-x4", null, "1.13.1", null, null, null, null)))
+        .isEqualTo(2);
+    Scenario gloo = Scenarios.compose("one-64mib-fp32", "cpu-x4", null, "1.13.1", null, null, 2, null);
+    assertThat(gloo.backend()).isEqualTo(Backend.GLOO);
+    assertThat(exitOf(() -> Scenarios.compose("one-64mib-fp32", "v100-sxm2-x4-nv2", null, "2.5.0", null, null, 4,
+        null))).isEqualTo(3);
+  }
+
+  @Test
   void topologyFormatsAreToldByContent() {
     assertThatThrownBy(() -> Scenarios.parseTopology("hello", "x.txt", "x", TopologyHints.NONE))
         .hasMessageStartingWith("x.txt:1: not a topology");

@@ -18,21 +18,33 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The planner against what torch 2.11.0 itself did on the project's H200 machine ({@code testdata/torch-2.11-measured.txt}):
+ * The planner against what torch itself did: 2.11.0 on the project's H200 machine ({@code
+ * testdata/torch-2.11-measured.txt}) and 1.13.1 on a Debian build machine ({@code testdata/torch-1.13-measured.txt}):
  * the raw assignment function, DDP's logging data for seven configurations, and the buckets a comm hook saw in each
- * iteration. The file is the measurement as printed; this test parses it, it holds no expected number of its own.
+ * iteration. The files are the measurements as printed; this test parses them, it holds no expected number of its own.
  */
-class Torch211MeasuredTest {
-  static final Version TORCH = Version.parse("2.11.0+cu130");
+class TorchMeasuredTest {
+  static final Map<String, Version> FILES =
+      Map.of("testdata/torch-2.11-measured.txt", Version.parse("2.11.0+cu130"),
+          "testdata/torch-1.13-measured.txt", Version.parse("1.13.0a0"));
   static final Pattern LINE = Pattern.compile("^(assign|logging|hook) (\\S+) (.*)$");
 
+  /** Lines of all files: kind, config, measured text, torch version. */
   static List<String[]> lines() throws IOException {
-    try (InputStream in = Torch211MeasuredTest.class.getResourceAsStream("testdata/torch-2.11-measured.txt")) {
+    List<String[]> out = new ArrayList<>();
+    for (Map.Entry<String, Version> f : new java.util.TreeMap<>(FILES).entrySet()) {
+      out.addAll(lines(f.getKey(), f.getValue().text()));
+    }
+    return out;
+  }
+
+  static List<String[]> lines(String file, String version) throws IOException {
+    try (InputStream in = TorchMeasuredTest.class.getResourceAsStream(file)) {
       List<String[]> out = new ArrayList<>();
       for (String l : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
         Matcher m = LINE.matcher(l);
         if (m.matches()) {
-          out.add(new String[] {m.group(1), m.group(2), m.group(3)});
+          out.add(new String[] {m.group(1), m.group(2), m.group(3), version});
         }
       }
       return out;
@@ -105,18 +117,18 @@ class Torch211MeasuredTest {
         continue;
       }
       Config c = config(l[1]);
-      BucketPlan plan = BucketPlanner.plan(c.workload(), TORCH, c.env());
-      assertThat(sizes(plan.construction())).as(l[1]).isEqualTo(field(l[2], "bucket_sizes"));
+      BucketPlan plan = BucketPlanner.plan(c.workload(), Version.parse(l[3]), c.env());
+      assertThat(sizes(plan.construction())).as("torch %s %s", l[3], l[1]).isEqualTo(field(l[2], "bucket_sizes"));
       String rebuilt = field(l[2], "rebuilt_bucket_sizes");
       if (rebuilt == null) {
-        assertThat(plan.rebuilt()).as(l[1]).isEmpty();
+        assertThat(plan.rebuilt()).as("torch %s %s", l[3], l[1]).isEmpty();
       } else {
-        assertThat(sizes(plan.rebuilt())).as(l[1]).isEqualTo(rebuilt);
-        assertThat(indices(plan.rebuilt())).as(l[1]).isEqualTo(field(l[2], "rebuilt_per_bucket_param_indices"));
+        assertThat(sizes(plan.rebuilt())).as("torch %s %s", l[3], l[1]).isEqualTo(rebuilt);
+        assertThat(indices(plan.rebuilt())).as("torch %s %s", l[3], l[1]).isEqualTo(field(l[2], "rebuilt_per_bucket_param_indices"));
       }
       checked++;
     }
-    assertThat(checked).isEqualTo(7);
+    assertThat(checked).isEqualTo(14);
   }
 
   @Test
@@ -128,7 +140,7 @@ class Torch211MeasuredTest {
         continue;
       }
       Config c = config(l[1]);
-      BucketPlan plan = BucketPlanner.plan(c.workload(), TORCH, c.env());
+      BucketPlan plan = BucketPlanner.plan(c.workload(), Version.parse(l[3]), c.env());
       Map<Integer, List<String>> seen = new HashMap<>();
       Matcher m = entry.matcher(l[2]);
       while (m.find()) {
@@ -138,16 +150,16 @@ class Torch211MeasuredTest {
       for (Map.Entry<Integer, List<String>> e : seen.entrySet()) {
         List<String> predicted = plan.bucketsAt(e.getKey()).stream()
             .map(b -> b.index() + "/" + b.bytes() / b.dtype().elementSize() + "/" + b.isLast()).toList();
-        assertThat(predicted).as("%s iteration %d", l[1], e.getKey()).isEqualTo(e.getValue());
+        assertThat(predicted).as("torch %s %s iteration %d", l[3], l[1], e.getKey()).isEqualTo(e.getValue());
       }
       checked++;
     }
-    assertThat(checked).isEqualTo(3);
+    assertThat(checked).isEqualTo(6);
   }
 
   @Test
   void rawAssignmentFunction() throws IOException {
-    Pattern size = Pattern.compile("^(?:(f16|f32):)?(\\d+)(MiB|KiB)?$");
+    Pattern size = Pattern.compile("^(?:(f16|f32|bf16|f64):)?(\\d+)(MiB|KiB)?$");
     int checked = 0;
     for (String[] l : lines()) {
       if (!l[0].equals("assign")) {
@@ -160,7 +172,13 @@ class Torch211MeasuredTest {
         assertThat(m.matches()).as(t).isTrue();
         long bytes = Long.parseLong(m.group(2))
             * ("MiB".equals(m.group(3)) ? 1 << 20 : "KiB".equals(m.group(3)) ? 1 << 10 : 1);
-        tensors.add(new BucketAssignment.Tensor(bytes, "f16".equals(m.group(1)) ? DType.FLOAT16 : DType.FLOAT32));
+        DType type = m.group(1) == null ? DType.FLOAT32 : switch (m.group(1)) {
+          case "f16" -> DType.FLOAT16;
+          case "bf16" -> DType.BFLOAT16;
+          case "f64" -> DType.FLOAT64;
+          default -> DType.FLOAT32;
+        };
+        tensors.add(new BucketAssignment.Tensor(bytes, type));
       }
       List<Integer> idx = null;
       if (spec.length > 1) {
@@ -171,9 +189,9 @@ class Torch211MeasuredTest {
       }
       var r = BucketAssignment.bySize(tensors, List.of(1L << 20, 25L << 20), idx);
       String printed = "(" + r.buckets().toString() + ", " + r.limits().toString() + ")";
-      assertThat(printed).as(l[1]).isEqualTo(l[2]);
+      assertThat(printed).as("torch %s %s", l[3], l[1]).isEqualTo(l[2]);
       checked++;
     }
-    assertThat(checked).isEqualTo(5);
+    assertThat(checked).isGreaterThanOrEqualTo(15);
   }
 }
