@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * A real model end to end: {@code make-transformer-dump.py} (testdata) wrote the parameter dump of a 3-layer
  * TransformerEncoder with a frozen embedding through the README's snippet, and DDP's own logging data for six
  * configurations, on Debian's torch 1.13.1 (gloo, CPU) and on torch 2.11.0 (the project's H200 machine, gloo; there
- * the first bucket follows {@code bucket_cap_mb}, so two configurations differ from 1.13). The dump is loaded as a user would load it; the construction
+ * the first bucket follows {@code bucket_cap_mb}, so two configurations differ from 1.13). The dump is loaded as a
+ * user would load it; the construction
  * buckets must equal DDP's; the rebuilt buckets must equal DDP's once the plan is given the ready order DDP logged —
  * which here is not the reverse parameter order the planner assumes without a run.
  */
