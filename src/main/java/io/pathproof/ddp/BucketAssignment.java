@@ -27,11 +27,11 @@ final class BucketAssignment {
   /**
    * The result: buckets of parameter indices (in append order) and the limit of each.
    * {@code unorderedLeftovers} is true when more than one key had a leftover on the rebuild path, where torch emits
-   * them in {@code std::unordered_map} iteration order. That order is the hash table's, not the language's: measured
-   * on torch 1.13.1 (libstdc++, x86-64; testdata/torch-1.13-measured.txt) it was the reverse of the order in which the
-   * keys were first seen, for every pair and triple of float32/float16/bfloat16/float64 tried — libstdc++ links a
-   * node that opens a new hash bucket at the front of its list. This port emits that order and the planner says it
-   * rests on an observation.
+   * them in {@code std::unordered_map} iteration order. That order is the hash table's, not the language's:
+   * measured on torch 1.13.1 and 2.11.0 (libstdc++, x86-64; testdata/torch-*-measured.txt) it was the reverse of
+   * the order in which the keys were first seen, for every pair and triple of float32/float16/bfloat16/float64
+   * tried — libstdc++ links a node that opens a new hash bucket at the front of its list. This port emits that
+   * order and the planner says it rests on an observation.
    */
   record Result(List<List<Integer>> buckets, List<Long> limits, boolean unorderedLeftovers) {}
 

@@ -123,7 +123,7 @@ public final class BucketPlanner {
         assumptions.add(
             "several dtypes left a partly filled bucket after the rebuild; torch emits those in std::unordered_map"
                 + " order, assumed to be the reverse of the order in which each dtype first became ready (observed"
-                + " with libstdc++ on torch 1.13.1; not guaranteed)");
+                + " with libstdc++ on torch 1.13.1 and 2.11.0; not guaranteed)");
       }
       rebuilt = buckets(params, idx, lim);
       firstRebuilt = rules.firstRebuiltIteration(staticGraph);

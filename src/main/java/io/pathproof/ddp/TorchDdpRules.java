@@ -18,7 +18,8 @@ import java.util.List;
  *       _DEFAULT_FIRST_BUCKET_BYTES} for the rebuild (torch/nn/parallel/distributed.py@v1.13.1). true: torch 2.6
  *       passes {@code [cap]} alone and {@code first_bucket_bytes_cap = cap} when {@code bucket_cap_mb} is given
  *       ({@code bucket_bytes_cap_default}, torch/nn/parallel/distributed.py@v2.6.0; the same in
- *       distributed.py:826-850 and :1218-1235 and the Reducer's first-bucket argument at :1270-1274 @2.11.0); torch 2.14
+ *       distributed.py:826-850 and :1218-1235 and the Reducer's first-bucket argument at :1270-1274 @2.11.0);
+ *       torch 2.14
  *       {@code _BucketCapacityConfig.create} computes the same limits when no {@code bucket_cap_mb_list} is given.
  *   <li>{@code rebuildIteration} / {@code staticGraphRebuildIteration}: the first iteration that reduces rebuilt
  *       buckets ({@code _rebuild_buckets} runs at the start of the forward after the first backward that recorded a

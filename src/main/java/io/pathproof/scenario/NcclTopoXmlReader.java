@@ -115,8 +115,8 @@ final class NcclTopoXmlReader {
           + ": this is NCCL's graph dump (NCCL_GRAPH_DUMP_FILE), not its topology dump (NCCL_TOPO_DUMP_FILE)");
     }
     if (!root.name.equals("system")) {
-      throw PathproofException.badInput(source + ":" + root.line + ": expected <system> (an NCCL topology dump), found <"
-          + root.name + ">");
+      throw PathproofException.badInput(
+          source + ":" + root.line + ": expected <system> (an NCCL topology dump), found <" + root.name + ">");
     }
     List<String> inferred = new ArrayList<>();
     // Hosts in order of first appearance, keyed by host_hash.

@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
 /**
  * Imports the text of {@code nvidia-smi topo -m} (terminal escape codes allowed). The matrix gives, per device pair,
  * one of X, SYS, NODE, PHB, PXB, PIX, NV#; the columns "CPU Affinity" and "NUMA Affinity" give each GPU's socket; a
- * "NIC Legend" maps NIC0… to device names. Lines of {@code nvidia-smi -L} ({@code GPU 0: NVIDIA H200 (UUID: …)}) in the
- * same file give model names.
+ * "NIC Legend" maps NIC0… to device names. Lines of {@code nvidia-smi -L}
+ * ({@code GPU 0: NVIDIA H200 (UUID: …)}) in the same file give model names.
  *
  * <p>What it infers, and says so in {@link Topology#inferred()}:
  *

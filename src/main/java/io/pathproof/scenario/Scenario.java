@@ -18,7 +18,8 @@ public record Scenario(
     Map<String, String> env,
     Backend backend) {
   /** A scenario with the backend torch would pick: nccl where the topology has GPUs, gloo on a CPU-only host. */
-  public Scenario(String name, Workload workload, Topology topology, Versions versions, int ranks, Map<String, String> env) {
+  public Scenario(
+      String name, Workload workload, Topology topology, Versions versions, int ranks, Map<String, String> env) {
     this(name, workload, topology, versions, ranks, env, null);
   }
 

@@ -27,7 +27,8 @@ class BucketPlannerTest {
   }
 
   /**
-   * The 7-parameter model of pytorch-ddp-model.md §1.6 (shapes chosen to give the measured byte sizes): 0 fc1.weight 1048576 B, 1 fc1.bias 1024 B, 2 fc2.weight 8388608 B, 3 fc2.bias 32768 B, 4 fc3.weight
+   * The 7-parameter model of pytorch-ddp-model.md §1.6 (shapes as torch gives its Linear layers): 0 fc1.weight
+   * 1048576 B, 1 fc1.bias 1024 B, 2 fc2.weight 8388608 B, 3 fc2.bias 32768 B, 4 fc3.weight
    * 327680 B, 5 fc3.bias 40 B, 6 frozen.bias 16 B; frozen.weight does not require a gradient.
    */
   static List<Parameter> sevenParams() {

@@ -23,11 +23,17 @@ import org.junit.jupiter.api.Test;
 /**
  * A real model end to end: {@code make-transformer-dump.py} (testdata) wrote the parameter dump of a 3-layer
  * TransformerEncoder with a frozen embedding through the README's snippet, and DDP's own logging data for six
- * configurations, on Debian's torch 1.13.1 (gloo, CPU). The dump is loaded as a user would load it; the construction
+ * configurations, on Debian's torch 1.13.1 (gloo, CPU) and on torch 2.11.0 (the project's H200 machine, gloo; there
+ * the first bucket follows {@code bucket_cap_mb}, so two configurations differ from 1.13). The dump is loaded as a
+ * user would load it; the construction
  * buckets must equal DDP's; the rebuilt buckets must equal DDP's once the plan is given the ready order DDP logged —
  * which here is not the reverse parameter order the planner assumes without a run.
  */
 class RealModelDumpTest {
+  /** DDP's logging of the same model under each torch version. */
+  static final Map<String, Version> LOGS = Map.of(
+      "testdata/transformer-torch-1.13.ddp.txt", Version.parse("1.13.0a0"),
+      "testdata/transformer-torch-2.11.ddp.txt", Version.parse("2.11.0+cu130"));
   static final Version TORCH = Version.parse("1.13.0a0");
   static final Pattern LOG = Pattern.compile("^logging (\\S+) (\\{.*\\})$");
 
@@ -37,7 +43,11 @@ class RealModelDumpTest {
   }
 
   static List<String[]> logs() throws IOException {
-    try (InputStream in = RealModelDumpTest.class.getResourceAsStream("testdata/transformer-torch-1.13.ddp.txt")) {
+    return logs("testdata/transformer-torch-1.13.ddp.txt");
+  }
+
+  static List<String[]> logs(String file) throws IOException {
+    try (InputStream in = RealModelDumpTest.class.getResourceAsStream(file)) {
       List<String[]> out = new ArrayList<>();
       for (String l : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
         Matcher m = LOG.matcher(l);
@@ -72,26 +82,29 @@ class RealModelDumpTest {
     assertThat(dumped.parameters()).hasSize(39);
     assertThat(dumped.parameters().get(0).requiresGrad()).isFalse();
     int checked = 0;
-    for (String[] l : logs()) {
-      TorchMeasuredTest.Config c = TorchMeasuredTest.config(l[0]);
-      Workload w = dumped.withDdpFlags(c.workload().bucketCapMb(), c.workload().findUnusedParameters(),
-          c.workload().staticGraph(), false);
-      BucketPlan assumed = BucketPlanner.plan(w, TORCH, c.env());
-      assertThat(TorchMeasuredTest.sizes(assumed.construction())).as(l[0])
-          .isEqualTo(TorchMeasuredTest.field(l[1], "bucket_sizes"));
-      String rebuilt = TorchMeasuredTest.field(l[1], "rebuilt_bucket_sizes");
-      BucketPlan measured = BucketPlanner.plan(w, TORCH, c.env(), readyOrder(l[1]));
-      if (rebuilt == null) {
-        assertThat(measured.rebuilt()).as(l[0]).isEmpty();
-      } else {
-        assertThat(TorchMeasuredTest.sizes(measured.rebuilt())).as(l[0]).isEqualTo(rebuilt);
-        assertThat(indices(w, measured.rebuilt())).as(l[0])
-            .isEqualTo(TorchMeasuredTest.field(l[1], "rebuilt_per_bucket_param_indices"));
-        assertThat(measured.assumptions()).anyMatch(a -> a.startsWith("gradient-ready order given"));
+    for (Map.Entry<String, Version> file : new java.util.TreeMap<>(LOGS).entrySet()) {
+      Version torch = file.getValue();
+      for (String[] l : logs(file.getKey())) {
+        TorchMeasuredTest.Config c = TorchMeasuredTest.config(l[0]);
+        Workload w = dumped.withDdpFlags(c.workload().bucketCapMb(), c.workload().findUnusedParameters(),
+            c.workload().staticGraph(), false);
+        BucketPlan assumed = BucketPlanner.plan(w, torch, c.env());
+        assertThat(TorchMeasuredTest.sizes(assumed.construction())).as("%s %s", torch, l[0])
+            .isEqualTo(TorchMeasuredTest.field(l[1], "bucket_sizes"));
+        String rebuilt = TorchMeasuredTest.field(l[1], "rebuilt_bucket_sizes");
+        BucketPlan measured = BucketPlanner.plan(w, torch, c.env(), readyOrder(l[1]));
+        if (rebuilt == null) {
+          assertThat(measured.rebuilt()).as("%s %s", torch, l[0]).isEmpty();
+        } else {
+          assertThat(TorchMeasuredTest.sizes(measured.rebuilt())).as("%s %s", torch, l[0]).isEqualTo(rebuilt);
+          assertThat(indices(w, measured.rebuilt())).as("%s %s", torch, l[0])
+              .isEqualTo(TorchMeasuredTest.field(l[1], "rebuilt_per_bucket_param_indices"));
+          assertThat(measured.assumptions()).anyMatch(a -> a.startsWith("gradient-ready order given"));
+        }
+        checked++;
       }
-      checked++;
     }
-    assertThat(checked).isEqualTo(6);
+    assertThat(checked).isEqualTo(12);
   }
 
   @Test

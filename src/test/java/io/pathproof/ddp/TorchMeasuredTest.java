@@ -124,7 +124,8 @@ class TorchMeasuredTest {
         assertThat(plan.rebuilt()).as("torch %s %s", l[3], l[1]).isEmpty();
       } else {
         assertThat(sizes(plan.rebuilt())).as("torch %s %s", l[3], l[1]).isEqualTo(rebuilt);
-        assertThat(indices(plan.rebuilt())).as("torch %s %s", l[3], l[1]).isEqualTo(field(l[2], "rebuilt_per_bucket_param_indices"));
+        assertThat(indices(plan.rebuilt())).as("torch %s %s", l[3], l[1])
+            .isEqualTo(field(l[2], "rebuilt_per_bucket_param_indices"));
       }
       checked++;
     }

@@ -139,7 +139,8 @@ class ScenariosTest {
   @Test
   void filesAreReadByContentAndErrorsNameTheFile(@TempDir Path dir) throws IOException {
     Path dump = dir.resolve("params.txt");
-    Files.writeString(dump, "{\"name\": \"w\", \"shape\": [3, 4], \"dtype\": \"torch.float16\", \"requires_grad\": true}\n"
+    Files.writeString(dump,
+        "{\"name\": \"w\", \"shape\": [3, 4], \"dtype\": \"torch.float16\", \"requires_grad\": true}\n"
         + "\n{\"name\": \"b\", \"shape\": [3], \"dtype\": \"torch.float16\", \"requires_grad\": false}\n");
     Workload w = Scenarios.workload(dump.toString());
     assertThat(w.name()).isEqualTo("params");
