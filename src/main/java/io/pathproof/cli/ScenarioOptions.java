@@ -31,6 +31,16 @@ public final class ScenarioOptions {
       description = "A topology preset, JSON file, NCCL topology dump (XML) or `nvidia-smi topo -m` text.")
   String topology;
 
+  @Option(names = "--gpu-model", paramLabel = "NAME",
+      description = "GPU model for a topology file that does not name it (nvidia-smi topo -m), e.g. \"NVIDIA H200\".")
+  String gpuModel;
+
+  @Option(names = "--gpu-cc", paramLabel = "CC", description = "Compute capability for such GPUs, e.g. 90.")
+  Integer gpuCc;
+
+  @Option(names = "--nic-speed", paramLabel = "MBPS", description = "NIC speed in Mb/s where the topology file lacks it.")
+  Long nicSpeed;
+
   @Option(names = "--nccl", paramLabel = "VERSION", description = "NCCL version, e.g. 2.22.3.")
   String nccl;
 
@@ -53,7 +63,9 @@ public final class ScenarioOptions {
     Map<String, String> overrides = parseEnv(env);
     Scenario base = scenario == null ? null : Scenarios.load(scenario);
     Workload w = workload != null ? Scenarios.workload(workload) : base == null ? null : base.workload();
-    Topology t = topology != null ? Scenarios.topology(topology) : base == null ? null : base.topology();
+    Topology t = topology != null
+        ? Scenarios.topology(topology, new io.pathproof.scenario.TopologyHints(gpuModel, gpuCc, nicSpeed))
+        : base == null ? null : base.topology();
     if (w == null) {
       throw PathproofException.usage("give --scenario NAME|FILE, or --workload and --topology");
     }
@@ -62,18 +74,23 @@ public final class ScenarioOptions {
     }
     Version nv = nccl != null ? Version.parse(nccl) : base == null ? null : base.versions().nccl();
     Version tv = torch != null ? Version.parse(torch) : base == null ? null : base.versions().torch();
-    if (nv == null) {
-      throw PathproofException.usage("--nccl VERSION is required without --scenario");
+    if (nv == null && t.gpuCount() > 0) {
+      throw PathproofException.usage("--nccl VERSION is required for a topology with GPUs");
     }
     if (tv == null) {
       throw PathproofException.usage("--torch VERSION is required without --scenario");
     }
     Version cuda = base == null ? null : base.versions().cuda();
-    int n = ranks != null ? ranks : base != null ? base.ranks() : Math.max(1, t.gpuCount());
+    if (ranks == null && base == null && t.gpuCount() == 0) {
+      throw PathproofException.usage("--ranks N is required: topology '" + t.name() + "' has no GPUs to count");
+    }
+    int n = ranks != null ? ranks : base != null ? base.ranks() : t.gpuCount();
     Map<String, String> e = new LinkedHashMap<>(base == null ? Map.of() : base.env());
     e.putAll(overrides);
     String name = base != null ? base.name() : w.name() + "@" + t.name();
-    return new Scenario(name, w, t, new Versions(tv, nv, cuda), n, e);
+    // The preset's backend holds while its topology does; a new topology lets the backend follow it.
+    var backend = base != null && topology == null ? base.backend() : null;
+    return new Scenario(name, w, t, new Versions(tv, nv, cuda), n, e, backend);
   }
 
   static Map<String, String> parseEnv(List<String> pairs) {

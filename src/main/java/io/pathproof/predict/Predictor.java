@@ -68,8 +68,8 @@ public final class Predictor {
     return new Prediction(Prediction.SCHEMA, inputs, backend, buckets, comm, collectives, assumptions, null);
   }
 
-  /** nccl when the topology has GPUs for the ranks, else gloo. */
+  /** The scenario's backend: nccl where the topology has GPUs, gloo on a CPU-only host. */
   static String backendOf(Scenario s) {
-    return s.topology().gpuCount() > 0 ? "nccl" : "gloo";
+    return s.backend().name().toLowerCase(java.util.Locale.ROOT);
   }
 }
