@@ -804,6 +804,10 @@ final class Checks {
         r.unproven(obs + "; the prediction names no transport");
       } else if (matches(exp, en.getValue())) {
         r.pass(obs);
+      } else if (sameKind(exp, en.getValue())) {
+        // P2P/CUMEM vs P2P/IPC: the same GPU-to-GPU transport; only how the peer buffer is mapped differs (cuMem
+        // support of the driver, NCCL_CUMEM_ENABLE), which the prediction can only assume. Not a path difference.
+        r.pass(obs + "; predicted " + exp + ": same " + NcclNames.transportFamily(exp) + " transport, other buffer mapping");
       } else {
         r.fail(obs);
       }
@@ -818,6 +822,19 @@ final class Checks {
       }
     }
     return "";
+  }
+
+  /** Every observed transport is P2P, as predicted, differing only in the mapping mechanism (CUMEM, IPC, direct pointer). */
+  private static boolean sameKind(String expected, Set<String> observed) {
+    if (!"P2P".equals(NcclNames.transportFamily(expected)) || expected.toUpperCase(Locale.ROOT).contains("GDR")) {
+      return false;
+    }
+    for (String o : observed) {
+      if (!"P2P".equals(NcclNames.transportFamily(o))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Every observed transport of a peer is of the predicted kind; a prediction may name just the family ("P2P"). */

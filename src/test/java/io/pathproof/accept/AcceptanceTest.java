@@ -148,6 +148,11 @@ class AcceptanceTest {
     // A prediction of GPUDirect RDMA is refuted by a P2P connection.
     Prediction gdr = withComm(SyntheticRuns.seedPrediction(), "NET/IB/GDRDMA");
     assertThat(Acceptance.accept(sealed(gdr), SyntheticRuns.build(s)).row("transport/0->1").verdict()).isEqualTo(Verdict.FAIL);
+    // P2P/IPC where P2P/CUMEM was predicted: the same transport, another mapping of the peer buffer.
+    Prediction cumem = withComm(SyntheticRuns.seedPrediction(), "P2P/CUMEM");
+    AcceptanceRow c = Acceptance.accept(sealed(cumem), SyntheticRuns.build(s)).row("transport/1->2");
+    assertThat(c.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(c.observed()).contains("predicted P2P/CUMEM: same P2P transport");
     // SHM where P2P was predicted fails.
     s.transport = "SHM/direct/direct";
     s.gdrFlagOnConnections = false;

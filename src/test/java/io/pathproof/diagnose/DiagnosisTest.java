@@ -242,6 +242,19 @@ class DiagnosisTest {
   }
 
   @Test
+  void withoutStepTimesNothingIsCalledNoChange() {
+    Evidence e = SyntheticRuns.build(baseline());
+    Evidence noSteps = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), e.ranges(), null, List.of(), e.replicas(), e.peerAccess(),
+        e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    Diagnosis d = Diagnosis.diagnose(noSteps, noSteps);
+    assertThat(d.conclusion()).isEqualTo("unproven");
+    assertThat(d.regression().verdict()).isEqualTo("unknown");
+    assertThat(d.regression().detected()).isFalse();
+    assertThat(d.clean()).isFalse();
+    assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).contains("compute");
+  }
+
+  @Test
   void twoChangedVariablesAreConfounded() {
     SyntheticRuns.Spec v = variant(s -> {
       s.env.put("NCCL_MAX_NCHANNELS", "1");
