@@ -281,7 +281,7 @@ final class Checks {
           got.add(br.bytes());
           if (br.index() < expected.size()) {
             List<String> ep = expected.get(br.index()).params();
-            if (br.params() != null && !br.params().isEmpty() && !ep.isEmpty() && !br.params().equals(ep)) {
+            if (br.params() != null && !br.params().isEmpty() && !ep.isEmpty() && !paramNames(br.params()).equals(paramNames(ep))) {
               paramsProblem = "bucket " + br.index() + " params " + br.params() + " (expected " + ep + ")";
             }
           }
@@ -335,6 +335,19 @@ final class Checks {
       r.pass(o + (logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + logs + " rank(s)" : ""));
     }
     rows.add(r.build());
+  }
+
+  /**
+   * Parameter names without the {@code module.} prefix that {@code DistributedDataParallel.named_parameters()} adds
+   * (the wrapped model is its attribute {@code module}): a hook that names parameters through the DDP object and a
+   * prediction that names them through the model mean the same parameter.
+   */
+  private static List<String> paramNames(List<String> names) {
+    List<String> out = new ArrayList<>();
+    for (String n : names) {
+      out.add(n != null && n.startsWith("module.") ? n.substring("module.".length()) : n);
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- collective

@@ -321,6 +321,17 @@ class AcceptanceTest {
   }
 
   @Test
+  void bucketParametersAreComparedByNameWithoutTheDdpModulePrefix() {
+    SyntheticRuns.Spec s = seedRun();
+    s.bucketParams = List.of(List.of("module.weight"));
+    assertThat(accept(s).row("buckets-rebuilt").verdict()).isEqualTo(Verdict.PASS);
+    s.bucketParams = List.of(List.of("bias"));
+    AcceptanceRow r = accept(s).row("buckets-rebuilt");
+    assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(r.observed()).contains("params [bias] (expected [weight])");
+  }
+
+  @Test
   void wrongBucketsFail() {
     SyntheticRuns.Spec s = seedRun();
     s.buckets = List.of(26_214_400L, 26_214_400L, 14_680_064L);
