@@ -943,9 +943,17 @@ final class Checks {
   }
 
   /**
+   * GPU-done is a CUDA event mapped onto the host clock through one anchor per step (host time taken, then the anchor
+   * event recorded): the mapped time is early by the host's delay between the two, tens of µs and more on a loaded
+   * host (seen: 72 µs on the real H200 run). A GPU-done up to this much before future-done is within the mapping's
+   * uncertainty and is reported, not failed; more is a real inversion.
+   */
+  static final long GPU_CLOCK_SLACK_NS = 500_000L;
+
+  /**
    * Three time boundaries of one bucket (seed common errors 4 and 5): hook entry ("ready"), future done, GPU done.
-   * Hook-ready must precede future-done, and future-done ≤ GPU-done (a done future is not a finished GPU). On CPU
-   * there is no GPU boundary.
+   * Hook-ready must precede future-done (same host clock, strict), and future-done ≤ GPU-done (a done future is not
+   * a finished GPU). On CPU there is no GPU boundary.
    */
   private void completionOrder() {
     boolean cpu = glooReason != null;
@@ -956,6 +964,8 @@ final class Checks {
     int bad = 0;
     int gpuChecked = 0;
     int gpuBad = 0;
+    int withinSlack = 0;
+    long worstEarlyNs = 0;
     for (Evidence.BucketRecord b : hs) {
       if (b.readyNs() == null || b.futureDoneNs() == null) {
         continue;
@@ -964,9 +974,13 @@ final class Checks {
       boolean ok = b.readyNs() < b.futureDoneNs();
       if (b.gpuDoneNs() != null) {
         gpuChecked++;
-        if (b.futureDoneNs() > b.gpuDoneNs()) {
+        long early = b.futureDoneNs() - b.gpuDoneNs();
+        if (early > GPU_CLOCK_SLACK_NS) {
           gpuBad++;
           ok = false;
+        } else if (early > 0) {
+          withinSlack++;
+          worstEarlyNs = Math.max(worstEarlyNs, early);
         }
       }
       if (!ok) {
@@ -985,7 +999,9 @@ final class Checks {
       r.prov(EvidenceView.src(hs.get(0).source()));
     }
     String obs = (checked - bad) + "/" + checked + " bucket records in order"
-        + (gpuChecked > 0 ? " (" + (gpuChecked - gpuBad) + "/" + gpuChecked + " with GPU-done)" : cpu ? "; GPU: n/a (CPU)" : "; no GPU-done times");
+        + (gpuChecked > 0 ? " (" + (gpuChecked - gpuBad) + "/" + gpuChecked + " with GPU-done)" : cpu ? "; GPU: n/a (CPU)" : "; no GPU-done times")
+        + (withinSlack > 0 ? String.format(Locale.ROOT, "; %d GPU-done up to %.1f us before future-done, within the host-clock mapping of "
+            + "CUDA events", withinSlack, worstEarlyNs / 1000.0) : "");
     if (bad > 0) {
       r.fail(obs);
     } else if (!cpu && gpuChecked == 0) {

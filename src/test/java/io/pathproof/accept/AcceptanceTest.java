@@ -248,6 +248,26 @@ class AcceptanceTest {
   }
 
   @Test
+  void completionOrderFailsOnARealInversion() {
+    Evidence e = SyntheticRuns.build(seedRun());
+    List<Evidence.BucketRecord> hs = new java.util.ArrayList<>(e.ddp().buckets());
+    Evidence.BucketRecord b = hs.get(7);
+    // GPU done 2 ms before the future: beyond any clock-mapping slack.
+    hs.set(7, new Evidence.BucketRecord(b.rank(), b.iteration(), b.index(), b.bytes(), b.isLast(), b.params(), b.readyNs(), b.futureDoneNs(),
+        b.futureDoneNs() - 2_000_000L, b.source()));
+    Evidence.BucketRecord c = hs.get(9);
+    // Hook ready after the future completed: impossible on one clock.
+    hs.set(9, new Evidence.BucketRecord(c.rank(), c.iteration(), c.index(), c.bytes(), c.isLast(), c.params(), c.futureDoneNs() + 1,
+        c.futureDoneNs(), c.gpuDoneNs(), c.source()));
+    Evidence bad = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), e.ranges(), new Evidence.Ddp(hs, e.ddp().logging()), e.steps(),
+        e.replicas(), e.peerAccess(), e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    AcceptanceRow r = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), bad).row("completion-order");
+    assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(r.observed()).startsWith("210/212 bucket records in order");
+    assertThat(r.provenance()).containsExactly(b.source().toString(), c.source().toString());
+  }
+
+  @Test
   void aRunMadeForAnotherPredictionFails() {
     Prediction p = sealed(SyntheticRuns.seedPrediction());
     Evidence e = SyntheticRuns.build(seedRun());
