@@ -281,7 +281,7 @@ final class Checks {
           got.add(br.bytes());
           if (br.index() < expected.size()) {
             List<String> ep = expected.get(br.index()).params();
-            if (br.params() != null && !br.params().isEmpty() && !ep.isEmpty() && !br.params().equals(ep)) {
+            if (br.params() != null && !br.params().isEmpty() && !ep.isEmpty() && !paramNames(br.params()).equals(paramNames(ep))) {
               paramsProblem = "bucket " + br.index() + " params " + br.params() + " (expected " + ep + ")";
             }
           }
@@ -335,6 +335,19 @@ final class Checks {
       r.pass(o + (logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + logs + " rank(s)" : ""));
     }
     rows.add(r.build());
+  }
+
+  /**
+   * Parameter names without the {@code module.} prefix that {@code DistributedDataParallel.named_parameters()} adds
+   * (the wrapped model is its attribute {@code module}): a hook that names parameters through the DDP object and a
+   * prediction that names them through the model mean the same parameter.
+   */
+  private static List<String> paramNames(List<String> names) {
+    List<String> out = new ArrayList<>();
+    for (String n : names) {
+      out.add(n != null && n.startsWith("module.") ? n.substring("module.".length()) : n);
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- collective
@@ -804,6 +817,10 @@ final class Checks {
         r.unproven(obs + "; the prediction names no transport");
       } else if (matches(exp, en.getValue())) {
         r.pass(obs);
+      } else if (sameKind(exp, en.getValue())) {
+        // P2P/CUMEM vs P2P/IPC: the same GPU-to-GPU transport; only how the peer buffer is mapped differs (cuMem
+        // support of the driver, NCCL_CUMEM_ENABLE), which the prediction can only assume. Not a path difference.
+        r.pass(obs + "; predicted " + exp + ": same " + NcclNames.transportFamily(exp) + " transport, other buffer mapping");
       } else {
         r.fail(obs);
       }
@@ -818,6 +835,19 @@ final class Checks {
       }
     }
     return "";
+  }
+
+  /** Every observed transport is P2P, as predicted, differing only in the mapping mechanism (CUMEM, IPC, direct pointer). */
+  private static boolean sameKind(String expected, Set<String> observed) {
+    if (!"P2P".equals(NcclNames.transportFamily(expected)) || expected.toUpperCase(Locale.ROOT).contains("GDR")) {
+      return false;
+    }
+    for (String o : observed) {
+      if (!"P2P".equals(NcclNames.transportFamily(o))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Every observed transport of a peer is of the predicted kind; a prediction may name just the family ("P2P"). */
@@ -913,9 +943,17 @@ final class Checks {
   }
 
   /**
+   * GPU-done is a CUDA event mapped onto the host clock through one anchor per step (host time taken, then the anchor
+   * event recorded): the mapped time is early by the host's delay between the two, tens of µs and more on a loaded
+   * host (seen: 72 µs on the real H200 run). A GPU-done up to this much before future-done is within the mapping's
+   * uncertainty and is reported, not failed; more is a real inversion.
+   */
+  static final long GPU_CLOCK_SLACK_NS = 500_000L;
+
+  /**
    * Three time boundaries of one bucket (seed common errors 4 and 5): hook entry ("ready"), future done, GPU done.
-   * Hook-ready must precede future-done, and future-done ≤ GPU-done (a done future is not a finished GPU). On CPU
-   * there is no GPU boundary.
+   * Hook-ready must precede future-done (same host clock, strict), and future-done ≤ GPU-done (a done future is not
+   * a finished GPU). On CPU there is no GPU boundary.
    */
   private void completionOrder() {
     boolean cpu = glooReason != null;
@@ -926,6 +964,8 @@ final class Checks {
     int bad = 0;
     int gpuChecked = 0;
     int gpuBad = 0;
+    int withinSlack = 0;
+    long worstEarlyNs = 0;
     for (Evidence.BucketRecord b : hs) {
       if (b.readyNs() == null || b.futureDoneNs() == null) {
         continue;
@@ -934,9 +974,13 @@ final class Checks {
       boolean ok = b.readyNs() < b.futureDoneNs();
       if (b.gpuDoneNs() != null) {
         gpuChecked++;
-        if (b.futureDoneNs() > b.gpuDoneNs()) {
+        long early = b.futureDoneNs() - b.gpuDoneNs();
+        if (early > GPU_CLOCK_SLACK_NS) {
           gpuBad++;
           ok = false;
+        } else if (early > 0) {
+          withinSlack++;
+          worstEarlyNs = Math.max(worstEarlyNs, early);
         }
       }
       if (!ok) {
@@ -955,7 +999,9 @@ final class Checks {
       r.prov(EvidenceView.src(hs.get(0).source()));
     }
     String obs = (checked - bad) + "/" + checked + " bucket records in order"
-        + (gpuChecked > 0 ? " (" + (gpuChecked - gpuBad) + "/" + gpuChecked + " with GPU-done)" : cpu ? "; GPU: n/a (CPU)" : "; no GPU-done times");
+        + (gpuChecked > 0 ? " (" + (gpuChecked - gpuBad) + "/" + gpuChecked + " with GPU-done)" : cpu ? "; GPU: n/a (CPU)" : "; no GPU-done times")
+        + (withinSlack > 0 ? String.format(Locale.ROOT, "; %d GPU-done up to %.1f us before future-done, within the host-clock mapping of "
+            + "CUDA events", withinSlack, worstEarlyNs / 1000.0) : "");
     if (bad > 0) {
       r.fail(obs);
     } else if (!cpu && gpuChecked == 0) {

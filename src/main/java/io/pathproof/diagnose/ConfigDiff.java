@@ -145,10 +145,10 @@ final class ConfigDiff {
         continue;
       }
       // A fact one side's tooling did not record at all is not a change of the job: absent vs absent-source.
-      if (fb == null && fv != null && !sourcePresent(baseline, fv.kinds())) {
+      if (fb == null && fv != null && !sourcePresent(baseline, k, fv.kinds())) {
         continue;
       }
-      if (fv == null && fb != null && !sourcePresent(variant, fb.kinds())) {
+      if (fv == null && fb != null && !sourcePresent(variant, k, fb.kinds())) {
         continue;
       }
       List<String> kinds = new ArrayList<>();
@@ -167,11 +167,12 @@ final class ConfigDiff {
     return out;
   }
 
-  private static boolean sourcePresent(Evidence e, List<String> kinds) {
+  /** Whether {@code e} recorded the part of the configuration that {@code key} belongs to, in one of {@code kinds}. */
+  private static boolean sourcePresent(Evidence e, String key, List<String> kinds) {
     for (String k : kinds) {
       switch (k) {
         case "manifest":
-          if (e.manifest() != null && e.manifest().isObject() && e.manifest().size() > 0) {
+          if (e.manifest() != null && e.manifest().isObject() && manifestHas(e.manifest(), key)) {
             return true;
           }
           break;
@@ -190,6 +191,25 @@ final class ConfigDiff {
       }
     }
     return false;
+  }
+
+  /** The manifest holds the tree or value a flattened key came from (env.X needs an env object, and so on). */
+  private static boolean manifestHas(JsonNode m, String key) {
+    int cut = key.length();
+    for (char c : new char[] {'.', '['}) {
+      int i = key.indexOf(c);
+      if (i >= 0) {
+        cut = Math.min(cut, i);
+      }
+    }
+    String head = key.substring(0, cut);
+    return switch (head) {
+      case "env" -> m.has("env") || m.has("environment");
+      case "world_size" -> m.has("nproc") || m.has("worldSize") || m.has("world_size");
+      case "workload" -> m.has("workload") || m.has("workloadName");
+      case "topology" -> m.has("topology") || m.has("nvidiaSmiTopoM");
+      default -> m.has(head);
+    };
   }
 
   /** Changes grouped by variable, in first-seen order. */

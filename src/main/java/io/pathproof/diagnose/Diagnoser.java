@@ -231,6 +231,11 @@ final class Diagnoser {
       conclusion = "unexplained";
       root = Remedies.unexplained("no configuration, path, compute or kernel-time difference explains the step time", changedLayers, diffs,
           effect);
+    } else if ("unknown".equals(reg.verdict())) {
+      // Missing evidence is never "no change": without step times the effect is unproven.
+      conclusion = "unproven";
+      root = Remedies.none("no configuration or path difference in the evidence, but " + reg.rule() + ": the step-time effect is unproven",
+          effect);
     } else {
       conclusion = "no change";
       root = Remedies.none("no configuration, path, compute or step-time difference", effect);

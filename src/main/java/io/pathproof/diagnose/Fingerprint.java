@@ -300,9 +300,11 @@ final class Fingerprint {
   }
 
   /**
-   * Per measured iteration: step time minus the bucket communication time (hook entry to future done, summed over
-   * the buckets of that iteration), the median over ranks. What is left is forward, backward outside communication
-   * and the optimizer: the compute a slower model, data loader or clock would change.
+   * Per measured iteration: step time minus the bucket communication time (hook entry to GPU done where the run has
+   * GPU boundaries, else to future done; summed over the buckets of that iteration), the median over ranks. What is
+   * left is forward, backward outside communication and the optimizer: the compute a slower model, data loader or
+   * clock would change. On NCCL the future completes at enqueue, not when the AllReduce finished (the harness's
+   * note; ProcessGroupNCCL futures are CUDA-aware), so only GPU done bounds the communication there.
    */
   private double[] compute() {
     List<Evidence.BucketRecord> hooks = e.ddp() == null ? List.of() : list(e.ddp().buckets());
@@ -311,8 +313,9 @@ final class Fingerprint {
     }
     Map<String, Double> comm = new TreeMap<>();
     for (Evidence.BucketRecord b : hooks) {
-      if (b.readyNs() != null && b.futureDoneNs() != null) {
-        comm.merge(b.rank() + "/" + b.iteration(), (b.futureDoneNs() - b.readyNs()) / 1e6, Double::sum);
+      Long end = b.gpuDoneNs() != null ? b.gpuDoneNs() : b.futureDoneNs();
+      if (b.readyNs() != null && end != null) {
+        comm.merge(b.rank() + "/" + b.iteration(), (end - b.readyNs()) / 1e6, Double::sum);
       }
     }
     TreeMap<Integer, List<Double>> perIt = new TreeMap<>();

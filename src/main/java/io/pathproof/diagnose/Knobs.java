@@ -5,12 +5,13 @@ import java.util.Set;
 
 /**
  * Which layer of the path a configuration fact acts on: the mechanism, read from the source that consumes each
- * variable, not a table of known outcomes. NCCL (v2.22.3-1): NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS clamp the
- * channel count after the graph search (graph/connect.cc ncclTopoPostset, init.cc); NCCL_ALGO / NCCL_PROTO mask the
- * tuning table (graph/tuning.cc:273-278); NCCL_NTHREADS sets maxThreads, hence blockX (graph/tuning.cc:119-131);
- * NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, NCCL_IB_DISABLE, NCCL_NET, NCCL_CUMEM_ENABLE choose the
- * transport (transport/p2p.cc canConnect, transport/shm.cc, transport/net.cc). PyTorch: bucket_cap_mb and the DDP
- * flags decide the bucket layout (torch/nn/parallel/distributed.py _ddp_init_helper, reducer.cpp).
+ * variable, not a table of known outcomes. Checked in NCCL v2.22.3-1: NCCL_MIN/MAX_NCHANNELS clamp the channel count
+ * after the graph search (src/graph/connect.cc:326-327, ncclTopoPostset), NCCL_MIN/MAX_CTAS likewise (src/init.cc:1285-1286);
+ * NCCL_ALGO / NCCL_PROTO mask the tuning table (src/graph/tuning.cc:270-280); NCCL_NTHREADS sets maxThreads, hence
+ * blockX (src/graph/tuning.cc:12, 119-131); NCCL_P2P_DISABLE / NCCL_P2P_LEVEL decide whether peers may use P2P
+ * (src/graph/paths.cc:285), NCCL_SHM_DISABLE the SHM fallback (src/transport/shm.cc:41), NCCL_NET the network module
+ * (src/init.cc:1492). PyTorch: bucket_cap_mb and the DDP flags decide the bucket layout
+ * (torch/nn/parallel/distributed.py _ddp_init_helper, reducer.cpp compute_bucket_assignment_by_size).
  */
 final class Knobs {
   private Knobs() {}

@@ -120,7 +120,7 @@ final class Remedies {
     String change = String.format(Locale.ROOT, "compute outside communication rose from %.3f to %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f)",
         compute.baselineMedian(), compute.variantMedian(), compute.ratio(), compute.ciLow(), compute.ciHigh());
     return new Diagnosis.RootCause(Fingerprint.COMPUTE, "application", change,
-        List.of("configuration / path: " + context, "compute: " + change + " (hook ready/future-done times and step times)", "effect: " + effect,
+        List.of("configuration / path: " + context, "compute: " + change + " (hook ready to GPU-done / future-done times and step times)", "effect: " + effect,
             "the bucket communication time did not change: the slowdown is outside the AllReduce"),
         "find what slowed forward, backward or the optimizer step (model code, data loading, a sleep or sync, GPU clocks) and undo it; "
             + "profile the compute kernels and CPU ranges of one step on each rank",

@@ -148,6 +148,11 @@ class AcceptanceTest {
     // A prediction of GPUDirect RDMA is refuted by a P2P connection.
     Prediction gdr = withComm(SyntheticRuns.seedPrediction(), "NET/IB/GDRDMA");
     assertThat(Acceptance.accept(sealed(gdr), SyntheticRuns.build(s)).row("transport/0->1").verdict()).isEqualTo(Verdict.FAIL);
+    // P2P/IPC where P2P/CUMEM was predicted: the same transport, another mapping of the peer buffer.
+    Prediction cumem = withComm(SyntheticRuns.seedPrediction(), "P2P/CUMEM");
+    AcceptanceRow c = Acceptance.accept(sealed(cumem), SyntheticRuns.build(s)).row("transport/1->2");
+    assertThat(c.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(c.observed()).contains("predicted P2P/CUMEM: same P2P transport");
     // SHM where P2P was predicted fails.
     s.transport = "SHM/direct/direct";
     s.gdrFlagOnConnections = false;
@@ -243,6 +248,26 @@ class AcceptanceTest {
   }
 
   @Test
+  void completionOrderFailsOnARealInversion() {
+    Evidence e = SyntheticRuns.build(seedRun());
+    List<Evidence.BucketRecord> hs = new java.util.ArrayList<>(e.ddp().buckets());
+    Evidence.BucketRecord b = hs.get(7);
+    // GPU done 2 ms before the future: beyond any clock-mapping slack.
+    hs.set(7, new Evidence.BucketRecord(b.rank(), b.iteration(), b.index(), b.bytes(), b.isLast(), b.params(), b.readyNs(), b.futureDoneNs(),
+        b.futureDoneNs() - 2_000_000L, b.source()));
+    Evidence.BucketRecord c = hs.get(9);
+    // Hook ready after the future completed: impossible on one clock.
+    hs.set(9, new Evidence.BucketRecord(c.rank(), c.iteration(), c.index(), c.bytes(), c.isLast(), c.params(), c.futureDoneNs() + 1,
+        c.futureDoneNs(), c.gpuDoneNs(), c.source()));
+    Evidence bad = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), e.ranges(), new Evidence.Ddp(hs, e.ddp().logging()), e.steps(),
+        e.replicas(), e.peerAccess(), e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    AcceptanceRow r = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), bad).row("completion-order");
+    assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(r.observed()).startsWith("210/212 bucket records in order");
+    assertThat(r.provenance()).containsExactly(b.source().toString(), c.source().toString());
+  }
+
+  @Test
   void aRunMadeForAnotherPredictionFails() {
     Prediction p = sealed(SyntheticRuns.seedPrediction());
     Evidence e = SyntheticRuns.build(seedRun());
@@ -313,6 +338,17 @@ class AcceptanceTest {
     assertThat(t.row("transport").verdict()).isEqualTo(Verdict.NOT_APPLICABLE);
     assertThat(t.row("bus-bytes/bucket0").verdict()).isEqualTo(Verdict.PASS);
     assertThat(t.verdict()).isEqualTo(Verdict.PASS);
+  }
+
+  @Test
+  void bucketParametersAreComparedByNameWithoutTheDdpModulePrefix() {
+    SyntheticRuns.Spec s = seedRun();
+    s.bucketParams = List.of(List.of("module.weight"));
+    assertThat(accept(s).row("buckets-rebuilt").verdict()).isEqualTo(Verdict.PASS);
+    s.bucketParams = List.of(List.of("bias"));
+    AcceptanceRow r = accept(s).row("buckets-rebuilt");
+    assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(r.observed()).contains("params [bias] (expected [weight])");
   }
 
   @Test

@@ -18,7 +18,8 @@ import java.util.SplittableRandom;
  *
  * <p>Noise sources: (1) a lognormal model, step = median × exp(σZ) with σ = ln(1+CV²)^½ for CV in 1..8 %, the
  * spread of GPU step times of a fixed canary (assumption, documented in docs/perf/accept.md); (2) resampling with
- * replacement from recorded step times (src/test/resources/io/pathproof/diagnose/steps/).
+ * replacement from recorded step times (src/test/resources/io/pathproof/diagnose/steps/): the real one-H200 run
+ * (plain and instrumented phases) and a gloo CPU run on a shared 2-core machine.
  *
  * <p>Run: {@code ./mvnw -q -B -o test-compile && ./mvnw -q -B -o dependency:build-classpath -Dmdep.includeScope=test
  * -Dmdep.outputFile=cp.txt && java -cp target/test-classes:target/classes:$(cat cp.txt) io.pathproof.bench.DiagnosePowerBench}
@@ -45,9 +46,15 @@ public final class DiagnosePowerBench {
         return s;
       });
     }
-    double[] pool = recorded("/io/pathproof/diagnose/steps/gloo-cpu-2rank-16mib.csv");
+    resampled("recorded H200 plain steps (48), resampled", "h200-1rank-plain.csv", trials, seed);
+    resampled("recorded H200 instrumented steps (48)", "h200-1rank-instrumented.csv", trials, seed);
+    resampled("recorded gloo CPU (CV 0.90), resampled", "gloo-cpu-2rank-16mib.csv", trials, seed);
+  }
+
+  static void resampled(String name, String file, int trials, long seed) throws IOException {
+    double[] pool = recorded("/io/pathproof/diagnose/steps/" + file);
     SplittableRandom rnd = new SplittableRandom(seed);
-    row("recorded gloo CPU (CV 0.90), resampled", trials, () -> {
+    row(name, trials, () -> {
       double[] s = new double[ITERATIONS];
       for (int i = 0; i < s.length; i++) {
         s[i] = pool[rnd.nextInt(pool.length)];

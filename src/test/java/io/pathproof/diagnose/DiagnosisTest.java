@@ -242,6 +242,31 @@ class DiagnosisTest {
   }
 
   @Test
+  void withoutStepTimesNothingIsCalledNoChange() {
+    Evidence e = SyntheticRuns.build(baseline());
+    Evidence noSteps = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), e.ranges(), null, List.of(), e.replicas(), e.peerAccess(),
+        e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    Diagnosis d = Diagnosis.diagnose(noSteps, noSteps);
+    assertThat(d.conclusion()).isEqualTo("unproven");
+    assertThat(d.regression().verdict()).isEqualTo("unknown");
+    assertThat(d.regression().detected()).isFalse();
+    assertThat(d.clean()).isFalse();
+    assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).contains("compute");
+  }
+
+  @Test
+  void aManifestWithoutAnEnvRecordIsNotAnEnvChange() {
+    Evidence b = SyntheticRuns.build(baseline());
+    ((ObjectNode) b.manifest()).remove("env");
+    SyntheticRuns.Spec v = variant(s -> s.env.put("NCCL_ALGO", "Ring"));
+    Diagnosis d = Diagnosis.diagnose(b, SyntheticRuns.build(v));
+    // The variant's NCCL log echoes NCCL_ALGO, and the baseline's log (present) does not: that is a change; the
+    // manifest env entries the baseline never recorded are not.
+    assertThat(d.configuration()).extracting(Diagnosis.ConfigChange::key).containsExactly("env.NCCL_ALGO");
+    assertThat(d.configuration().get(0).evidence()).containsExactly("manifest", "nccl-log");
+  }
+
+  @Test
   void twoChangedVariablesAreConfounded() {
     SyntheticRuns.Spec v = variant(s -> {
       s.env.put("NCCL_MAX_NCHANNELS", "1");
