@@ -173,6 +173,33 @@ public final class Runner {
       return new Result(dir, false, ExitCode.OK, null, List.of(), cmd);
     }
 
+    String addr = "127.0.0.1";
+    int port;
+    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
+      String ep = req.rdzvEndpoint().trim();
+      int c = ep.lastIndexOf(':');
+      if (c <= 0 || c == ep.length() - 1) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
+      }
+      addr = ep.substring(0, c);
+      try {
+        port = Integer.parseInt(ep.substring(c + 1));
+      } catch (NumberFormatException e) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
+      }
+      if (port < 1 || port > 65535) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
+      }
+    } else {
+      port = freePort();
+    }
+    manifest.put("masterAddr", addr);
+    manifest.put("masterPort", port);
+    if (req.nodeRank() == 0 && !canBind(addr, port)) {
+      return fail(dir, manifest, ExitCode.PORT_IN_USE,
+          "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
+    }
+
     PythonProbe.Python py;
     try {
       py = PythonProbe.find(req.python());
@@ -200,33 +227,6 @@ public final class Runner {
         return fail(dir, manifest, ExitCode.NO_GPU, "run: --backend nccl needs one GPU per rank: --nproc " + req.nproc()
             + " but " + py.gpus() + " GPU(s) visible (NCCL refuses two ranks on one GPU)");
       }
-    }
-
-    String addr = "127.0.0.1";
-    int port;
-    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
-      String ep = req.rdzvEndpoint().trim();
-      int c = ep.lastIndexOf(':');
-      if (c <= 0 || c == ep.length() - 1) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
-      }
-      addr = ep.substring(0, c);
-      try {
-        port = Integer.parseInt(ep.substring(c + 1));
-      } catch (NumberFormatException e) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
-      }
-      if (port < 1 || port > 65535) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
-      }
-    } else {
-      port = freePort();
-    }
-    manifest.put("masterAddr", addr);
-    manifest.put("masterPort", port);
-    if (req.nodeRank() == 0 && !canBind(addr, port)) {
-      return fail(dir, manifest, ExitCode.PORT_IN_USE,
-          "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
     }
 
     Launcher launcher = req.launcher();
