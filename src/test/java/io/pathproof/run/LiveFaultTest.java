@@ -67,4 +67,17 @@ class LiveFaultTest {
           .orElse("").contains(out.toString())).count()).as("processes of the run left alive").isZero();
     }
   }
+
+  @Test
+  void ncclWithoutAGpuIsRefusedWithNoGpu(@TempDir Path tmp) throws Exception {
+    PythonProbe.Python py = Live.requireTorch();
+    org.junit.jupiter.api.Assumptions.assumeTrue(!py.cuda(), "this machine has a GPU");
+    Path out = tmp.resolve("r");
+    Runner.Request s = small(out, List.of(), 0);
+    Runner.Result r = Runner.run(new Runner.Request(s.workload(), s.workloadLabel(), null, Runner.Backend.NCCL, 1, 1, 0,
+        null, 1, 0, 0, List.of(), null, 0, out, Runner.Launcher.SPAWN, py.executable(), false, List.of(), "t"), null);
+    assertThat(r.exitCode()).isEqualTo(ExitCode.NO_GPU);
+    assertThat(r.message()).startsWith("run: --backend nccl but " + py.executable()).endsWith("sees no CUDA GPU; use --backend gloo");
+    assertThat(out.resolve("manifest.json")).exists();
+  }
 }

@@ -41,10 +41,14 @@ class RunnerTest {
     assertThat(r.exitCode()).isZero();
     assertThat(r.complete()).isFalse();
     String d = out.toAbsolutePath().normalize().toString();
+    String defaults = Runner.NCCL_DEFAULTS.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+        .collect(java.util.stream.Collectors.joining(","));
+    assertThat(defaults).contains("NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P",
+        "TORCH_NCCL_TRACE_BUFFER_SIZE=");
     assertThat(r.command()).isEqualTo("srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --kill-on-bad-exit=1"
         + " --output=" + d + "/rank%t.stdout --error=" + d + "/rank%t.stderr"
-        + " --export=ALL,NCCL_DEBUG=INFO,NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P,TORCH_NCCL_TRACE_BUFFER_SIZE=2000,"
-        + "OMP_NUM_THREADS=1,PYTHONUNBUFFERED=1,WORLD_SIZE=8,LOCAL_WORLD_SIZE=4,MASTER_ADDR=node0,MASTER_PORT=29400,"
+        + " --export=ALL," + defaults
+        + ",OMP_NUM_THREADS=1,PYTHONUNBUFFERED=1,WORLD_SIZE=8,LOCAL_WORLD_SIZE=4,MASTER_ADDR=node0,MASTER_PORT=29400,"
         + "NCCL_MAX_NCHANNELS=1"
         + " python3 " + d + "/harness.py --run-dir " + d + " --workload " + d + "/workload.json --backend gloo"
         + " --iters 4 --warmup 1 --profile-iters 1 --knob exit_rank=3@2");
@@ -55,6 +59,36 @@ class RunnerTest {
     JsonNode m = Json.mapper().readTree(out.resolve("manifest.json").toFile());
     assertThat(m.path("srunCommand").asText()).isEqualTo(r.command());
     assertThat(m.path("inject").path("knobs").path("exit_rank").asText()).isEqualTo("3@2");
+    assertThat(m.path("complete").asBoolean(true)).isFalse();
+  }
+
+  @Test
+  void theCommandLineListsEveryFlagOfTheIssue() {
+    java.io.StringWriter o = new java.io.StringWriter();
+    int code = io.pathproof.cli.Main.run(new String[] {"run", "--help"}, new java.io.PrintWriter(o, true),
+        new java.io.PrintWriter(new java.io.StringWriter(), true));
+    assertThat(code).isZero();
+    assertThat(o.toString()).contains("--scenario", "--workload", "--topology", "--backend", "--nproc", "--nnodes",
+        "--node-rank", "--rdzv-endpoint", "--iters", "--warmup", "--inject", "--prediction", "--timeout", "--launcher",
+        "--python", "--overhead", "--out");
+  }
+
+  @Test
+  void noPythonWithTorchIsTorchMissingWithOneLine(@TempDir Path tmp) throws Exception {
+    Path fake = tmp.resolve("python3");
+    Files.writeString(fake, "#!/bin/sh\necho 'No module named torch' >&2\nexit 1\n");
+    assertThat(fake.toFile().setExecutable(true)).isTrue();
+    Path out = tmp.resolve("r");
+    Runner.Request base = request(out, Runner.Launcher.SPAWN, List.of(), null, null, 2, 1, 0);
+    Runner.Request req = new Runner.Request(base.workload(), base.workloadLabel(), null, base.backend(), 2, 1, 0, null, 4, 1,
+        1, List.of(), null, 0, out, Runner.Launcher.SPAWN, fake.toString(), false, List.of(), "pathproof test");
+    Runner.Result r = Runner.run(req, null);
+    assertThat(r.exitCode()).isEqualTo(ExitCode.TORCH_MISSING);
+    assertThat(r.message()).isEqualTo("run: no Python with torch found (tried " + fake
+        + ": no torch); pass --python or set PATHPROOF_PYTHON");
+    assertThat(r.message()).doesNotContain("\n");
+    JsonNode m = Json.mapper().readTree(out.resolve("manifest.json").toFile());
+    assertThat(m.path("exitCode").asInt()).isEqualTo(ExitCode.TORCH_MISSING);
     assertThat(m.path("complete").asBoolean(true)).isFalse();
   }
 
