@@ -80,4 +80,18 @@ class LiveFaultTest {
     assertThat(r.message()).startsWith("run: --backend nccl but " + py.executable()).endsWith("sees no CUDA GPU; use --backend gloo");
     assertThat(out.resolve("manifest.json")).exists();
   }
+
+  @Test
+  void aCorruptedGradientShowsInTheReplicaDigests(@TempDir Path tmp) throws Exception {
+    Live.requireTorch();
+    Path out = tmp.resolve("r");
+    Runner.Request s = small(out, List.of("corrupt_grad_rank=1"), 0);
+    Runner.Result r = Runner.run(new Runner.Request(s.workload(), s.workloadLabel(), null, Runner.Backend.GLOO, 2, 1, 0,
+        null, 1, 0, 0, s.inject(), null, 0, out, Runner.Launcher.SPAWN, null, false, List.of(), "t"), null);
+    assertThat(r.exitCode()).isZero(); // the run itself is fine: only the correctness layer can tell
+    io.pathproof.evidence.HarnessFacts h = io.pathproof.evidence.HarnessReader.read(out);
+    assertThat(h.replicas().equal()).isFalse();
+    assertThat(h.replicas().digests()).hasSize(2);
+    assertThat(h.replicas().digests().get(0).sha256()).isNotEqualTo(h.replicas().digests().get(1).sha256());
+  }
 }
