@@ -1,14 +1,84 @@
 package io.pathproof.cli;
 
+import io.pathproof.accept.Acceptance;
+import io.pathproof.accept.AcceptanceTable;
+import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** Verb {@code accept}: not built yet. */
-@Command(name = "accept", mixinStandardHelpOptions = true, description = "(not built yet)")
+/** Verb {@code accept}: a sealed prediction against a run directory. */
+@Command(name = "accept", mixinStandardHelpOptions = true,
+    description = {"Check a sealed prediction against the evidence of a run, row by row: PASS, FAIL, UNPROVEN or N/A.",
+        "Exit 0: no row FAILs (UNPROVEN rows are listed and the overall verdict says UNPROVEN); 1: a row FAILs, or with",
+        "--strict anything short of proof; 3: the run's evidence cannot be read; 9: the prediction's seal is missing or broken."})
 public final class AcceptCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--prediction", required = true, paramLabel = "FILE", description = "sealed prediction (predict -o FILE)")
+  Path prediction;
+
+  @Option(names = "--run", required = true, paramLabel = "RUNDIR", description = "run directory (or an evidence file)")
+  Path run;
+
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
+  String format;
+
+  @Option(names = "--junit", paramLabel = "FILE", description = "also write JUnit XML: one testcase per row")
+  Path junit;
+
+  @Option(names = "--strict", description = "exit 1 also when a row is UNPROVEN")
+  boolean strict;
+
+  /** The parsed command line. */
+  record Options(Path prediction, Path run, String format, Path junit, boolean strict) {
+    Options {
+      if (!List.of("table", "json", "markdown").contains(format)) {
+        throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
+      }
+    }
+  }
+
   @Override
   public Integer call() {
-    throw PathproofException.usage("accept: not built yet");
+    Options o = new Options(prediction, run, format, junit, strict);
+    Prediction p = PredictionIo.readVerified(o.prediction());
+    if (!Files.exists(o.run())) {
+      throw PathproofException.badInput(o.run() + ": no such run directory");
+    }
+    Evidence e = Ingest.read(List.of(o.run()));
+    if (e == null || e.files() == null || e.files().isEmpty()) {
+      throw new PathproofException(ExitCode.BAD_INPUT, o.run() + ": no readable evidence");
+    }
+    AcceptanceTable t = Acceptance.accept(p, e);
+    spec.commandLine().getOut().print(Acceptance.render(t, o.format()));
+    spec.commandLine().getOut().flush();
+    if (o.junit() != null) {
+      try {
+        Path parent = o.junit().toAbsolutePath().getParent();
+        if (parent != null) {
+          Files.createDirectories(parent);
+        }
+        Files.writeString(o.junit(), Acceptance.toJunitXml(t), StandardCharsets.UTF_8);
+      } catch (IOException ex) {
+        throw PathproofException.badInput("--junit " + o.junit() + ": cannot write: " + ex.getMessage());
+      }
+    }
+    if (t.counts().unproven() > 0 && !o.strict() && t.counts().fail() == 0) {
+      spec.commandLine().getErr().println("pathproof: " + t.counts().unproven() + " row(s) UNPROVEN (exit 0; --strict makes this exit 1)");
+    }
+    return t.exitCode(o.strict());
   }
 }

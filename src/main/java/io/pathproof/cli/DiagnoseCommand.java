@@ -1,14 +1,66 @@
 package io.pathproof.cli;
 
+import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
+import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Verb {@code diagnose}: not built yet. */
-@Command(name = "diagnose", mixinStandardHelpOptions = true, description = "(not built yet)")
+/** Verb {@code diagnose}: a variant run against a baseline run, blind. */
+@Command(name = "diagnose", mixinStandardHelpOptions = true,
+    description = {"Diagnose a variant run against a baseline run without being told what changed: correctness, step time",
+        "(median ratio, bootstrap 95% CI), fingerprint diff layer by layer, elimination, root cause, fix.",
+        "Exit 0: no regression and correct; 1: a regression or a correctness failure; 3: a run's evidence cannot be read."})
 public final class DiagnoseCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--baseline", required = true, paramLabel = "RUNDIR", description = "the baseline run")
+  Path baseline;
+
+  @Option(names = "--variant", required = true, paramLabel = "RUNDIR", description = "the run to diagnose")
+  Path variant;
+
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
+  String format;
+
+  /** The parsed command line. */
+  record Options(Path baseline, Path variant, String format) {
+    Options {
+      if (!List.of("table", "json", "markdown").contains(format)) {
+        throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
+      }
+    }
+  }
+
   @Override
   public Integer call() {
-    throw PathproofException.usage("diagnose: not built yet");
+    Options o = new Options(baseline, variant, format);
+    Evidence b = read(o.baseline());
+    Evidence v = read(o.variant());
+    Diagnosis d = Diagnosis.diagnose(b, v);
+    spec.commandLine().getOut().print(Diagnosis.render(d, o.format()));
+    spec.commandLine().getOut().flush();
+    boolean bad = d.regression().detected() || "FAIL".equals(d.correctness().verdict());
+    return bad ? ExitCode.FAIL : ExitCode.OK;
+  }
+
+  /** Reads one run directory; nothing readable is exit 3. */
+  static Evidence read(Path dir) {
+    if (!Files.exists(dir)) {
+      throw PathproofException.badInput(dir + ": no such run directory");
+    }
+    Evidence e = Ingest.read(List.of(dir));
+    if (e == null || e.files() == null || e.files().isEmpty()) {
+      throw PathproofException.badInput(dir + ": no readable evidence");
+    }
+    return e;
   }
 }

@@ -1,14 +1,78 @@
 package io.pathproof.cli;
 
+import io.pathproof.callgraph.CallGraph;
+import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import io.pathproof.explain.Explainer;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import io.pathproof.predict.Predictor;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Verb {@code explain}: not built yet. */
-@Command(name = "explain", mixinStandardHelpOptions = true, description = "(not built yet)")
+/** Verb {@code explain}: the 35-stage call graph with owners, and numeric answers to the method's 16 questions. */
+@Command(name = "explain", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Explain the path: the 35-stage call graph with owners (and, with --run, which stages the run's",
+        "evidence shows), then the method's 16 questions answered with this scenario's numbers.",
+        "Example: pathproof explain --scenario seed"})
 public final class ExplainCommand implements Callable<Integer> {
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Mixin ScenarioOptions scenario = new ScenarioOptions();
+
+  @Option(names = "--prediction", paramLabel = "FILE", description = "Explain a sealed prediction instead of a scenario.")
+  Path prediction;
+
+  @Option(names = "--run", paramLabel = "RUNDIR", description = "Also use a run's evidence (coverage, observed numbers).")
+  Path run;
+
+  @Option(names = "--format", paramLabel = "table|json", defaultValue = "table")
+  String format;
+
   @Override
-  public Integer call() {
-    throw PathproofException.usage("explain: not built yet");
+  public Integer call() throws Exception {
+    if (prediction != null && scenario.given()) {
+      throw PathproofException.usage("give --prediction or a scenario, not both");
+    }
+    Prediction p = prediction != null ? PredictionIo.readVerified(prediction)
+        : Predictor.predict(scenario.given() ? scenario.resolve() : defaultSeed());
+    Evidence e = run == null ? null : Ingest.read(List.of(run));
+    List<Explainer.Answer> answers = Explainer.explain(p, e);
+    List<CallGraph.Coverage> cov = CallGraph.coverage(e);
+    var out = spec.commandLine().getOut();
+    if (format.equals("json")) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("callgraph", cov);
+      doc.put("answers", answers);
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+      return 0;
+    }
+    if (!format.equals("table")) {
+      throw PathproofException.usage("--format must be table or json");
+    }
+    out.println("35-stage call graph (owner · stage" + (e == null ? "" : " · shown by this run's evidence") + ")");
+    for (CallGraph.Coverage c : cov) {
+      CallGraph.Stage s = c.stage();
+      out.printf("  %2d %-14s %-13s %s%s%n", s.id(), s.kind(), s.owner(), s.name(),
+          e == null ? "  [" + String.join(",", s.evidence()) + "]" : c.covered() ? "  ✓ " + String.join(",", c.present()) : "  — not shown");
+    }
+    out.println();
+    for (Explainer.Answer a : answers) {
+      out.printf("%2d. %s%n    %s%n    (basis: %s)%n", a.number(), a.question(), a.answer(), a.basis());
+    }
+    return 0;
+  }
+
+  private static io.pathproof.scenario.Scenario defaultSeed() {
+    return io.pathproof.scenario.Scenarios.load("seed");
   }
 }

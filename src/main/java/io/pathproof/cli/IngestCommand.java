@@ -1,14 +1,119 @@
 package io.pathproof.cli;
 
+import io.pathproof.core.ExitCode;
+import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import io.pathproof.evidence.Problem;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** Verb {@code ingest}: not built yet. */
-@Command(name = "ingest", mixinStandardHelpOptions = true, description = "(not built yet)")
+/** Verb {@code ingest}: read evidence files and run directories; print the normalized facts. */
+@Command(
+    name = "ingest",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Read NCCL debug logs, Kineto traces (.json, .json.gz), Nsight Systems SQLite exports, Nsight Compute CSV,"
+          + " flight-recorder JSON dumps and run directories into one evidence set.",
+      "Exit 0 when something was read, 3 when nothing readable was found."
+    })
 public final class IngestCommand implements Callable<Integer> {
+  private static final int SHOWN = 20;
+
+  @Spec CommandSpec spec;
+
+  @Parameters(arity = "1..*", paramLabel = "FILE|DIR", description = "evidence files and run directories")
+  List<Path> inputs;
+
+  @Option(names = "--format", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE})")
+  String format;
+
   @Override
-  public Integer call() {
-    throw PathproofException.usage("ingest: not built yet");
+  public Integer call() throws Exception {
+    if (!format.equals("table") && !format.equals("json")) {
+      throw PathproofException.usage("--format must be table or json, not " + format);
+    }
+    Evidence ev = Ingest.read(inputs);
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    boolean anything = ev.files().stream().anyMatch(f -> f.facts() > 0)
+        || ev.ddp() != null || !ev.steps().isEmpty() || ev.manifest() != null;
+    if (format.equals("json")) {
+      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(ev));
+    } else {
+      table(ev, out);
+    }
+    for (Problem p : ev.problems()) {
+      err.println("pathproof: " + p.file() + ":" + p.line() + ": " + p.message());
+    }
+    if (!anything) {
+      err.println("pathproof: nothing readable in " + inputs.size() + " input(s)");
+      return ExitCode.BAD_INPUT;
+    }
+    return ExitCode.OK;
+  }
+
+  private static void table(Evidence ev, PrintWriter out) {
+    out.println("files");
+    for (Evidence.FileRead f : ev.files()) {
+      out.printf("  %-16s rank %-5s %,14d bytes %,10d facts  %s%n",
+          f.kind(), f.rank() == null ? "-" : f.rank(), f.bytes(), f.facts(), f.path());
+    }
+    Evidence.Nccl n = ev.nccl();
+    out.println("nccl");
+    out.println("  version        " + (n.version() == null ? "(not in the evidence)" : n.version() + "  (" + n.versionSource() + ")"));
+    for (Evidence.Communicator c : n.communicators()) {
+      out.printf("  communicator   %s  nRanks %s nNodes %s  ranks seen %d  coll channels %s  p2p %s/%s per peer"
+              + "  nvls %s  transports %s%n",
+          c.commId() == null ? "(no commId)" : c.commId(), c.nRanks(), c.nNodes(), c.ranks().size(),
+          c.collChannels(), c.p2pChannels(), c.p2pChannelsPerPeer(), c.nvlsChannels(), c.transports());
+      if (c.threadThresholds() != null) {
+        out.println("                 threadThresholds " + c.threadThresholds());
+      }
+      for (int i = 0; i < Math.min(SHOWN, c.rings().size()); i++) {
+        out.printf("                 ring %02d: %s%n", i, c.rings().get(i));
+      }
+      if (c.rings().size() > SHOWN) {
+        out.println("                 … " + (c.rings().size() - SHOWN) + " more rings");
+      }
+    }
+    List<Evidence.Tuning> tuning = n.tuning();
+    for (int i = 0; i < Math.min(SHOWN, tuning.size()); i++) {
+      Evidence.Tuning t = tuning.get(i);
+      out.printf("  tuning         rank %s %s %,d bytes -> %s/%s%s%s  ×%d  (%s)%n", t.rank(), t.op() == null ? "-" : t.op(),
+          t.bytes(), t.algorithm(), t.protocol(), t.timeUs() == null ? "" : " time " + t.timeUs().toPlainString() + " µs",
+          t.channelHi() == null ? "" : " channels " + t.channelLo() + ".." + t.channelHi(), t.lines(), t.source());
+    }
+    if (tuning.size() > SHOWN) {
+      out.println("  tuning         … " + (tuning.size() - SHOWN) + " more");
+    }
+    long calls = n.colls().stream().mapToLong(Evidence.Coll::calls).sum();
+    out.printf("  coll           %,d calls in %d distinct (rank, op, count, type) groups%n", calls, n.colls().size());
+    Map<String, String> env = new TreeMap<>(n.envOverrides());
+    env.forEach((k, v) -> out.println("  env            " + k + "=" + v));
+    for (Evidence.Warning w : n.warnings()) {
+      out.println("  WARN           " + w.message() + "  (" + w.source() + ")");
+    }
+    long nccl = ev.kernels().stream().filter(Evidence.Kernel::nccl).count();
+    out.printf("kernels          %,d (%,d NCCL)%n", ev.kernels().size(), nccl);
+    out.printf("ranges           %,d%n", ev.ranges().size());
+    out.printf("flight recorder  %,d entries%n", ev.flightRecorder().size());
+    if (ev.ddp() != null) {
+      out.printf("ddp              %,d bucket records%n", ev.ddp().buckets().size());
+    }
+    for (Evidence.Finding f : ev.findings()) {
+      out.println("FINDING " + f.kind() + ": " + f.message() + "  " + f.sources());
+    }
+    out.printf("problems         %d%n", ev.problems().size());
   }
 }

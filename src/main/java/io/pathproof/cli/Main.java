@@ -40,6 +40,13 @@ public final class Main {
           }
           return ExitCode.INTERNAL;
         });
+    cl.setParameterExceptionHandler(
+        (ex, a) -> {
+          // One line, not the whole usage: scripts and CI logs want the reason.
+          err.println("pathproof: " + ex.getMessage());
+          err.println("try: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");
+          return ExitCode.USAGE;
+        });
     return cl.execute(args);
   }
 }

@@ -1,14 +1,58 @@
 package io.pathproof.cli;
 
 import io.pathproof.core.PathproofException;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import io.pathproof.predict.PredictionTable;
+import io.pathproof.predict.Predictor;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Verb {@code predict}: not built yet. */
-@Command(name = "predict", mixinStandardHelpOptions = true, description = "(not built yet)")
+/** Verb {@code predict}: DDP buckets and NCCL's per-bucket AllReduce decisions, before anything runs. */
+@Command(name = "predict", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Predict DDP buckets and, per bucket, what NCCL will do — before anything runs.",
+        "Example: pathproof predict --scenario seed --format json -o pred.json"})
 public final class PredictCommand implements Callable<Integer> {
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Mixin ScenarioOptions scenario = new ScenarioOptions();
+
+  @Option(names = "--format", paramLabel = "table|json", defaultValue = "table", description = "Output format (default: table).")
+  String format;
+
+  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the prediction, sealed, to FILE.")
+  Path output;
+
+  @Option(names = "--verify", paramLabel = "FILE", description = "Check the seal of a prediction file and exit.")
+  Path verify;
+
   @Override
   public Integer call() {
-    throw PathproofException.usage("predict: not built yet");
+    var out = spec.commandLine().getOut();
+    if (verify != null) {
+      if (scenario.given() || output != null) {
+        throw PathproofException.usage("--verify takes a file alone");
+      }
+      Prediction p = PredictionIo.readVerified(verify);
+      out.println("seal OK: " + verify + " sha256 " + p.seal().sha256() + " created " + p.seal().createdAt() + " by " + p.seal().tool());
+      return 0;
+    }
+    if (!format.equals("table") && !format.equals("json")) {
+      throw PathproofException.usage("--format must be table or json, not " + format);
+    }
+    Prediction p = Predictor.predict(scenario.resolve());
+    if (output != null) {
+      p = PredictionIo.writeSealed(p, output, ToolVersion.get());
+    }
+    out.print(format.equals("json") ? PredictionIo.toJson(p) + "\n" : PredictionTable.render(p));
+    if (output != null && format.equals("table")) {
+      out.println("sealed: " + output + " sha256 " + p.seal().sha256());
+    }
+    out.flush();
+    return 0;
   }
 }

@@ -1,14 +1,48 @@
 package io.pathproof.cli;
 
+import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
+import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.diagnose.FixVerification;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Verb {@code verify-fix}: not built yet. */
-@Command(name = "verify-fix", mixinStandardHelpOptions = true, description = "(not built yet)")
+/** Verb {@code verify-fix}: a re-run after a fix against the baseline (seed common error 14). */
+@Command(name = "verify-fix", mixinStandardHelpOptions = true,
+    description = {"Check that a fixed run is back to the baseline: the same path fingerprint, correct replicas, and the step-time",
+        "median inside the baseline's band with no regression. Exit 0: fixed; 1: not fixed; 3: evidence unreadable."})
 public final class VerifyFixCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--baseline", required = true, paramLabel = "RUNDIR", description = "the baseline run")
+  Path baseline;
+
+  @Option(names = "--fixed", required = true, paramLabel = "RUNDIR", description = "the run made after the fix")
+  Path fixed;
+
+  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
+  String format;
+
+  /** The parsed command line. */
+  record Options(Path baseline, Path fixed, String format) {
+    Options {
+      if (!List.of("table", "json", "markdown").contains(format)) {
+        throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
+      }
+    }
+  }
+
   @Override
   public Integer call() {
-    throw PathproofException.usage("verify-fix: not built yet");
+    Options o = new Options(baseline, fixed, format);
+    FixVerification f = Diagnosis.verifyFix(DiagnoseCommand.read(o.baseline()), DiagnoseCommand.read(o.fixed()));
+    spec.commandLine().getOut().print(Diagnosis.render(f, o.format()));
+    spec.commandLine().getOut().flush();
+    return f.fixed() ? ExitCode.OK : ExitCode.FAIL;
   }
 }

@@ -64,8 +64,16 @@ public record Evidence(
       List<RankInit> rankInits,
       Source source) {}
 
-  /** The comm-init facts of one rank of a communicator. */
-  public record RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Source source) {}
+  /**
+   * The comm-init facts of one rank of a communicator. {@code nvmlDev} and the {@code Init timings} line (total and
+   * per phase, seconds as printed) were added after the first contract; the old constructor is kept.
+   */
+  public record RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Integer nvmlDev,
+      BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source) {
+    public RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Source source) {
+      this(rank, cudaDev, busId, host, pid, null, null, null, source);
+    }
+  }
 
   /** A {@code Pattern …} graph line. */
   public record Graph(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,
@@ -79,10 +87,29 @@ public record Evidence(
    * fields are null.
    */
   public record Tuning(Integer rank, String op, long bytes, String algorithm, Integer algorithmId, String protocol,
-      Integer protocolId, BigDecimal timeUs, Integer channelLo, Integer channelHi, Source source) {}
+      Integer protocolId, BigDecimal timeUs, Integer channelLo, Integer channelHi, Source source, String commId,
+      long lines) {
+    /**
+     * Identical TUNING lines of one rank and communicator are kept once, with {@code lines} counting them (a 4 GB log
+     * repeats the same decision every iteration); {@code source} is the first. {@code commId} is null when unknown.
+     */
+    public Tuning(Integer rank, String op, long bytes, String algorithm, Integer algorithmId, String protocol,
+        Integer protocolId, BigDecimal timeUs, Integer channelLo, Integer channelHi, Source source) {
+      this(rank, op, bytes, algorithm, algorithmId, protocol, protocolId, timeUs, channelLo, channelHi, source, null, 1);
+    }
+  }
 
   /** A COLL line (one NCCL API call). */
-  public record Coll(Integer rank, String op, String opCount, long count, int datatype, int redOp, Integer nRanks, Source source) {}
+  public record Coll(Integer rank, String op, String opCount, long count, int datatype, int redOp, Integer nRanks, Source source,
+      String commId, long calls) {
+    /**
+     * Identical COLL lines (same rank, communicator, op, count, datatype, op, nranks) are kept once with {@code calls}
+     * counting them; {@code opCount} and {@code source} are those of the first. {@code commId} is null when unknown.
+     */
+    public Coll(Integer rank, String op, String opCount, long count, int datatype, int redOp, Integer nRanks, Source source) {
+      this(rank, op, opCount, count, datatype, redOp, nRanks, source, null, 1);
+    }
+  }
 
   /** A WARN line. */
   public record Warning(Integer rank, String message, Source source) {}

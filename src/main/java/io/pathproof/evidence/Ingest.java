@@ -1,14 +1,271 @@
 package io.pathproof.evidence;
 
-import io.pathproof.core.PathproofException;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
 
 /** The public entry of the evidence room: read files and directories (run dirs included) into one {@link Evidence}. */
 public final class Ingest {
+  static final String NCCL_LOG = "nccl-log";
+  static final String KINETO = "kineto";
+  static final String NSYS = "nsys-sqlite";
+  static final String NCU = "ncu-csv";
+  static final String FLIGHT = "flight-recorder";
+
+  private static final int SNIFF = 1 << 16;
+  private static final int MAX_DEPTH = 4;
+  private static final Pattern NCCL_LINE =
+      Pattern.compile("(?m)(\\] NCCL (INFO|WARN) |^\\s*NCCL (INFO|WARN|version) )");
+  private static final Pattern RANK_IN_NAME = Pattern.compile("(?i)(?<![a-z0-9])rank[_\\-.]?(\\d{1,7})(?![a-z])");
+
   private Ingest() {}
 
+  /**
+   * Reads every input: a file is read by the reader of its format; a directory is walked (4 levels) and its harness
+   * output is read by {@link HarnessReader}. Files are read in parallel on a bounded pool; the result does not
+   * depend on the order they finish in. Never throws for bad input: every problem is listed with file and line.
+   */
   public static Evidence read(List<Path> inputs) {
-    throw PathproofException.usage("ingest: not built yet");
+    return read(inputs, Math.max(1, Runtime.getRuntime().availableProcessors()));
+  }
+
+  /** As {@link #read(List)} with at most {@code threads} files read at once. */
+  public static Evidence read(List<Path> inputs, int threads) {
+    List<Task> tasks = new ArrayList<>();
+    List<Problem> problems = new ArrayList<>();
+    List<HarnessFacts> harness = new ArrayList<>();
+    String runDir = null;
+    for (Path in : inputs) {
+      String name = in.toString();
+      if (!Files.exists(in)) {
+        problems.add(new Problem(name, 0, "no such file or directory"));
+      } else if (Files.isDirectory(in)) {
+        if (runDir == null) {
+          runDir = name;
+        }
+        try {
+          HarnessFacts h = HarnessReader.read(in);
+          if (h != null) {
+            harness.add(h);
+          }
+        } catch (RuntimeException e) {
+          problems.add(new Problem(name, 0, "harness output not readable: " + e.getMessage()));
+        }
+        walk(in, tasks, problems);
+      } else {
+        String kind = classify(in, true, problems);
+        if (kind != null) {
+          tasks.add(new Task(in, kind));
+        }
+      }
+    }
+    List<FileFacts> facts = readAll(tasks, threads);
+    return Assembly.evidence(runDir, facts, harness, problems);
+  }
+
+  private record Task(Path path, String kind) {}
+
+  private static void walk(Path dir, List<Task> tasks, List<Problem> problems) {
+    List<Path> files;
+    try (Stream<Path> s = Files.walk(dir, MAX_DEPTH)) {
+      files = s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith(".")).sorted().toList();
+    } catch (IOException | UncheckedIOException e) {
+      problems.add(new Problem(dir.toString(), 0, "directory not readable: " + e.getMessage()));
+      return;
+    }
+    for (Path f : files) {
+      String kind = classify(f, false, problems);
+      if (kind != null) {
+        tasks.add(new Task(f, kind));
+      }
+    }
+  }
+
+  /**
+   * The format of a file, from its name and its first 64 KiB (decompressed for .gz). Unknown files named on the
+   * command line are a problem; inside a directory they are someone else's (the harness's, a script) and skipped.
+   */
+  static String classify(Path f, boolean explicit, List<Problem> problems) {
+    String name = f.getFileName().toString().toLowerCase(Locale.ROOT);
+    byte[] head;
+    try {
+      head = head(f);
+    } catch (IOException e) {
+      problems.add(new Problem(f.toString(), 0, "not readable: " + e.getMessage()));
+      return null;
+    }
+    String kind = sniff(name, head);
+    if (kind == null && explicit) {
+      String why =
+          name.endsWith(".nsys-rep") || name.endsWith(".qdrep")
+              ? "an Nsight Systems report: export it first with `nsys export --type sqlite`"
+              : name.endsWith(".pkl") || (head.length > 0 && (head[0] & 0xff) == 0x80)
+                  ? "a pickle (flight-recorder dumps are read as JSON only: _dump_nccl_trace_json; pickles are never"
+                      + " loaded)"
+                  : "not a format pathproof reads (NCCL log, Kineto trace, nsys SQLite, ncu CSV, flight-recorder JSON)";
+      problems.add(new Problem(f.toString(), 0, why));
+    }
+    return kind;
+  }
+
+  static String sniff(String name, byte[] head) {
+    if (startsWith(head, "SQLite format 3\0")) {
+      return NSYS;
+    }
+    String text = new String(head, StandardCharsets.ISO_8859_1);
+    int i = 0;
+    while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
+      i++;
+    }
+    char first = i < text.length() ? text.charAt(i) : ' ';
+    if (first == '{' || first == '[') {
+      if (text.contains("\"traceEvents\"") || text.contains("\"schemaVersion\"")
+          || (first == '[' && text.contains("\"ph\""))) {
+        return KINETO;
+      }
+      if (text.contains("\"profiling_name\"") || text.contains("\"pg_config\"") || text.contains("\"entries\"")
+          || text.contains("\"comm_lib_version\"")) {
+        return FLIGHT;
+      }
+    }
+    if (text.contains("\"ID\",") && text.contains("\"Kernel Name\"")) {
+      return NCU;
+    }
+    if (name.endsWith(".md") || name.endsWith(".json") || name.endsWith(".csv") || name.endsWith(".py")
+        || name.endsWith(".xml") || name.endsWith(".gz")) {
+      return null;
+    }
+    if (NCCL_LINE.matcher(text).find()) {
+      return NCCL_LOG;
+    }
+    if ((name.endsWith(".log") || name.endsWith(".txt") || name.endsWith(".out") || name.endsWith(".err")
+            || name.contains("nccl"))
+        && !text.contains("\0")) {
+      return NCCL_LOG; // NCCL lines may come after more than 64 KiB of other output
+    }
+    return null;
+  }
+
+  private static boolean startsWith(byte[] b, String prefix) {
+    if (b.length < prefix.length()) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length(); i++) {
+      if (b[i] != (byte) prefix.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static byte[] head(Path f) throws IOException {
+    try (InputStream in = open(f)) {
+      return in.readNBytes(SNIFF);
+    }
+  }
+
+  /** Opens a file, decompressing gzip (by its magic bytes, whatever the name). */
+  static InputStream open(Path f) throws IOException {
+    InputStream raw = new BufferedInputStream(Files.newInputStream(f), 1 << 16);
+    raw.mark(2);
+    int b0 = raw.read();
+    int b1 = raw.read();
+    raw.reset();
+    if (b0 == 0x1f && b1 == 0x8b) {
+      return new BufferedInputStream(new GZIPInputStream(raw, 1 << 16), 1 << 16);
+    }
+    return raw;
+  }
+
+  static Integer rankFromName(Path f) {
+    Matcher m = RANK_IN_NAME.matcher(f.getFileName().toString());
+    return m.find() ? Integer.valueOf(m.group(1)) : null;
+  }
+
+  private static List<FileFacts> readAll(List<Task> tasks, int threads) {
+    int n = Math.min(threads, tasks.size());
+    if (n <= 1) {
+      List<FileFacts> out = new ArrayList<>();
+      for (Task t : tasks) {
+        out.add(readOne(t.path(), t.kind()));
+      }
+      return out;
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(n, r -> {
+      Thread t = new Thread(r, "pathproof-ingest");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      List<Future<FileFacts>> futures = new ArrayList<>();
+      for (Task t : tasks) {
+        futures.add(pool.submit(() -> readOne(t.path(), t.kind())));
+      }
+      List<FileFacts> out = new ArrayList<>();
+      for (int i = 0; i < futures.size(); i++) {
+        try {
+          out.add(futures.get(i).get());
+        } catch (ExecutionException e) {
+          FileFacts ff = new FileFacts(tasks.get(i).path().toString(), tasks.get(i).kind(), null);
+          ff.problem(0, "internal error while reading: " + e.getCause());
+          out.add(ff);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while reading evidence", e);
+        }
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Reads one file of a known kind; never throws for bad content. */
+  static FileFacts readOne(Path f, String kind) {
+    FileFacts ff = new FileFacts(f.toString(), kind, rankFromName(f));
+    try {
+      if (kind.equals(NSYS)) {
+        ff.bytes = Files.size(f);
+        NsysReader.read(f, ff);
+      } else {
+        try (InputStream in = open(f)) {
+          readStream(in, ff);
+        }
+        if (!kind.equals(NCCL_LOG)) {
+          ff.bytes = Files.size(f); // the log reader counts what it read (decompressed); others: the file's size
+        }
+      }
+    } catch (IOException e) {
+      ff.problem(0, "not readable: " + e.getMessage());
+    } catch (RuntimeException | StackOverflowError e) {
+      ff.problem(0, "internal error while reading: " + e);
+    }
+    return ff;
+  }
+
+  /** Reads a stream of a stream-readable kind into {@code ff} (used by tests and fuzzing on bytes). */
+  static void readStream(InputStream in, FileFacts ff) throws IOException {
+    switch (ff.kind) {
+      case NCCL_LOG -> new NcclLogReader(ff, ff.rank).read(in);
+      case KINETO -> KinetoReader.read(in, ff);
+      case FLIGHT -> FlightRecorderReader.read(in, ff);
+      case NCU -> NcuCsvReader.read(in, ff);
+      default -> throw new IllegalArgumentException("not a stream kind: " + ff.kind);
+    }
   }
 }

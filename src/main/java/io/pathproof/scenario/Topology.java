@@ -9,14 +9,22 @@ import java.util.Set;
  * The machines a job runs on, at the level of detail NCCL's topology detection sees (graph/topo.cc, xml.cc): per
  * node its CPU sockets, PCIe switches, GPUs (model, compute capability, PCIe parent), NVLinks (per GPU pair, or per
  * GPU to the node's NVSwitch fabric) and NICs. Ranks are assigned node by node, GPU by GPU, in list order.
+ * {@code inferred} lists, in words, every fact an importer did not read but inferred (a compute capability from a
+ * model name, a PCIe switch from an {@code nvidia-smi topo -m} relation); empty when everything was given.
  */
-public record Topology(String name, List<Node> nodes) {
+public record Topology(String name, List<Node> nodes, List<String> inferred) {
   public Topology {
     if (nodes == null || nodes.isEmpty()) {
       throw PathproofException.badInput("topology.nodes: empty; at least one node is needed");
     }
     nodes = List.copyOf(nodes);
     name = name == null ? "topology" : name;
+    inferred = inferred == null ? List.of() : List.copyOf(inferred);
+  }
+
+  /** A topology whose every fact was given, none inferred. */
+  public Topology(String name, List<Node> nodes) {
+    this(name, nodes, List.of());
   }
 
   public int gpuCount() {

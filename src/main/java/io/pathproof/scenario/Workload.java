@@ -26,6 +26,15 @@ public record Workload(
     name = name == null ? "workload" : name;
   }
 
+  /**
+   * The same parameters with other DDP constructor flags (e.g. command-line flags over a parameter dump, which carries
+   * none). {@code bucketCapMb} null = torch's default.
+   */
+  public Workload withDdpFlags(
+      Double bucketCapMb, boolean findUnusedParameters, boolean staticGraph, boolean gradientAsBucketView) {
+    return new Workload(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView);
+  }
+
   /** Bytes of all parameters that take a gradient (the "logical parameter" of the seed's acceptance). */
   public long gradientBytes() {
     long b = 0;

@@ -1,0 +1,123 @@
+package io.pathproof.accept;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Renderings of an acceptance table. Pure functions to strings: only the CLI prints. */
+final class AcceptanceFormat {
+  private AcceptanceFormat() {}
+
+  static String text(AcceptanceTable t) {
+    String[] head = {"id", "check", "expected", "observed", "verdict", "evidence"};
+    List<String[]> cells = new ArrayList<>();
+    for (AcceptanceRow r : t.rows()) {
+      cells.add(new String[] {r.id(), r.check(), clip(r.expected(), 48), clip(r.observed(), 72), r.verdict().label(), String.join(",", r.evidence())});
+    }
+    int[] w = new int[head.length];
+    for (int i = 0; i < head.length; i++) {
+      w[i] = head[i].length();
+      for (String[] c : cells) {
+        w[i] = Math.max(w[i], c[i].length());
+      }
+    }
+    // The check column is long; show id, expected, observed, verdict, evidence.
+    int[] cols = {0, 2, 3, 4, 5};
+    StringBuilder sb = new StringBuilder();
+    line(sb, head, w, cols);
+    for (String[] c : cells) {
+      line(sb, c, w, cols);
+    }
+    sb.append('\n').append(summary(t)).append('\n');
+    for (AcceptanceRow r : t.rows()) {
+      if (r.verdict() == Verdict.FAIL) {
+        sb.append("FAIL ").append(r.id()).append(": ").append(r.observed()).append(" [").append(String.join(", ", r.provenance())).append("]\n");
+      }
+    }
+    return sb.toString();
+  }
+
+  private static void line(StringBuilder sb, String[] c, int[] w, int[] cols) {
+    StringBuilder l = new StringBuilder();
+    for (int i : cols) {
+      l.append(String.format("%-" + w[i] + "s  ", c[i]));
+    }
+    sb.append(l.toString().stripTrailing()).append('\n');
+  }
+
+  static String summary(AcceptanceTable t) {
+    AcceptanceTable.Counts c = t.counts();
+    return "verdict " + t.verdict().label() + ": " + c.pass() + " PASS, " + c.fail() + " FAIL, " + c.unproven() + " UNPROVEN, "
+        + c.notApplicable() + " N/A (backend " + t.backend() + ")";
+  }
+
+  static String markdown(AcceptanceTable t) {
+    StringBuilder sb = new StringBuilder();
+    String icon = switch (t.verdict()) {
+      case PASS -> "✅";
+      case FAIL -> "❌";
+      default -> "⚠️";
+    };
+    sb.append("### ").append(icon).append(" pathproof accept: ").append(t.verdict().label()).append("\n\n");
+    sb.append(summary(t)).append(t.prediction() == null ? "" : "; prediction sha256 `" + t.prediction() + "`").append("\n\n");
+    sb.append("| id | check | expected | observed | verdict | evidence | provenance |\n");
+    sb.append("|---|---|---|---|---|---|---|\n");
+    for (AcceptanceRow r : t.rows()) {
+      sb.append("| `").append(md(r.id())).append("` | ").append(md(r.check())).append(" | ").append(md(r.expected())).append(" | ")
+          .append(md(r.observed())).append(" | **").append(r.verdict().label()).append("** | ").append(md(String.join(", ", r.evidence())))
+          .append(" | ").append(md(String.join(", ", r.provenance()))).append(" |\n");
+    }
+    return sb.toString();
+  }
+
+  private static String md(String s) {
+    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ");
+  }
+
+  private static String clip(String s, int n) {
+    return s.length() <= n ? s : s.substring(0, n - 1) + "…";
+  }
+
+  static String junit(AcceptanceTable t) {
+    AcceptanceTable.Counts c = t.counts();
+    StringBuilder sb = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    sb.append("<testsuite name=\"pathproof.accept\" tests=\"").append(t.rows().size()).append("\" failures=\"").append(c.fail())
+        .append("\" errors=\"0\" skipped=\"").append(c.unproven() + c.notApplicable()).append("\">\n");
+    for (AcceptanceRow r : t.rows()) {
+      sb.append("  <testcase classname=\"pathproof.accept\" name=\"").append(xml(r.id())).append("\">");
+      String detail = "expected: " + r.expected() + "; observed: " + r.observed() + "; evidence: " + String.join(",", r.evidence())
+          + "; provenance: " + String.join(", ", r.provenance());
+      switch (r.verdict()) {
+        case FAIL -> sb.append("<failure message=\"").append(xml(r.observed())).append("\">").append(xml(detail)).append("</failure>");
+        case UNPROVEN -> sb.append("<skipped message=\"UNPROVEN: ").append(xml(r.observed())).append("\"/>");
+        case NOT_APPLICABLE -> sb.append("<skipped message=\"N/A: ").append(xml(r.observed())).append("\"/>");
+        case PASS -> sb.append("<system-out>").append(xml(detail)).append("</system-out>");
+        default -> throw new IllegalStateException();
+      }
+      sb.append("</testcase>\n");
+    }
+    sb.append("</testsuite>\n");
+    return sb.toString();
+  }
+
+  private static String xml(String s) {
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      switch (ch) {
+        case '<' -> b.append("&lt;");
+        case '>' -> b.append("&gt;");
+        case '&' -> b.append("&amp;");
+        case '"' -> b.append("&quot;");
+        case '\'' -> b.append("&apos;");
+        default -> {
+          if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+            b.append(' ');
+          } else {
+            b.append(ch);
+          }
+        }
+      }
+    }
+    return b.toString();
+  }
+}

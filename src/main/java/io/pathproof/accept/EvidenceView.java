@@ -1,0 +1,252 @@
+package io.pathproof.accept;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Source;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Null-safe views of an {@link Evidence}: every list may be absent in a run that lacked a tool, and the manifest is
+ * read defensively (absent fields give null, never an exception). The harness's fault-knob record ({@code inject}) is
+ * never read here.
+ */
+final class EvidenceView {
+  private final Evidence e;
+
+  EvidenceView(Evidence e) {
+    this.e = e;
+  }
+
+  static <T> List<T> list(List<T> l) {
+    return l == null ? List.of() : l;
+  }
+
+  Evidence evidence() {
+    return e;
+  }
+
+  boolean hasNcclLog() {
+    Evidence.Nccl n = e.nccl();
+    return n != null
+        && (!list(n.communicators()).isEmpty() || !list(n.tuning()).isEmpty() || !list(n.colls()).isEmpty() || n.version() != null);
+  }
+
+  List<Evidence.Communicator> communicators() {
+    return e.nccl() == null ? List.of() : list(e.nccl().communicators());
+  }
+
+  List<Evidence.Tuning> tuning() {
+    return e.nccl() == null ? List.of() : list(e.nccl().tuning());
+  }
+
+  List<Evidence.Coll> colls() {
+    return e.nccl() == null ? List.of() : list(e.nccl().colls());
+  }
+
+  List<Evidence.BucketRecord> hooks() {
+    return e.ddp() == null ? List.of() : list(e.ddp().buckets());
+  }
+
+  Map<String, JsonNode> ddpLogging() {
+    return e.ddp() == null || e.ddp().logging() == null ? Map.of() : e.ddp().logging();
+  }
+
+  List<Evidence.Kernel> kernels() {
+    return list(e.kernels());
+  }
+
+  List<Evidence.Range> ranges() {
+    return list(e.ranges());
+  }
+
+  List<Evidence.FlightRecord> flightRecords() {
+    return list(e.flightRecorder());
+  }
+
+  /**
+   * True when some kernel-trace file (Kineto, nsys, ncu) was read, or kernels are present — and the reader did not
+   * find that GPU kernel activity went uncaptured (collectives but zero NCCL kernels, HTA #360: then no kernel fact
+   * can be proven either way).
+   */
+  boolean hasKernelTrace() {
+    for (Evidence.Finding f : list(e.findings())) {
+      if ("missing-nccl-kernels".equals(f.kind())) {
+        return false;
+      }
+    }
+    if (!kernels().isEmpty()) {
+      return true;
+    }
+    for (Evidence.FileRead f : list(e.files())) {
+      String k = f.kind() == null ? "" : f.kind();
+      if (k.equals("kineto") || k.equals("nsys-sqlite") || k.equals("ncu-csv")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** NCCL AllReduce kernels of one rank (null rank = a single-rank trace), in launch order where known. */
+  List<Evidence.Kernel> allReduceKernels(int rank, boolean singleRank) {
+    List<Evidence.Kernel> out = new ArrayList<>();
+    for (Evidence.Kernel k : kernels()) {
+      boolean rankMatches = k.rank() != null ? k.rank() == rank : singleRank || rank == 0;
+      if (k.nccl() && rankMatches && k.name() != null && k.name().toLowerCase(Locale.ROOT).contains("allreduce")) {
+        out.add(k);
+      }
+    }
+    out.sort(Comparator.comparing(Evidence.Kernel::startNs, Comparator.nullsLast(Comparator.naturalOrder())));
+    return out;
+  }
+
+  /**
+   * The AllReduce calls of a rank as the trace's {@code nccl:all_reduce} ranges. Kineto writes each such annotation
+   * twice, once on the CPU ({@code user_annotation}) and once on the GPU timeline ({@code gpu_user_annotation}): one
+   * call is counted once, from the CPU side where present.
+   */
+  List<Evidence.Range> allReduceRanges(int rank, boolean singleRank) {
+    List<Evidence.Range> cpu = new ArrayList<>();
+    List<Evidence.Range> other = new ArrayList<>();
+    for (Evidence.Range r : ranges()) {
+      boolean rankMatches = r.rank() != null ? r.rank() == rank : singleRank || rank == 0;
+      if (rankMatches && r.name() != null && r.name().toLowerCase(Locale.ROOT).endsWith(":all_reduce")) {
+        if (r.category() != null && r.category().toLowerCase(Locale.ROOT).startsWith("gpu_")) {
+          other.add(r);
+        } else {
+          cpu.add(r);
+        }
+      }
+    }
+    return cpu.isEmpty() ? other : cpu;
+  }
+
+  JsonNode manifest() {
+    return e.manifest();
+  }
+
+  /** A manifest field by path, or a missing node. */
+  JsonNode manifestAt(String... path) {
+    JsonNode n = e.manifest();
+    if (n == null) {
+      return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    }
+    for (String p : path) {
+      n = n.path(p);
+    }
+    return n;
+  }
+
+  /** The backend named by the manifest or by DDP's own logging ({@code backend_name}), lower case; null if none. */
+  String backend() {
+    for (String k : new String[] {"backend", "backendName"}) {
+      JsonNode b = manifestAt(k);
+      if (b.isTextual() && !b.asText().isBlank()) {
+        return b.asText().trim().toLowerCase(Locale.ROOT);
+      }
+    }
+    for (JsonNode log : ddpLogging().values()) {
+      JsonNode b = log == null ? null : log.get("backend_name");
+      if (b != null && b.isTextual()) {
+        return b.asText().trim().toLowerCase(Locale.ROOT);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The run's start time: the manifest's start field ({@code start}, {@code startedAt}, {@code startTime},
+   * {@code createdAt}; ISO-8601 or epoch seconds / ms / ns), else the earliest flight-recorder
+   * {@code time_created_ns} (wall-clock epoch ns, {@code c10::getTime()}). Null when neither is present.
+   */
+  Dated runStart() {
+    Dated best = null;
+    for (String k : new String[] {"start", "startedAt", "startTime", "started", "start_time", "createdAt"}) {
+      Instant t = instant(manifestAt(k));
+      if (t != null) {
+        best = new Dated(t, "manifest." + k, manifestFile());
+        break;
+      }
+    }
+    for (Evidence.FlightRecord fr : flightRecords()) {
+      // Epoch ns after 2001-09-09 (1e18): anything smaller is a monotonic clock, not a date.
+      if (fr.timeCreatedNs() != null && fr.timeCreatedNs() > 1_000_000_000_000_000_000L) {
+        Instant t = Instant.ofEpochSecond(0, fr.timeCreatedNs());
+        if (best == null || t.isBefore(best.time())) {
+          best = new Dated(t, "flight-recorder time_created_ns", fr.source() == null ? "flight recorder" : fr.source().toString());
+        }
+      }
+    }
+    return best;
+  }
+
+  /** The manifest's path as the reader recorded it. */
+  String manifestFile() {
+    for (Evidence.FileRead f : list(e.files())) {
+      if ("manifest".equals(f.kind())) {
+        return f.path();
+      }
+    }
+    return (e.runDir() == null ? "" : e.runDir() + "/") + "manifest.json";
+  }
+
+  /** A time and where it was read. */
+  record Dated(Instant time, String what, String where) {}
+
+  static Instant instant(JsonNode n) {
+    if (n == null || n.isMissingNode() || n.isNull()) {
+      return null;
+    }
+    if (n.isNumber()) {
+      double v = n.asDouble();
+      if (v > 1e17) {
+        return Instant.ofEpochSecond(0, n.asLong());
+      }
+      if (v > 1e11) {
+        return Instant.ofEpochMilli(n.asLong());
+      }
+      if (v > 0) {
+        return Instant.ofEpochMilli(Math.round(v * 1000));
+      }
+      return null;
+    }
+    if (n.isTextual()) {
+      String s = n.asText().trim();
+      try {
+        return Instant.parse(s);
+      } catch (DateTimeParseException ex) {
+        try {
+          return OffsetDateTime.parse(s).toInstant();
+        } catch (DateTimeParseException ex2) {
+          return null;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Hook records grouped by rank then iteration, each list in bucket-index order. */
+  TreeMap<Integer, TreeMap<Integer, List<Evidence.BucketRecord>>> hooksByRankIteration() {
+    TreeMap<Integer, TreeMap<Integer, List<Evidence.BucketRecord>>> m = new TreeMap<>();
+    for (Evidence.BucketRecord b : hooks()) {
+      m.computeIfAbsent(b.rank(), r -> new TreeMap<>()).computeIfAbsent(b.iteration(), i -> new ArrayList<>()).add(b);
+    }
+    for (TreeMap<Integer, List<Evidence.BucketRecord>> byIt : m.values()) {
+      for (List<Evidence.BucketRecord> l : byIt.values()) {
+        l.sort(Comparator.comparingInt(Evidence.BucketRecord::index));
+      }
+    }
+    return m;
+  }
+
+  static String src(Source s) {
+    return s == null ? null : s.toString();
+  }
+}

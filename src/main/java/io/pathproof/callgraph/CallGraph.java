@@ -1,0 +1,98 @@
+package io.pathproof.callgraph;
+
+import io.pathproof.evidence.Evidence;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The 35-stage call graph of one DDP gradient AllReduce (seed: "35阶段调用图"): 25 implementation stages from autograd
+ * to the optimizer step and 10 acceptance stages, each with its owner (PyTorch, NCCL host, NCCL device,
+ * CUDA+hardware, application), the source it lives in and the evidence kinds that can show it. It is for navigation and
+ * for auditing what a run did not show; it does not claim a kernel per stage.
+ */
+public final class CallGraph {
+  private static final String RESOURCE = "/io/pathproof/callgraph/callgraph_model.csv";
+
+  /** One stage. {@code evidence} are the evidence kinds (hook, nccl-log, kernel-trace, …) that can show it. */
+  public record Stage(int id, String kind, String name, String owner, String source, List<String> evidence) {
+    public Stage {
+      evidence = List.copyOf(evidence);
+    }
+  }
+
+  /** A stage and whether the given run holds any evidence of a kind that can show it. */
+  public record Coverage(Stage stage, boolean covered, List<String> present) {}
+
+  private CallGraph() {}
+
+  public static List<Stage> stages() {
+    List<Stage> out = new ArrayList<>();
+    try (InputStream in = CallGraph.class.getResourceAsStream(RESOURCE);
+        BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+      String line = r.readLine(); // header
+      while ((line = r.readLine()) != null) {
+        if (line.isBlank()) {
+          continue;
+        }
+        String[] f = line.split(",", -1);
+        if (f.length != 6) {
+          throw new IllegalStateException(RESOURCE + ": malformed row: " + line);
+        }
+        out.add(new Stage(Integer.parseInt(f[0]), f[1], f[2], f[3], f[4], List.of(f[5].split(";"))));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return List.copyOf(out);
+  }
+
+  /** The evidence kinds present in a run. */
+  public static Set<String> kindsIn(Evidence e) {
+    Set<String> k = new LinkedHashSet<>();
+    if (e == null) {
+      return k;
+    }
+    if (e.ddp() != null && e.ddp().buckets() != null && !e.ddp().buckets().isEmpty()) {
+      k.add("hook");
+    }
+    if (e.nccl() != null && ((e.nccl().communicators() != null && !e.nccl().communicators().isEmpty())
+        || (e.nccl().tuning() != null && !e.nccl().tuning().isEmpty()))) {
+      k.add("nccl-log");
+    }
+    if (e.kernels() != null && e.kernels().stream().anyMatch(Evidence.Kernel::nccl)) {
+      k.add("kernel-trace");
+    }
+    if (e.flightRecorder() != null && !e.flightRecorder().isEmpty()) {
+      k.add("flight-recorder");
+    }
+    if (e.replicas() != null && e.replicas().equal() != null) {
+      k.add("replicas");
+    }
+    if (e.peerAccess() != null && !e.peerAccess().isEmpty()) {
+      k.add("peer-access");
+    }
+    if (e.manifest() != null && !e.manifest().isMissingNode() && !e.manifest().isNull()) {
+      k.add("manifest");
+    }
+    return k;
+  }
+
+  /** Which stages the run's evidence can show. */
+  public static List<Coverage> coverage(Evidence e) {
+    Set<String> kinds = kindsIn(e);
+    List<Coverage> out = new ArrayList<>();
+    for (Stage s : stages()) {
+      List<String> present = s.evidence().stream().filter(kinds::contains).toList();
+      out.add(new Coverage(s, !present.isEmpty(), present));
+    }
+    return out;
+  }
+}

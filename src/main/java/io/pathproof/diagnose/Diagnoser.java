@@ -1,0 +1,363 @@
+package io.pathproof.diagnose;
+
+import io.pathproof.evidence.Evidence;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/** The diagnosis procedure (seed, 回归根因推理): correctness, effect, fingerprint diff, elimination, root cause. */
+final class Diagnoser {
+  /** Parameter samples of two runs agree when within this relative distance (summation order alone moves ~1e-7). */
+  static final double NUMERICS_RTOL = 1e-3;
+
+  private final Evidence b;
+  private final Evidence v;
+  private final Fingerprint fb;
+  private final Fingerprint fv;
+
+  Diagnoser(Evidence baseline, Evidence variant) {
+    this.b = baseline;
+    this.v = variant;
+    this.fb = new Fingerprint(baseline);
+    this.fv = new Fingerprint(variant);
+  }
+
+  // ------------------------------------------------------------------ parts
+  Diagnosis.Correctness correctness() {
+    Fingerprint.Correctness c = fv.correctness;
+    if (!c.known()) {
+      return new Diagnosis.Correctness("UNPROVEN", "the variant has no replica digests");
+    }
+    if (c.broken()) {
+      List<Integer> minority = c.minorityRanks();
+      return new Diagnosis.Correctness("FAIL", "replicas differ after training: rank(s) " + minority + " end with other parameters than "
+          + "the rest (" + c.digestGroups().size() + " distinct digests, " + c.source() + ")");
+    }
+    List<Double> sb = fb.correctness.samples();
+    List<Double> sv = c.samples();
+    if (!sb.isEmpty() && sb.size() == sv.size()) {
+      for (int i = 0; i < sb.size(); i++) {
+        double x = sb.get(i);
+        double y = sv.get(i);
+        if (Double.isNaN(y) != Double.isNaN(x) || Math.abs(x - y) > NUMERICS_RTOL * Math.max(Math.abs(x), Math.abs(y)) + 1e-6) {
+          return new Diagnosis.Correctness("FAIL", "replicas agree with each other but parameter sample " + i + " is " + y
+              + " against " + x + " in the baseline: every rank applied a wrong gradient (" + c.source() + ")");
+        }
+      }
+    }
+    return new Diagnosis.Correctness("PASS", "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
+        + " rank(s)" + (sb.isEmpty() ? "" : " and parameter samples agree with the baseline") + " (" + c.source() + ")");
+  }
+
+  Diagnosis.Regression regression() {
+    if (fb.steps.length == 0 || fv.steps.length == 0) {
+      return new Diagnosis.Regression(false, null, null, null, "unknown", null, null, fb.steps.length, fv.steps.length,
+          "no step times on " + (fb.steps.length == 0 ? "the baseline" : "the variant"));
+    }
+    StepStats.Comparison c = StepStats.compare(fb.steps, fv.steps);
+    return new Diagnosis.Regression(c.regression(), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4), c.verdict(),
+        round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(),
+        "median of per-iteration step times (slowest rank); regression when ratio >= " + (1 + StepStats.MIN_EFFECT)
+            + " and the 99% bootstrap interval (" + StepStats.RESAMPLES + " resamples, seeded) lies above 1");
+  }
+
+  private static Double round(double x, int digits) {
+    double f = Math.pow(10, digits);
+    return Math.round(x * f) / f;
+  }
+
+  List<Diagnosis.LayerDiff> pathDiffs() {
+    List<Diagnosis.LayerDiff> out = new ArrayList<>();
+    for (String layer : Fingerprint.PATH_LAYERS) {
+      Fingerprint.Facet x = fb.path.get(layer);
+      Fingerprint.Facet y = fv.path.get(layer);
+      if (x == null && y == null) {
+        continue;
+      }
+      List<String> kinds = new ArrayList<>();
+      List<String> prov = new ArrayList<>();
+      for (Fingerprint.Facet f : new Fingerprint.Facet[] {x, y}) {
+        if (f != null) {
+          f.kinds().forEach(k -> {
+            if (!kinds.contains(k)) {
+              kinds.add(k);
+            }
+          });
+          prov.addAll(f.provenance());
+        }
+      }
+      String vx = x == null ? null : x.value();
+      String vy = y == null ? null : y.value();
+      boolean changed = x != null && y != null && !Objects.equals(vx, vy);
+      out.add(new Diagnosis.LayerDiff(layer, vx == null ? "(no evidence)" : vx, vy == null ? "(no evidence)" : vy, changed, kinds, prov));
+    }
+    return out;
+  }
+
+  /** Compute outside communication and NCCL kernel time: measurements, compared with the same bootstrap rule. */
+  private StepStats.Comparison computeComparison() {
+    return fb.compute.length > 0 && fv.compute.length > 0 ? StepStats.compare(fb.compute, fv.compute) : null;
+  }
+
+  private StepStats.Comparison kernelComparison() {
+    return fb.kernelUs.length > 0 && fv.kernelUs.length > 0 ? StepStats.compare(fb.kernelUs, fv.kernelUs) : null;
+  }
+
+  private static String ms(double x) {
+    return String.format(Locale.ROOT, "%.3f ms", x);
+  }
+
+  private static String ratio(StepStats.Comparison c) {
+    return String.format(Locale.ROOT, "ratio %.3f, 95%% CI %.3f..%.3f", c.ratio(), c.ciLow(), c.ciHigh());
+  }
+
+  // ------------------------------------------------------------------ diagnosis
+  Diagnosis diagnose() {
+    Diagnosis.Correctness correctness = correctness();
+    Diagnosis.Regression reg = regression();
+    List<Diagnosis.LayerDiff> diffs = pathDiffs();
+    StepStats.Comparison compute = computeComparison();
+    StepStats.Comparison kernels = kernelComparison();
+    List<Diagnosis.LayerDiff> all = new ArrayList<>(diffs);
+    boolean computeChanged = compute != null && (compute.regression() || compute.improvement());
+    boolean kernelChanged = kernels != null && (kernels.regression() || kernels.improvement());
+    if (compute != null) {
+      all.add(new Diagnosis.LayerDiff(Fingerprint.COMPUTE, "median " + ms(compute.baselineMedian()), "median " + ms(compute.variantMedian())
+          + " (" + ratio(compute) + ")", computeChanged, List.of("hook"), List.of()));
+    }
+    if (kernels != null) {
+      all.add(new Diagnosis.LayerDiff("kernel-time", String.format(Locale.ROOT, "median %.1f us", kernels.baselineMedian()),
+          String.format(Locale.ROOT, "median %.1f us (%s)", kernels.variantMedian(), ratio(kernels)), kernelChanged, List.of("kernel-trace"), List.of()));
+    }
+    List<ConfigDiff.Change> changes = ConfigDiff.diff(b, v);
+    List<Diagnosis.ConfigChange> config = new ArrayList<>();
+    for (ConfigDiff.Change c : changes) {
+      config.add(new Diagnosis.ConfigChange(c.key(), c.baseline(), c.variant(), c.variable(), c.layer(), c.kinds()));
+    }
+    Map<String, List<ConfigDiff.Change>> variables = ConfigDiff.byVariable(changes);
+
+    // Elimination, in order.
+    List<Diagnosis.Elimination> eliminated = new ArrayList<>();
+    List<Diagnosis.Elimination> unexamined = new ArrayList<>();
+    if ("PASS".equals(correctness.verdict())) {
+      eliminated.add(new Diagnosis.Elimination(Fingerprint.CORRECTNESS, "wrong results excluded: " + correctness.evidence()));
+    } else if ("UNPROVEN".equals(correctness.verdict())) {
+      unexamined.add(new Diagnosis.Elimination(Fingerprint.CORRECTNESS, correctness.evidence()));
+    }
+    List<String> changedLayers = new ArrayList<>();
+    for (String layer : Fingerprint.PATH_LAYERS) {
+      Diagnosis.LayerDiff d = find(diffs, layer);
+      if (d == null || d.baseline().equals("(no evidence)") || d.variant().equals("(no evidence)")) {
+        unexamined.add(new Diagnosis.Elimination(layer, d == null ? "no evidence of this layer in either run"
+            : "evidence in only one run (baseline: " + d.baseline() + "; variant: " + d.variant() + ")"));
+      } else if (!d.changed()) {
+        eliminated.add(new Diagnosis.Elimination(layer, d.baseline() + " in both runs (" + String.join(", ", d.evidence())
+            + (d.provenance().isEmpty() ? "" : ": " + String.join(", ", d.provenance())) + ")"));
+      } else {
+        changedLayers.add(layer);
+      }
+    }
+    if (compute == null) {
+      unexamined.add(new Diagnosis.Elimination(Fingerprint.COMPUTE, "no hook records with step times in both runs"));
+    } else if (!computeChanged) {
+      eliminated.add(new Diagnosis.Elimination(Fingerprint.COMPUTE, "compute outside communication " + ms(compute.baselineMedian()) + " → "
+          + ms(compute.variantMedian()) + " per step (" + ratio(compute) + "; hook + steps)"));
+    }
+    if (changes.isEmpty()) {
+      eliminated.add(new Diagnosis.Elimination(Fingerprint.CONFIGURATION,
+          "no difference in env, versions, topology or DDP flags (manifest, NCCL env echo, DDP logging)"));
+    }
+
+    Diagnosis.RootCause root = null;
+    List<Diagnosis.Candidate> candidates = new ArrayList<>();
+    String conclusion;
+    String effect = reg.ratio() == null ? "step time unknown"
+        : String.format(Locale.ROOT, "step median %.3f → %.3f ms (ratio %.3f, 95%% CI %.3f..%.3f: %s)", reg.baselineMedianMs(),
+            reg.variantMedianMs(), reg.ratio(), reg.ciLow(), reg.ciHigh(), reg.verdict());
+    boolean effectSeen = "regression".equals(reg.verdict()) || "improvement".equals(reg.verdict());
+
+    if ("FAIL".equals(correctness.verdict())) {
+      conclusion = "root cause";
+      root = Remedies.correctness(correctness, fv.correctness, changedLayers.isEmpty(), effect, describe(variables));
+    } else if (variables.size() >= 2) {
+      conclusion = "confounded";
+      for (Map.Entry<String, List<ConfigDiff.Change>> en : variables.entrySet()) {
+        String layer = en.getValue().get(0).layer();
+        candidates.add(new Diagnosis.Candidate(en.getKey(), layer, describe(en.getValue()), agrees(layer, changedLayers)));
+      }
+      root = new Diagnosis.RootCause(Fingerprint.CONFIGURATION, "application",
+          "confounded: " + variables.size() + " variables changed at once (" + String.join("; ", variables.keySet()) + ")",
+          evidence(describe(variables), changedLayers, diffs, effect),
+          "change one variable at a time: re-run the baseline with each candidate alone and diagnose each against the baseline",
+          List.of("attributing the effect to one of the changes without a run that isolates it (common error 11)",
+              "a larger timeout or a larger bucket: neither explains a path change"),
+          "for each candidate: pathproof run with only that change, then pathproof diagnose --baseline B --variant THAT_RUN");
+    } else if (variables.size() == 1) {
+      Map.Entry<String, List<ConfigDiff.Change>> only = variables.entrySet().iterator().next();
+      String layer = only.getValue().get(0).layer();
+      boolean pathAgrees = agrees(layer, changedLayers);
+      if (pathAgrees) {
+        conclusion = "root cause";
+        String target = layer.equals(Fingerprint.CONFIGURATION) ? changedLayers.get(0) : layer;
+        root = Remedies.configured(layer, target, only.getKey(), only.getValue(), changedLayers, diffs, effect, effectSeen, fb);
+      } else if (computeChanged && effectSeen) {
+        conclusion = "root cause";
+        root = Remedies.compute(compute, effect, "the one configuration change (" + describe(only.getValue()) + ") left the path unchanged");
+        candidates.add(new Diagnosis.Candidate(only.getKey(), layer, describe(only.getValue()), false));
+      } else if (effectSeen || !changedLayers.isEmpty()) {
+        conclusion = "unexplained";
+        candidates.add(new Diagnosis.Candidate(only.getKey(), layer, describe(only.getValue()), false));
+        root = Remedies.unexplained("the one configuration change (" + describe(only.getValue()) + ") acts on " + layer
+            + ", which did not change", changedLayers, diffs, effect);
+      } else {
+        conclusion = "no change";
+        root = Remedies.none("the configuration changed (" + describe(only.getValue()) + ") but neither the path nor the step time did",
+            effect);
+      }
+    } else if (!changedLayers.isEmpty()) {
+      conclusion = "root cause";
+      root = Remedies.unconfigured(changedLayers.get(0), changedLayers, diffs, effect);
+    } else if (computeChanged && effectSeen) {
+      conclusion = "root cause";
+      root = Remedies.compute(compute, effect, "no configuration and no path change");
+    } else if (kernelChanged && effectSeen) {
+      conclusion = "root cause";
+      root = Remedies.slowerLinks(kernels, effect, fb);
+    } else if (effectSeen) {
+      conclusion = "unexplained";
+      root = Remedies.unexplained("no configuration, path, compute or kernel-time difference explains the step time", changedLayers, diffs,
+          effect);
+    } else {
+      conclusion = "no change";
+      root = Remedies.none("no configuration, path, compute or step-time difference", effect);
+    }
+    return new Diagnosis(Diagnosis.SCHEMA, b.runDir(), v.runDir(), conclusion, correctness, reg, all, config, eliminated, unexamined, root,
+        candidates);
+  }
+
+  /**
+   * A configuration variable agrees with the path when its layer changed; a version/topology change with any path
+   * change. Where the variable's own layer has no evidence in the runs (e.g. no TUNING lines, so no protocol), a change
+   * of a layer it feeds counts (protocol → threads and channels, via maxThreads and the nc/nt loop of
+   * enqueue.cc:1617-1658@v2.22.3-1); a layer with evidence that did not change never agrees.
+   */
+  private boolean agrees(String layer, List<String> changedLayers) {
+    if (layer.equals(Fingerprint.CONFIGURATION)) {
+      return !changedLayers.isEmpty();
+    }
+    if (changedLayers.contains(layer)) {
+      return true;
+    }
+    boolean unseen = fb.path.get(layer) == null || fv.path.get(layer) == null;
+    if (!unseen) {
+      return false;
+    }
+    for (String d : DOWNSTREAM.getOrDefault(layer, List.of())) {
+      if (changedLayers.contains(d)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The layers whose outcome a layer's decision feeds (NCCL: tuning → launch shape; topology → graph → channels). */
+  static final Map<String, List<String>> DOWNSTREAM = Map.of(
+      Fingerprint.BUCKETS, List.of(Fingerprint.ALGORITHM, Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS),
+      Fingerprint.ALGORITHM, List.of(Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS),
+      Fingerprint.PROTOCOL, List.of(Fingerprint.CHANNELS, Fingerprint.THREADS),
+      Fingerprint.TRANSPORT, List.of(Fingerprint.CHANNELS, Fingerprint.ALGORITHM, Fingerprint.PROTOCOL),
+      Fingerprint.CHANNELS, List.of(Fingerprint.THREADS),
+      Fingerprint.THREADS, List.of());
+
+  static String describe(List<ConfigDiff.Change> cs) {
+    List<String> out = new ArrayList<>();
+    for (ConfigDiff.Change c : cs) {
+      out.add(c.key() + " " + c.baseline() + " → " + c.variant() + " (" + String.join(", ", c.kinds()) + ")");
+    }
+    return String.join(", ", out);
+  }
+
+  private static String describe(Map<String, List<ConfigDiff.Change>> vars) {
+    List<String> out = new ArrayList<>();
+    vars.values().forEach(l -> out.add(describe(l)));
+    return String.join("; ", out);
+  }
+
+  static List<String> evidence(String configDiff, List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
+    List<String> out = new ArrayList<>();
+    out.add("configuration diff: " + (configDiff.isEmpty() ? "none" : configDiff));
+    for (String l : changedLayers) {
+      Diagnosis.LayerDiff d = find(diffs, l);
+      out.add("path diff " + l + ": " + d.baseline() + " → " + d.variant() + " (" + String.join(", ", d.evidence()) + ")");
+    }
+    out.add("effect: " + effect);
+    return out;
+  }
+
+  static Diagnosis.LayerDiff find(List<Diagnosis.LayerDiff> diffs, String layer) {
+    for (Diagnosis.LayerDiff d : diffs) {
+      if (d.layer().equals(layer)) {
+        return d;
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------ verify-fix
+  FixVerification verifyFix() {
+    List<String> reasons = new ArrayList<>();
+    List<Diagnosis.LayerDiff> differences = new ArrayList<>();
+    boolean equal = true;
+    for (String layer : Fingerprint.PATH_LAYERS) {
+      Fingerprint.Facet x = fb.path.get(layer);
+      Fingerprint.Facet y = fv.path.get(layer);
+      String vx = x == null ? null : x.value();
+      String vy = y == null ? null : y.value();
+      if (!Objects.equals(vx, vy)) {
+        equal = false;
+        differences.add(new Diagnosis.LayerDiff(layer, vx == null ? "(no evidence)" : vx, vy == null ? "(no evidence)" : vy, true,
+            List.of(), List.of()));
+        reasons.add(layer + " differs from the baseline: " + (vx == null ? "(no evidence)" : vx) + " → " + (vy == null ? "(no evidence)" : vy));
+      }
+    }
+    Diagnosis.Correctness c = correctness();
+    if ("FAIL".equals(c.verdict())) {
+      reasons.add("correctness: " + c.evidence());
+    }
+    if (fb.correctness.known() && !fv.correctness.known()) {
+      reasons.add("correctness: the fixed run has no replica digests, the baseline had them");
+    }
+    Diagnosis.Regression reg = regression();
+    Double median = null;
+    Double lo = null;
+    Double hi = null;
+    if (fb.steps.length == 0 || fv.steps.length == 0) {
+      reasons.add("step time: " + reg.rule());
+    } else {
+      double[] s = fb.steps.clone();
+      Arrays.sort(s);
+      lo = round(StepStats.quantile(s, 0.05), 4);
+      hi = round(StepStats.quantile(s, 0.95), 4);
+      median = round(StepStats.median(fv.steps.clone()), 4);
+      if (median < lo || median > hi) {
+        reasons.add(String.format(Locale.ROOT, "step median %.3f ms is outside the baseline's band %.3f..%.3f ms", median, lo, hi));
+      }
+      if (reg.detected()) {
+        reasons.add("step time still regressed: ratio " + reg.ratio() + " (95% CI " + reg.ciLow() + ".." + reg.ciHigh() + ")");
+      }
+    }
+    boolean fixed = reasons.isEmpty();
+    return new FixVerification(FixVerification.SCHEMA, b.runDir(), v.runDir(), fixed, equal, differences, c.verdict(), median, lo, hi, reg,
+        reasons);
+  }
+
+  static Map<String, String> layerValues(Fingerprint f) {
+    Map<String, String> m = new LinkedHashMap<>();
+    f.path.forEach((k, x) -> m.put(k, x == null ? null : x.value()));
+    return m;
+  }
+}

@@ -1,0 +1,113 @@
+package io.pathproof.diagnose;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.pathproof.core.Json;
+import io.pathproof.evidence.Evidence;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A blind diagnosis of a variant run against a baseline run: correctness first, then the step-time effect with a
+ * bootstrap interval, then the path fingerprint diff layer by layer, the elimination in that order, and a root cause
+ * with its owner, the fix, mitigations that would not fix it and the re-run that proves the fix. Where the
+ * configuration changed, a root cause needs the configuration diff, the path diff and the measured effect to agree
+ * (seed: 唯一配置diff + path diff + effect); more than one changed variable is "confounded" (common error 11).
+ *
+ * <p>{@code conclusion} ∈ {@code root cause}, {@code confounded}, {@code no change}, {@code unexplained}. Layers ∈
+ * correctness, ddp-buckets, algorithm, protocol, transport, channels, threads, compute, configuration, none; owners
+ * ∈ PyTorch, NCCL host, NCCL device, CUDA+hardware, application. The public entry of the diagnose room is
+ * {@link #diagnose} (and {@link #verifyFix}).
+ */
+public record Diagnosis(
+    String schema,
+    String baseline,
+    String variant,
+    String conclusion,
+    Correctness correctness,
+    Regression regression,
+    List<LayerDiff> diffs,
+    List<ConfigChange> configuration,
+    List<Elimination> eliminated,
+    List<Elimination> unexamined,
+    RootCause rootCause,
+    List<Candidate> candidates) {
+  public static final String SCHEMA = "pathproof.diagnosis/1";
+
+  public Diagnosis {
+    diffs = List.copyOf(diffs);
+    configuration = List.copyOf(configuration);
+    eliminated = List.copyOf(eliminated);
+    unexamined = List.copyOf(unexamined);
+    candidates = List.copyOf(candidates);
+  }
+
+  /** Correctness of the variant: PASS, FAIL or UNPROVEN, and why. */
+  public record Correctness(String verdict, String evidence) {}
+
+  /**
+   * Step time: ratio of medians variant/baseline with its 95 % bootstrap interval; {@code verdict} is regression, no
+   * change, improvement, or unknown (no step times). {@code detected} is true for a regression.
+   */
+  public record Regression(boolean detected, Double ratio, Double ciLow, Double ciHigh, String verdict, Double baselineMedianMs,
+      Double variantMedianMs, int nBaseline, int nVariant, String rule) {}
+
+  /** One layer of the fingerprint in both runs. */
+  public record LayerDiff(String layer, String baseline, String variant, boolean changed, List<String> evidence, List<String> provenance) {}
+
+  /** One configuration fact that differs. */
+  public record ConfigChange(String key, String baseline, String variant, String variable, String layer, List<String> evidence) {}
+
+  /** A layer excluded (or left unexamined) and the evidence for it. */
+  public record Elimination(String layer, String evidence) {}
+
+  /** The root cause. */
+  public record RootCause(String layer, String owner, String change, List<String> evidence, String fix, List<String> wrongMitigations,
+      String rerun) {}
+
+  /** One candidate of a confounded (or unexplained) diagnosis. */
+  public record Candidate(String variable, String layer, String change, boolean pathAgrees) {}
+
+  /** Diagnoses {@code variant} against {@code baseline}; never reads the harness's fault-knob record. */
+  public static Diagnosis diagnose(Evidence baseline, Evidence variant) {
+    return new Diagnoser(baseline, variant).diagnose();
+  }
+
+  /**
+   * Checks a fixed run against the baseline (seed common error 14: re-run the same acceptance): the path
+   * fingerprint equals the baseline's and the step-time median is back inside the baseline's band.
+   */
+  public static FixVerification verifyFix(Evidence baseline, Evidence fixed) {
+    return new Diagnoser(baseline, fixed).verifyFix();
+  }
+
+  /** True when nothing is wrong: no regression, correctness not failed, no path change. */
+  public boolean clean() {
+    return !regression.detected() && !"FAIL".equals(correctness.verdict()) && "no change".equals(conclusion);
+  }
+
+  public static String render(Diagnosis d, String format) {
+    return switch (format == null ? "table" : format.toLowerCase(Locale.ROOT)) {
+      case "table", "text" -> DiagnosisFormat.text(d);
+      case "json" -> json(d);
+      case "markdown", "md" -> DiagnosisFormat.markdown(d);
+      default -> throw new IllegalArgumentException("unknown format '" + format + "' (table, json, markdown)");
+    };
+  }
+
+  public static String render(FixVerification f, String format) {
+    return switch (format == null ? "table" : format.toLowerCase(Locale.ROOT)) {
+      case "table", "text" -> DiagnosisFormat.text(f);
+      case "json" -> json(f);
+      case "markdown", "md" -> DiagnosisFormat.markdown(f);
+      default -> throw new IllegalArgumentException("unknown format '" + format + "' (table, json, markdown)");
+    };
+  }
+
+  static String json(Object o) {
+    try {
+      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(o) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

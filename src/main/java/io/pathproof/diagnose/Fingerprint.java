@@ -1,0 +1,357 @@
+package io.pathproof.diagnose;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Source;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The path fingerprint of one run, layer by layer, as canonical strings that two runs can be compared on: bucket
+ * layout and collective shapes, algorithm, protocol, transport, channels (collChannels, gridX, TUNING channel range),
+ * threads (blockX); plus the measurements (step times, compute time outside communication, NCCL kernel durations)
+ * and the within-run correctness facts. A layer whose evidence is absent has a null value (not comparable).
+ */
+final class Fingerprint {
+  static final String CORRECTNESS = "correctness";
+  static final String BUCKETS = "ddp-buckets";
+  static final String ALGORITHM = "algorithm";
+  static final String PROTOCOL = "protocol";
+  static final String TRANSPORT = "transport";
+  static final String CHANNELS = "channels";
+  static final String THREADS = "threads";
+  static final String COMPUTE = "compute";
+  static final String CONFIGURATION = "configuration";
+  static final String NONE = "none";
+
+  /** The structural layers, upstream first: the order of elimination (seed, 回归根因推理). */
+  static final List<String> PATH_LAYERS = List.of(BUCKETS, ALGORITHM, PROTOCOL, TRANSPORT, CHANNELS, THREADS);
+
+  /** One layer's canonical value, the evidence kinds behind it and where it was read. */
+  record Facet(String value, List<String> kinds, List<String> provenance) {}
+
+  final Evidence e;
+  final Map<String, Facet> path = new LinkedHashMap<>();
+  /** Per measured iteration, the step time of the job (ms): the slowest rank gates a synchronous DDP step. */
+  final double[] steps;
+  /** Per measured iteration, step time minus the time the buckets spent in communication (ms). */
+  final double[] compute;
+  /** NCCL AllReduce kernel durations (µs). */
+  final double[] kernelUs;
+  final Correctness correctness;
+
+  /** Within-run correctness: replica digests grouped, numerics samples of the majority. */
+  record Correctness(Boolean equal, Map<String, List<Integer>> digestGroups, List<Double> samples, String source) {
+    boolean known() {
+      return equal != null || !digestGroups.isEmpty();
+    }
+
+    boolean broken() {
+      return Boolean.FALSE.equals(equal) || digestGroups.size() > 1;
+    }
+
+    /** Ranks whose digest is not the majority's. */
+    List<Integer> minorityRanks() {
+      List<Integer> out = new ArrayList<>();
+      int max = 0;
+      String major = null;
+      for (Map.Entry<String, List<Integer>> en : digestGroups.entrySet()) {
+        if (en.getValue().size() > max) {
+          max = en.getValue().size();
+          major = en.getKey();
+        }
+      }
+      for (Map.Entry<String, List<Integer>> en : digestGroups.entrySet()) {
+        if (!en.getKey().equals(major)) {
+          out.addAll(en.getValue());
+        }
+      }
+      out.sort(null);
+      return out;
+    }
+  }
+
+  Fingerprint(Evidence e) {
+    this.e = e;
+    buckets();
+    tuning();
+    transport();
+    channels();
+    threads();
+    this.steps = steps();
+    this.compute = compute();
+    this.kernelUs = kernelDurations();
+    this.correctness = correctness();
+  }
+
+  private static <T> List<T> list(List<T> l) {
+    return l == null ? List.of() : l;
+  }
+
+  private List<Evidence.Kernel> ncclKernels() {
+    List<Evidence.Kernel> out = new ArrayList<>();
+    for (Evidence.Kernel k : list(e.kernels())) {
+      if (k.nccl() && k.name() != null && k.name().toLowerCase(Locale.ROOT).contains("allreduce")) {
+        out.add(k);
+      }
+    }
+    return out;
+  }
+
+  private static String src(Source s) {
+    return s == null ? null : s.toString();
+  }
+
+  private static List<String> provs(String... s) {
+    List<String> out = new ArrayList<>();
+    for (String x : s) {
+      if (x != null) {
+        out.add(x);
+      }
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ layers
+  private void buckets() {
+    List<String> parts = new ArrayList<>();
+    List<String> kinds = new ArrayList<>();
+    List<String> prov = new ArrayList<>();
+    List<Evidence.BucketRecord> hooks = e.ddp() == null ? List.of() : list(e.ddp().buckets());
+    if (!hooks.isEmpty()) {
+      // The steady-state layout: the last iteration of the lowest rank (after any rebuild).
+      int rank = hooks.stream().mapToInt(Evidence.BucketRecord::rank).min().getAsInt();
+      int last = hooks.stream().filter(b -> b.rank() == rank).mapToInt(Evidence.BucketRecord::iteration).max().getAsInt();
+      List<Evidence.BucketRecord> it = new ArrayList<>(hooks.stream().filter(b -> b.rank() == rank && b.iteration() == last).toList());
+      it.sort(Comparator.comparingInt(Evidence.BucketRecord::index));
+      List<Long> bytes = new ArrayList<>();
+      for (Evidence.BucketRecord b : it) {
+        bytes.add(b.bytes());
+      }
+      parts.add(bytes.size() + " bucket(s) " + bytes + " B");
+      kinds.add("hook");
+      prov.add(src(it.get(0).source()));
+    } else if (e.ddp() != null && e.ddp().logging() != null) {
+      for (Map.Entry<String, JsonNode> en : new TreeMap<>(e.ddp().logging()).entrySet()) {
+        JsonNode s = en.getValue() == null ? null : en.getValue().get("rebuilt_bucket_sizes");
+        if (s == null || s.asText().isBlank()) {
+          s = en.getValue() == null ? null : en.getValue().get("bucket_sizes");
+        }
+        if (s != null && !s.asText().isBlank()) {
+          String[] sz = s.asText().split(",\\s*");
+          parts.add(sz.length + " bucket(s) [" + String.join(", ", sz) + "] B");
+          kinds.add("ddp-logging");
+          prov.add("ddp logging rank " + en.getKey());
+          break;
+        }
+      }
+    }
+    TreeSet<String> shapes = new TreeSet<>();
+    String first = null;
+    if (e.nccl() != null) {
+      for (Evidence.Coll c : list(e.nccl().colls())) {
+        if (c.op() != null && c.op().equalsIgnoreCase("AllReduce")) {
+          shapes.add("AllReduce count " + c.count() + " datatype " + c.datatype() + " op " + c.redOp());
+          if (first == null) {
+            first = src(c.source());
+          }
+        }
+      }
+    }
+    if (!shapes.isEmpty()) {
+      parts.add(String.join(", ", shapes));
+      kinds.add("nccl-log");
+      prov.add(first);
+    }
+    path.put(BUCKETS, parts.isEmpty() ? null : new Facet(String.join("; ", parts), kinds, provs(prov.toArray(new String[0]))));
+  }
+
+  private void tuning() {
+    TreeMap<Long, TreeSet<String>> algos = new TreeMap<>();
+    TreeMap<Long, TreeSet<String>> protos = new TreeMap<>();
+    String first = null;
+    if (e.nccl() != null) {
+      for (Evidence.Tuning t : list(e.nccl().tuning())) {
+        if (t.op() != null && !t.op().equalsIgnoreCase("AllReduce")) {
+          continue;
+        }
+        algos.computeIfAbsent(t.bytes(), b -> new TreeSet<>()).add(Names.algorithm(t.algorithm(), t.algorithmId()));
+        protos.computeIfAbsent(t.bytes(), b -> new TreeSet<>()).add(Names.protocol(t.protocol(), t.protocolId()));
+        if (first == null) {
+          first = src(t.source());
+        }
+      }
+    }
+    path.put(ALGORITHM, algos.isEmpty() ? null : new Facet(bySize(algos), List.of("nccl-log"), provs(first)));
+    path.put(PROTOCOL, protos.isEmpty() ? null : new Facet(bySize(protos), List.of("nccl-log"), provs(first)));
+  }
+
+  private static String bySize(TreeMap<Long, TreeSet<String>> m) {
+    // Sizes that share one decision are folded together: the layer is about the decision, not the bucket sizes.
+    TreeSet<String> all = new TreeSet<>();
+    m.values().forEach(all::addAll);
+    return String.join("+", all);
+  }
+
+  private void transport() {
+    TreeSet<String> ts = new TreeSet<>();
+    String first = null;
+    if (e.nccl() != null) {
+      for (Evidence.Communicator c : list(e.nccl().communicators())) {
+        for (Evidence.Connection cn : list(c.connections())) {
+          if (cn.transport() != null) {
+            ts.add(cn.transport());
+            if (first == null) {
+              first = src(cn.source());
+            }
+          }
+        }
+        if (ts.isEmpty()) {
+          ts.addAll(list(c.transports()));
+          if (!ts.isEmpty() && first == null) {
+            first = src(c.source());
+          }
+        }
+      }
+    }
+    path.put(TRANSPORT, ts.isEmpty() ? null : new Facet(String.join(", ", ts), List.of("nccl-log"), provs(first)));
+  }
+
+  private void channels() {
+    List<String> parts = new ArrayList<>();
+    List<String> kinds = new ArrayList<>();
+    List<String> prov = new ArrayList<>();
+    TreeSet<Integer> coll = new TreeSet<>();
+    TreeSet<Integer> range = new TreeSet<>();
+    if (e.nccl() != null) {
+      for (Evidence.Communicator c : list(e.nccl().communicators())) {
+        if (c.collChannels() != null) {
+          coll.add(c.collChannels());
+          if (prov.isEmpty()) {
+            prov.add(src(c.source()));
+          }
+        }
+      }
+      for (Evidence.Tuning t : list(e.nccl().tuning())) {
+        if (t.channelLo() != null && t.channelHi() != null) {
+          range.add(t.channelHi() - t.channelLo() + 1);
+        }
+      }
+    }
+    if (!coll.isEmpty()) {
+      parts.add("collChannels " + coll);
+      kinds.add("nccl-log");
+    }
+    if (!range.isEmpty()) {
+      parts.add("TUNING channels " + range);
+      if (!kinds.contains("nccl-log")) {
+        kinds.add("nccl-log");
+      }
+    }
+    TreeSet<Integer> grid = new TreeSet<>();
+    for (Evidence.Kernel k : ncclKernels()) {
+      if (k.grid() != null && k.grid().length > 0) {
+        grid.add(k.grid()[0]);
+        if (grid.size() == 1 && prov.size() < 2) {
+          prov.add(src(k.source()));
+        }
+      }
+    }
+    if (!grid.isEmpty()) {
+      parts.add("gridX " + grid);
+      kinds.add("kernel-trace");
+    }
+    path.put(CHANNELS, parts.isEmpty() ? null : new Facet(String.join("; ", parts), kinds, provs(prov.toArray(new String[0]))));
+  }
+
+  private void threads() {
+    TreeSet<Integer> block = new TreeSet<>();
+    String first = null;
+    for (Evidence.Kernel k : ncclKernels()) {
+      if (k.block() != null && k.block().length > 0) {
+        block.add(k.block()[0]);
+        if (first == null) {
+          first = src(k.source());
+        }
+      }
+    }
+    path.put(THREADS, block.isEmpty() ? null : new Facet("blockX " + block, List.of("kernel-trace"), provs(first)));
+  }
+
+  // ------------------------------------------------------------------ measurements
+  private List<Evidence.Step> measuredSteps() {
+    List<Evidence.Step> all = list(e.steps());
+    List<Evidence.Step> m = all.stream().filter(Evidence.Step::measured).toList();
+    return m.isEmpty() ? all : m;
+  }
+
+  private double[] steps() {
+    TreeMap<Integer, Double> perIt = new TreeMap<>();
+    for (Evidence.Step s : measuredSteps()) {
+      perIt.merge(s.iteration(), s.ms(), Math::max);
+    }
+    return perIt.values().stream().mapToDouble(Double::doubleValue).toArray();
+  }
+
+  /**
+   * Per measured iteration: step time minus the bucket communication time (hook entry to future done, summed over
+   * the buckets of that iteration), the median over ranks. What is left is forward, backward outside communication
+   * and the optimizer: the compute a slower model, data loader or clock would change.
+   */
+  private double[] compute() {
+    List<Evidence.BucketRecord> hooks = e.ddp() == null ? List.of() : list(e.ddp().buckets());
+    if (hooks.isEmpty()) {
+      return new double[0];
+    }
+    Map<String, Double> comm = new TreeMap<>();
+    for (Evidence.BucketRecord b : hooks) {
+      if (b.readyNs() != null && b.futureDoneNs() != null) {
+        comm.merge(b.rank() + "/" + b.iteration(), (b.futureDoneNs() - b.readyNs()) / 1e6, Double::sum);
+      }
+    }
+    TreeMap<Integer, List<Double>> perIt = new TreeMap<>();
+    for (Evidence.Step s : measuredSteps()) {
+      Double c = comm.get(s.rank() + "/" + s.iteration());
+      if (c != null) {
+        perIt.computeIfAbsent(s.iteration(), i -> new ArrayList<>()).add(s.ms() - c);
+      }
+    }
+    double[] out = new double[perIt.size()];
+    int i = 0;
+    for (List<Double> l : perIt.values()) {
+      out[i++] = StepStats.median(l.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+    return out;
+  }
+
+  private double[] kernelDurations() {
+    return ncclKernels().stream().filter(k -> k.durUs() != null).mapToDouble(k -> k.durUs().doubleValue()).toArray();
+  }
+
+  private Correctness correctness() {
+    Evidence.Replicas r = e.replicas();
+    if (r == null) {
+      return new Correctness(null, Map.of(), List.of(), null);
+    }
+    Map<String, List<Integer>> groups = new TreeMap<>();
+    List<Double> samples = List.of();
+    for (Evidence.Digest d : list(r.digests())) {
+      groups.computeIfAbsent(String.valueOf(d.sha256()), k -> new ArrayList<>()).add(d.rank());
+    }
+    Correctness tmp = new Correctness(r.equal(), groups, List.of(), src(r.source()));
+    List<Integer> minority = tmp.minorityRanks();
+    for (Evidence.Digest d : list(r.digests())) {
+      if (!minority.contains(d.rank()) && d.samples() != null) {
+        samples = d.samples();
+        break;
+      }
+    }
+    return new Correctness(r.equal(), groups, samples, src(r.source()));
+  }
+}

@@ -1,0 +1,88 @@
+package io.pathproof.diagnose;
+
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Which layer of the path a configuration fact acts on: the mechanism, read from the source that consumes each
+ * variable, not a table of known outcomes. NCCL (v2.22.3-1): NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS clamp the
+ * channel count after the graph search (graph/connect.cc ncclTopoPostset, init.cc); NCCL_ALGO / NCCL_PROTO mask the
+ * tuning table (graph/tuning.cc:273-278); NCCL_NTHREADS sets maxThreads, hence blockX (graph/tuning.cc:119-131);
+ * NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, NCCL_IB_DISABLE, NCCL_NET, NCCL_CUMEM_ENABLE choose the
+ * transport (transport/p2p.cc canConnect, transport/shm.cc, transport/net.cc). PyTorch: bucket_cap_mb and the DDP
+ * flags decide the bucket layout (torch/nn/parallel/distributed.py _ddp_init_helper, reducer.cpp).
+ */
+final class Knobs {
+  private Knobs() {}
+
+  record Knob(String variable, String layer) {}
+
+  private static final Set<String> CHANNELS = Set.of("NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",
+      "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_NCHANNELS_PER_PEER", "NCCL_MIN_NRINGS", "NCCL_MAX_NRINGS");
+  private static final Set<String> TRANSPORT = Set.of("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE", "NCCL_IB_DISABLE",
+      "NCCL_NET", "NCCL_CUMEM_ENABLE", "NCCL_P2P_USE_CUDA_MEMCPY", "NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_P2P_READ_ENABLE",
+      "NCCL_P2P_DIRECT_DISABLE", "NCCL_SHM_USE_CUDA_MEMCPY");
+  private static final Set<String> ALGORITHM = Set.of("NCCL_ALGO", "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE", "NCCL_TUNER_PLUGIN");
+  private static final Set<String> THREADS = Set.of("NCCL_NTHREADS", "NCCL_LL128_NTHREADS");
+  private static final Set<String> PROTOCOL = Set.of("NCCL_PROTO", "NCCL_LL128_ENABLE");
+
+  static Knob classify(String key) {
+    String k = key;
+    int dot = k.indexOf('.');
+    String scope = dot < 0 ? "" : k.substring(0, dot);
+    String name = dot < 0 ? k : k.substring(dot + 1);
+    String upper = name.toUpperCase(Locale.ROOT);
+    if (scope.equals("env")) {
+      if (CHANNELS.contains(upper)) {
+        return new Knob("NCCL channel limits", Fingerprint.CHANNELS);
+      }
+      if (TRANSPORT.contains(upper)) {
+        return new Knob("NCCL transport selection", Fingerprint.TRANSPORT);
+      }
+      if (ALGORITHM.contains(upper)) {
+        return new Knob("NCCL algorithm selection", Fingerprint.ALGORITHM);
+      }
+      if (PROTOCOL.contains(upper)) {
+        return new Knob("NCCL protocol selection", Fingerprint.PROTOCOL);
+      }
+      if (THREADS.contains(upper)) {
+        return new Knob("NCCL threads per block", Fingerprint.THREADS);
+      }
+      return new Knob(name, Fingerprint.CONFIGURATION);
+    }
+    String lower = name.toLowerCase(Locale.ROOT).replace("_", "");
+    if ((scope.equals("ddp") || scope.equals("workload")) && lower.contains("bucketcap")) {
+      return new Knob("DDP bucket cap", Fingerprint.BUCKETS);
+    }
+    if ((scope.equals("ddp") || scope.equals("workload"))
+        && (lower.contains("findunused") || lower.contains("staticgraph") || lower.contains("gradientasbucketview"))) {
+      return new Knob("DDP flags", Fingerprint.BUCKETS);
+    }
+    if (scope.equals("workload") || scope.equals("ddp")) {
+      return new Knob("workload", Fingerprint.CONFIGURATION);
+    }
+    if (scope.equals("versions")) {
+      return new Knob(name.toLowerCase(Locale.ROOT).startsWith("nccl") ? "NCCL version"
+          : name.toLowerCase(Locale.ROOT).startsWith("torch") ? "torch version" : name + " version", Fingerprint.CONFIGURATION);
+    }
+    if (scope.equals("topology") || scope.equals("gpus")) {
+      return new Knob("topology", Fingerprint.CONFIGURATION);
+    }
+    if (key.equals("world_size")) {
+      return new Knob("world size", Fingerprint.CONFIGURATION);
+    }
+    if (key.equals("backend")) {
+      return new Knob("backend", Fingerprint.CONFIGURATION);
+    }
+    return new Knob(key, Fingerprint.CONFIGURATION);
+  }
+
+  /** Who owns a layer (seed, 所有权边界). */
+  static String owner(String layer) {
+    return switch (layer) {
+      case Fingerprint.BUCKETS -> "PyTorch";
+      case Fingerprint.ALGORITHM, Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS, Fingerprint.TRANSPORT -> "NCCL host";
+      default -> "application";
+    };
+  }
+}

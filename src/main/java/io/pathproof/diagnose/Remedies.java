@@ -1,0 +1,179 @@
+package io.pathproof.diagnose;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Root causes with their fix, the mitigations that would not fix them, and the re-run that proves the fix. The fix
+ * undoes the change that the evidence points at; the wrong mitigations are the ones the seed warns about (a larger
+ * timeout, a larger bucket, blaming NVLink for a configured channel cap — common errors 12 and 13).
+ */
+final class Remedies {
+  private Remedies() {}
+
+  static final String RERUN = "re-run the same canary with the fix, then: pathproof verify-fix --baseline BASELINE --fixed FIXED_RUN "
+      + "(fingerprint equal to the baseline's, step median back in the baseline's band) and pathproof accept on it";
+
+  private static String undo(List<ConfigDiff.Change> cs) {
+    List<String> out = new ArrayList<>();
+    for (ConfigDiff.Change c : cs) {
+      String name = c.key().startsWith("env.") ? c.key().substring(4) : c.key();
+      if (name.endsWith("bucket_cap_bytes") && c.baseline().matches("\\d+")) {
+        // DDP logs the cap in bytes; users pass bucket_cap_mb (distributed.py: int(bucket_cap_mb * 1024 * 1024)).
+        double mb = Long.parseLong(c.baseline()) / (1024.0 * 1024.0);
+        String mbText = mb == Math.rint(mb) ? Long.toString((long) mb) : Double.toString(mb);
+        out.add("restore bucket_cap_mb=" + mbText + " (DDP bucket_cap_bytes " + c.baseline() + ", now " + c.variant() + ")");
+        continue;
+      }
+      if (c.baseline().equals("unset")) {
+        out.add("remove " + name + "=" + c.variant());
+      } else if (c.variant().equals("unset")) {
+        out.add("set " + name + "=" + c.baseline() + " again");
+      } else {
+        out.add("restore " + name + "=" + c.baseline() + " (now " + c.variant() + ")");
+      }
+    }
+    return String.join(", ", dedupe(out));
+  }
+
+  private static List<String> dedupe(List<String> l) {
+    List<String> out = new ArrayList<>();
+    for (String s : l) {
+      if (!out.contains(s)) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  private static String base(Fingerprint fb, String layer) {
+    Fingerprint.Facet f = fb.path.get(layer);
+    return f == null ? "(unknown)" : f.value();
+  }
+
+  static Diagnosis.RootCause configured(String layer, String target, String variable, List<ConfigDiff.Change> changes,
+      List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect, boolean effectSeen, Fingerprint fb) {
+    String configDiff = Diagnoser.describe(changes);
+    List<String> evidence = Diagnoser.evidence(configDiff, changedLayers, diffs, effect);
+    evidence.add(effectSeen ? "configuration diff, path diff and effect agree" : "configuration diff and path diff agree; no step-time effect measured");
+    String change = variable + ": " + configDiff + (changedLayers.size() > 1
+        ? "; downstream of it: " + String.join(", ", changedLayers.subList(1, changedLayers.size())) + " changed too" : "");
+    List<String> wrong = new ArrayList<>();
+    wrong.add("a larger timeout (ProcessGroup / NCCL): the collective is slower or different, not hung");
+    String fix;
+    switch (target) {
+      case Fingerprint.CHANNELS -> {
+        fix = undo(changes) + " in the job's environment so that NCCL chooses the channel count again (baseline: " + base(fb, Fingerprint.CHANNELS) + ")";
+        wrong.add("a larger DDP bucket (bucket_cap_mb): the bucket is unchanged; a bigger message over fewer channels is still fewer channels");
+        wrong.add("blaming or replacing NVLink: the transport is unchanged (" + base(fb, Fingerprint.TRANSPORT) + "); a channel cap is configuration, not a link fault");
+        wrong.add("forcing NCCL_ALGO or NCCL_PROTO: algorithm and protocol did not change");
+      }
+      case Fingerprint.PROTOCOL -> {
+        fix = undo(changes) + " so that the tuner picks the protocol per message size again (baseline: " + base(fb, Fingerprint.PROTOCOL) + ")";
+        wrong.add("more channels (NCCL_MIN_NCHANNELS): the protocol, not the channel count, was forced");
+        wrong.add("a larger DDP bucket: a forced protocol stays forced at every size");
+      }
+      case Fingerprint.ALGORITHM -> {
+        fix = undo(changes) + " so that the tuner picks the algorithm again (baseline: " + base(fb, Fingerprint.ALGORITHM) + ")";
+        wrong.add("more channels or another protocol: the algorithm was forced");
+        wrong.add("a larger DDP bucket: a forced algorithm stays forced at every size");
+      }
+      case Fingerprint.TRANSPORT -> {
+        fix = undo(changes) + " so that peers connect over " + base(fb, Fingerprint.TRANSPORT) + " again";
+        wrong.add("replacing NVLink or the GPUs: the configuration turned the peer path off; the links were never tried");
+        wrong.add("more channels or a larger bucket: the data still goes through the fallback transport");
+      }
+      case Fingerprint.THREADS -> {
+        fix = undo(changes) + " so that NCCL sizes its thread blocks itself again (baseline: " + base(fb, Fingerprint.THREADS) + ")";
+        wrong.add("more channels: the block size, not the channel count, changed");
+        wrong.add("a larger DDP bucket: the launch shape is set by the thread limit");
+      }
+      case Fingerprint.BUCKETS -> {
+        fix = undo(changes) + " in the DDP constructor so that the gradients are bucketed as before (baseline: " + base(fb, Fingerprint.BUCKETS) + ")";
+        wrong.add("NCCL tuning (NCCL_ALGO, NCCL_PROTO, channels): NCCL chose correctly for the new message sizes; the messages changed");
+      }
+      default -> {
+        fix = "revert " + configDiff + " (it changed " + String.join(", ", changedLayers) + ")";
+        wrong.add("tuning the layers downstream of the change one by one instead of reverting it");
+      }
+    }
+    return new Diagnosis.RootCause(target, Knobs.owner(target), change, evidence, fix, wrong, RERUN);
+  }
+
+  static Diagnosis.RootCause unconfigured(String layer, List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
+    List<String> evidence = Diagnoser.evidence("", changedLayers, diffs, effect);
+    Diagnosis.LayerDiff d = Diagnoser.find(diffs, layer);
+    String change = "the " + layer + " changed without any configuration change: " + d.baseline() + " → " + d.variant();
+    String owner = layer.equals(Fingerprint.TRANSPORT) || layer.equals(Fingerprint.CHANNELS) ? "CUDA+hardware" : Knobs.owner(layer);
+    String fix = switch (layer) {
+      case Fingerprint.TRANSPORT, Fingerprint.CHANNELS -> "find why NCCL saw a different topology on the same configuration (nvidia-smi topo -m, "
+          + "the peer-access matrix, NVLink state, driver / IOMMU / ACS settings) and restore the peer path";
+      case Fingerprint.BUCKETS -> "find why DDP formed other buckets with the same flags (model code, parameter order, unused parameters)";
+      default -> "find why NCCL decided differently with the same configuration and versions (a tuner plugin, the topology it detected)";
+    };
+    return new Diagnosis.RootCause(layer, owner, change, evidence, fix,
+        List.of("a larger timeout: nothing hangs", "forcing the old choice with NCCL_* variables: it hides why the choice changed"), RERUN);
+  }
+
+  static Diagnosis.RootCause compute(StepStats.Comparison compute, String effect, String context) {
+    String change = String.format(Locale.ROOT, "compute outside communication rose from %.3f to %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f)",
+        compute.baselineMedian(), compute.variantMedian(), compute.ratio(), compute.ciLow(), compute.ciHigh());
+    return new Diagnosis.RootCause(Fingerprint.COMPUTE, "application", change,
+        List.of("configuration / path: " + context, "compute: " + change + " (hook ready/future-done times and step times)", "effect: " + effect,
+            "the bucket communication time did not change: the slowdown is outside the AllReduce"),
+        "find what slowed forward, backward or the optimizer step (model code, data loading, a sleep or sync, GPU clocks) and undo it; "
+            + "profile the compute kernels and CPU ranges of one step on each rank",
+        List.of("NCCL tuning (channels, NCCL_ALGO, NCCL_PROTO): the communication path and its time are unchanged",
+            "a larger DDP bucket: communication is not what slowed down", "a larger timeout: nothing hangs"),
+        RERUN);
+  }
+
+  static Diagnosis.RootCause slowerLinks(StepStats.Comparison kernels, String effect, Fingerprint fb) {
+    String change = String.format(Locale.ROOT, "same path (%s), but NCCL kernels take %.1f instead of %.1f us (ratio %.3f)",
+        base(fb, Fingerprint.TRANSPORT), kernels.variantMedian(), kernels.baselineMedian(), kernels.ratio());
+    return new Diagnosis.RootCause(Fingerprint.TRANSPORT, "CUDA+hardware", change,
+        List.of("configuration diff: none", "path diff: none (buckets, algorithm, protocol, transport, channels, threads equal)",
+            "kernel time: " + change, "effect: " + effect),
+        "check the links and clocks of these GPUs (nvidia-smi nvlink -s / -e for errors and down links, clocks and throttling, other jobs on the GPUs)",
+        List.of("NCCL tuning: NCCL made the same decisions as in the baseline", "a larger timeout: nothing hangs",
+            "a larger DDP bucket: the same bytes go over the same, slower links"),
+        RERUN);
+  }
+
+  static Diagnosis.RootCause correctness(Diagnosis.Correctness c, Fingerprint.Correctness fc, boolean pathUnchanged, String effect,
+      String configDiff) {
+    List<Integer> ranks = fc.minorityRanks();
+    String change = ranks.isEmpty() ? c.evidence() : "rank(s) " + ranks + " diverge from the other replicas: " + c.evidence();
+    List<String> evidence = new ArrayList<>();
+    evidence.add("correctness: " + c.evidence());
+    evidence.add("configuration diff: " + (configDiff.isEmpty() ? "none" : configDiff));
+    evidence.add(pathUnchanged ? "path diff: none — the AllReduce ran as in the baseline, so the wrong values entered outside it"
+        : "path diff present (see diffs)");
+    evidence.add("effect: " + effect);
+    String fix = ranks.isEmpty()
+        ? "find where a wrong gradient enters before the AllReduce on every rank (loss, hook, data) and fix it; check it with the replica digests"
+        : "find what writes the gradients or parameters of rank(s) " + ranks + " outside the AllReduce (a per-rank hook or optimizer "
+            + "state, a data path that differs per rank) and fix it; if the code is identical on every rank, suspect the GPU of rank(s) "
+            + ranks + " (CUDA+hardware: memory errors, run the same canary pinned to another GPU)";
+    return new Diagnosis.RootCause(Fingerprint.CORRECTNESS, "application", change, evidence, fix,
+        List.of("re-broadcasting parameters from rank 0 every step: hides the divergence, the wrong update still happens",
+            "a larger timeout or NCCL tuning: the collective completed and did what it was given",
+            "accepting the run because every NCCL kernel ran (common error 10)"),
+        "re-run the same canary and require equal replica digests on every rank (pathproof accept, row replicas) and verify-fix");
+  }
+
+  static Diagnosis.RootCause unexplained(String why, List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
+    List<String> evidence = Diagnoser.evidence("", changedLayers, diffs, effect);
+    evidence.set(0, "unexplained: " + why);
+    return new Diagnosis.RootCause(changedLayers.isEmpty() ? Fingerprint.NONE : changedLayers.get(0), "application", "unexplained: " + why,
+        evidence, "collect the missing evidence and diagnose again: NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P, "
+            + "a profiler window (kernel trace) and the comm hook on both runs, with one variable changed at a time",
+        List.of("acting on a guess: the evidence does not single out a cause"), RERUN);
+  }
+
+  static Diagnosis.RootCause none(String why, String effect) {
+    return new Diagnosis.RootCause(Fingerprint.NONE, "application", "no change: " + why, List.of("effect: " + effect), "nothing to fix",
+        List.of("any tuning: there is no difference to correct"), "none needed");
+  }
+}

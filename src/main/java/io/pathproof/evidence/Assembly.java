@@ -1,0 +1,380 @@
+package io.pathproof.evidence;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/** Joins what each file said into one {@link Evidence}, and draws the cross-file findings. */
+final class Assembly {
+  private static final int MAX_KERNEL_FINDINGS = 10;
+
+  private Assembly() {}
+
+  static Evidence evidence(String runDir, List<FileFacts> files, List<HarnessFacts> harness, List<Problem> early) {
+    List<Evidence.FileRead> reads = new ArrayList<>();
+    List<Problem> problems = new ArrayList<>(early);
+    List<Evidence.Finding> findings = new ArrayList<>();
+    List<Evidence.Kernel> kernels = new ArrayList<>();
+    List<Evidence.Range> ranges = new ArrayList<>();
+    List<Evidence.FlightRecord> flight = new ArrayList<>();
+    for (FileFacts ff : files) {
+      reads.add(new Evidence.FileRead(ff.file, ff.kind, ff.rank, ff.bytes, ff.facts));
+      problems.addAll(ff.allProblems());
+      findings.addAll(ff.findings);
+      kernels.addAll(ff.kernels);
+      ranges.addAll(ff.ranges);
+      flight.addAll(ff.flight);
+      missingNcclKernels(ff, findings);
+    }
+    Evidence.Nccl nccl = nccl(files, findings);
+    crossRankKernels(kernels, findings);
+
+    Evidence.Ddp ddp = null;
+    List<Evidence.Step> steps = new ArrayList<>();
+    Evidence.Replicas replicas = null;
+    List<Evidence.PeerAccess> peer = new ArrayList<>();
+    JsonNode manifest = null;
+    for (HarnessFacts h : harness) {
+      if (h.ddp() != null) {
+        if (ddp == null) {
+          ddp = new Evidence.Ddp(new ArrayList<>(), new LinkedHashMap<>());
+        }
+        if (h.ddp().buckets() != null) {
+          ddp.buckets().addAll(h.ddp().buckets());
+        }
+        if (h.ddp().logging() != null) {
+          h.ddp().logging().forEach(ddp.logging()::putIfAbsent);
+        }
+      }
+      if (h.steps() != null) {
+        steps.addAll(h.steps());
+      }
+      if (replicas == null) {
+        replicas = h.replicas();
+      }
+      if (h.peerAccess() != null) {
+        peer.addAll(h.peerAccess());
+      }
+      if (manifest == null) {
+        manifest = h.manifest();
+      }
+      if (h.problems() != null) {
+        problems.addAll(h.problems());
+      }
+    }
+    return new Evidence(
+        runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, findings, problems);
+  }
+
+  /**
+   * HTA issue #360: collectives recorded (nccl:* ranges, record_param_comms) but no NCCL kernel means the kernel
+   * activity was lost, unless the communicator has one rank, where NCCL launches no kernel at all (the AllReduce of
+   * one rank is a copy; seen in the H200 1-rank capture).
+   */
+  private static void missingNcclKernels(FileFacts ff, List<Evidence.Finding> findings) {
+    if (!ff.kind.equals(Ingest.KINETO) && !ff.kind.equals(Ingest.NSYS)) {
+      return;
+    }
+    if (ff.collectives() == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)) {
+      return;
+    }
+    List<Source> at = List.of(ff.firstCollectiveMarker != null ? ff.firstCollectiveMarker : Source.file(ff.file));
+    if (ff.worldSize != null && ff.worldSize == 1) {
+      findings.add(
+          new Evidence.Finding(
+              "no-nccl-kernel-single-rank",
+              ff.collectives() + " collective(s) but no NCCL kernel: expected, the communicator has 1 rank and"
+                  + " NCCL launches no kernel (the data moves by a copy), so this trace cannot show channels or"
+                  + " threads",
+              at));
+    } else {
+      findings.add(
+          new Evidence.Finding(
+              "missing-nccl-kernels",
+              "LOUD: " + ff.collectives() + " collective(s) recorded but ZERO NCCL kernels (ncclKernel_*/"
+                  + "ncclDevKernel_*) in this trace: GPU kernel activity was not captured (HTA #360); nothing about"
+                  + " channels, threads or kernel time can be proven from it",
+              at));
+    }
+  }
+
+  private static Evidence.Nccl nccl(List<FileFacts> files, List<Evidence.Finding> findings) {
+    String version = null;
+    Source versionSource = null;
+    // Logs first: the log's own "NCCL version" line is the strongest evidence of the version.
+    for (int pass = 0; pass < 2; pass++) {
+      for (FileFacts ff : files) {
+        if ((pass == 0) != ff.kind.equals(Ingest.NCCL_LOG) || ff.ncclVersion == null) {
+          continue;
+        }
+        if (version == null) {
+          version = ff.ncclVersion;
+          versionSource = ff.ncclVersionSource;
+        } else if (!sameVersion(version, ff.ncclVersion)) {
+          findings.add(
+              new Evidence.Finding(
+                  "nccl-version-mismatch",
+                  "NCCL " + ff.ncclVersion + " in " + ff.file + " but " + version + " elsewhere",
+                  List.of(versionSource, ff.ncclVersionSource)));
+        }
+      }
+    }
+    Map<String, String> env = new TreeMap<>();
+    Map<String, Source> envSources = new TreeMap<>();
+    List<Evidence.Warning> warnings = new ArrayList<>();
+    Map<String, List<CommRank>> groups = new LinkedHashMap<>();
+    Map<CommRank, FileFacts> fileOf = new LinkedHashMap<>();
+    for (FileFacts ff : files) {
+      ff.env.forEach(
+          (k, v) -> {
+            String old = env.putIfAbsent(k, v);
+            if (old == null) {
+              envSources.put(k, ff.envSources.get(k));
+            } else if (!old.equals(v)) {
+              findings.add(
+                  new Evidence.Finding(
+                      "env-mismatch", k + " is " + old + " in one file and " + v + " in " + ff.file,
+                      List.of(envSources.get(k), ff.envSources.get(k))));
+            }
+          });
+      warnings.addAll(ff.warnings);
+      // Without a commId (NCCL < 2.10 prints none, excerpts lose it), a rank joins the one commId of the same size in
+      // its file, else the communicators of that size in the same directory (one run), else stays on its own.
+      Map<Integer, Set<String>> idsBySize = new LinkedHashMap<>();
+      for (CommRank cr : ff.commRanks) {
+        if (cr.commId != null && cr.nRanks != null) {
+          idsBySize.computeIfAbsent(cr.nRanks, n -> new LinkedHashSet<>()).add(cr.commId);
+        }
+      }
+      String dir = java.nio.file.Path.of(ff.file).getParent() == null ? "" : java.nio.file.Path.of(ff.file).getParent().toString();
+      for (CommRank cr : ff.commRanks) {
+        String key;
+        if (cr.commId != null) {
+          key = cr.commId;
+        } else if (cr.nRanks != null && idsBySize.getOrDefault(cr.nRanks, Set.of()).size() == 1) {
+          key = idsBySize.get(cr.nRanks).iterator().next();
+        } else if (cr.nRanks != null) {
+          key = "nranks:" + cr.nRanks + " in " + dir;
+        } else {
+          key = "file:" + ff.file;
+        }
+        groups.computeIfAbsent(key, k -> new ArrayList<>()).add(cr);
+        fileOf.put(cr, ff);
+      }
+    }
+    List<Evidence.Communicator> comms = new ArrayList<>();
+    List<Evidence.Tuning> tuning = new ArrayList<>();
+    List<Evidence.Coll> colls = new ArrayList<>();
+    for (List<CommRank> g : groups.values()) {
+      g.sort(
+          Comparator.comparing(
+              (CommRank cr) -> cr.effectiveRank(fileOf.get(cr).rank), Comparator.nullsLast(Comparator.naturalOrder())));
+      comms.add(communicator(g, fileOf, findings));
+      String commId = g.stream().map(cr -> cr.commId).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+      for (CommRank cr : g) {
+        Integer rank = cr.effectiveRank(fileOf.get(cr).rank);
+        cr.tuning.forEach(
+            (k, a) ->
+                tuning.add(
+                    new Evidence.Tuning(
+                        rank, k.op, k.bytes, k.algorithm, k.algorithmId < 0 ? null : k.algorithmId, k.protocol,
+                        k.protocolId < 0 ? null : k.protocolId,
+                        k.timeScale < 0 ? null : BigDecimal.valueOf(k.timeUnscaled, k.timeScale),
+                        k.channelLo < 0 ? null : k.channelLo, k.channelHi < 0 ? null : k.channelHi, a.first, commId,
+                        a.n)));
+        cr.colls.forEach(
+            (k, a) ->
+                colls.add(
+                    new Evidence.Coll(
+                        rank, k.op, a.opCount, k.count, k.datatype, k.redOp, k.nRanks < 0 ? null : k.nRanks, a.first,
+                        commId, a.n)));
+      }
+      crossRankTuning(g, fileOf, findings);
+    }
+    return new Evidence.Nccl(version, versionSource, comms, tuning, colls, env, envSources, warnings);
+  }
+
+  /** "2.28.9" from a log and "2.28.9" from a trace agree; so do "2.19.3" and "2.19.3-1". */
+  private static boolean sameVersion(String a, String b) {
+    return a.equals(b) || a.startsWith(b + "-") || b.startsWith(a + "-") || a.startsWith(b + "+") || b.startsWith(a + "+");
+  }
+
+  private static Evidence.Communicator communicator(
+      List<CommRank> g, Map<CommRank, FileFacts> fileOf, List<Evidence.Finding> findings) {
+    CommRank first = g.stream().filter(cr -> cr.commId != null).findFirst().orElse(g.get(0));
+    Set<Integer> ranks = new java.util.TreeSet<>();
+    List<Evidence.RankInit> inits = new ArrayList<>();
+    List<String> trees = new ArrayList<>();
+    List<Evidence.Connection> connections = new ArrayList<>();
+    Set<String> transports = new LinkedHashSet<>();
+    boolean connectedRings = false;
+    boolean connectedTrees = false;
+    for (CommRank cr : g) {
+      Integer r = cr.effectiveRank(fileOf.get(cr).rank);
+      if (r != null) {
+        ranks.add(r);
+        inits.add(
+            new Evidence.RankInit(
+                r, cr.cudaDev, cr.busId, cr.host, cr.pid, cr.nvmlDev, cr.initTotal, cr.initPhases, cr.source));
+      }
+      trees.addAll(cr.trees);
+      connections.addAll(cr.connections);
+      cr.connections.forEach(c -> transports.add(c.transport()));
+      connectedRings |= cr.connectedRings;
+      connectedTrees |= cr.connectedTrees;
+    }
+    String label = first.commId != null ? "communicator " + first.commId : "communicator of " + first.nRanks + " ranks";
+    Integer nRanks = agree(g, fileOf, cr -> cr.nRanks, cr -> cr.source, "nRanks", label, findings);
+    Integer coll = agree(g, fileOf, cr -> cr.collChannels, cr -> cr.channelsSource, "coll channels", label, findings);
+    Integer nvls = agree(g, fileOf, cr -> cr.nvlsChannels, cr -> cr.channelsSource, "nvls channels", label, findings);
+    Integer p2p = agree(g, fileOf, cr -> cr.p2pChannels, cr -> cr.channelsSource, "p2p channels", label, findings);
+    Integer perPeer =
+        agree(g, fileOf, cr -> cr.p2pPerPeer, cr -> cr.channelsSource, "p2p channels per peer", label, findings);
+    String thr =
+        agree(g, fileOf, cr -> cr.threadThresholds, cr -> cr.thresholdsSource, "threadThresholds", label, findings);
+    List<String> rings = new ArrayList<>();
+    List<Evidence.Graph> graphs = new ArrayList<>();
+    for (CommRank cr : g) {
+      if (rings.isEmpty() && !cr.rings.isEmpty()) {
+        rings.addAll(cr.rings.values());
+      }
+      if (graphs.isEmpty() && !cr.graphs.isEmpty()) {
+        graphs.addAll(cr.graphs);
+      }
+    }
+    return new Evidence.Communicator(
+        first.commId, List.copyOf(ranks), nRanks, firstNonNull(g, cr -> cr.nNodes), firstNonNull(g, cr -> cr.localRanks),
+        coll, p2p, perPeer, nvls, rings, trees, graphs, thr, List.copyOf(transports), connections, connectedRings,
+        connectedTrees, inits, first.source);
+  }
+
+  private static <T> T firstNonNull(List<CommRank> g, java.util.function.Function<CommRank, T> f) {
+    for (CommRank cr : g) {
+      T v = f.apply(cr);
+      if (v != null) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The value of the lowest rank that printed one; a rank printing another value is a finding: ranks of one
+   * communicator that disagree on channels can hang (NVIDIA/nccl #1136).
+   */
+  private static <T> T agree(
+      List<CommRank> g, Map<CommRank, FileFacts> fileOf, java.util.function.Function<CommRank, T> f,
+      java.util.function.Function<CommRank, Source> src, String what, String label, List<Evidence.Finding> findings) {
+    T value = null;
+    CommRank holder = null;
+    for (CommRank cr : g) {
+      T v = f.apply(cr);
+      if (v == null) {
+        continue;
+      }
+      if (value == null) {
+        value = v;
+        holder = cr;
+      } else if (!value.equals(v)) {
+        findings.add(
+            new Evidence.Finding(
+                "cross-rank-disagreement",
+                label + ": rank " + holder.effectiveRank(fileOf.get(holder).rank) + " has " + what + " " + value
+                    + " but rank " + cr.effectiveRank(fileOf.get(cr).rank) + " has " + v
+                    + " (ranks of one communicator must agree; NVIDIA/nccl #1136)",
+                sources(src.apply(holder), src.apply(cr))));
+      }
+    }
+    return value;
+  }
+
+  private static List<Source> sources(Source a, Source b) {
+    List<Source> l = new ArrayList<>();
+    if (a != null) {
+      l.add(a);
+    }
+    if (b != null) {
+      l.add(b);
+    }
+    return l;
+  }
+
+  /** All ranks must pick the same algorithm, protocol and channels for the same collective and size. */
+  private static void crossRankTuning(
+      List<CommRank> g, Map<CommRank, FileFacts> fileOf, List<Evidence.Finding> findings) {
+    Map<String, Object[]> seen = new LinkedHashMap<>();
+    for (CommRank cr : g) {
+      for (Map.Entry<CommRank.TuneKey, CommRank.Agg> e : cr.tuning.entrySet()) {
+        CommRank.TuneKey k = e.getKey();
+        String what = k.op + " " + k.bytes;
+        String choice = k.algorithm + "/" + k.protocol + (k.channelHi >= 0 ? " channels " + k.channelLo + ".." + k.channelHi : "");
+        Object[] prev = seen.putIfAbsent(what, new Object[] {choice, cr, e.getValue().first});
+        if (prev != null && !prev[0].equals(choice) && prev[1] != cr) {
+          CommRank other = (CommRank) prev[1];
+          findings.add(
+              new Evidence.Finding(
+                  "cross-rank-disagreement",
+                  what + " bytes: rank " + other.effectiveRank(fileOf.get(other).rank) + " chose " + prev[0]
+                      + " but rank " + cr.effectiveRank(fileOf.get(cr).rank) + " chose " + choice
+                      + " (NVIDIA/nccl #1136)",
+                  sources((Source) prev[2], e.getValue().first)));
+        }
+      }
+    }
+  }
+
+  /**
+   * The n-th NCCL kernel of each rank should have the same name, grid and block on every rank: grid.x is the channel
+   * count, so a difference is ranks disagreeing on channels.
+   */
+  private static void crossRankKernels(List<Evidence.Kernel> kernels, List<Evidence.Finding> findings) {
+    Map<Integer, List<Evidence.Kernel>> byRank = new TreeMap<>();
+    for (Evidence.Kernel k : kernels) {
+      if (k.nccl() && k.rank() != null && k.grid() != null) {
+        byRank.computeIfAbsent(k.rank(), r -> new ArrayList<>()).add(k);
+      }
+    }
+    if (byRank.size() < 2) {
+      return;
+    }
+    byRank.values().forEach(l -> l.sort(Comparator.comparing(Evidence.Kernel::startNs, Comparator.nullsLast(Comparator.naturalOrder()))));
+    List<List<Evidence.Kernel>> lists = new ArrayList<>(byRank.values());
+    List<Evidence.Kernel> base = lists.get(0);
+    int reported = 0;
+    for (int i = 0; i < base.size() && reported < MAX_KERNEL_FINDINGS; i++) {
+      Evidence.Kernel a = base.get(i);
+      for (int j = 1; j < lists.size() && reported < MAX_KERNEL_FINDINGS; j++) {
+        List<Evidence.Kernel> l = lists.get(j);
+        if (i >= l.size()) {
+          continue;
+        }
+        Evidence.Kernel b = l.get(i);
+        if (Objects.equals(a.name(), b.name())
+            && (!java.util.Arrays.equals(a.grid(), b.grid()) || !java.util.Arrays.equals(a.block(), b.block()))) {
+          findings.add(
+              new Evidence.Finding(
+                  "cross-rank-disagreement",
+                  "NCCL kernel #" + i + " " + shortName(a.name()) + ": rank " + a.rank() + " grid "
+                      + java.util.Arrays.toString(a.grid()) + " block " + java.util.Arrays.toString(a.block())
+                      + " but rank " + b.rank() + " grid " + java.util.Arrays.toString(b.grid()) + " block "
+                      + java.util.Arrays.toString(b.block()) + " (NVIDIA/nccl #1136)",
+                  List.of(a.source(), b.source())));
+          reported++;
+        }
+      }
+    }
+  }
+
+  static String shortName(String name) {
+    int p = name.indexOf('(');
+    return p > 0 ? name.substring(0, p) : name;
+  }
+}

@@ -1,0 +1,202 @@
+package io.pathproof.evidence;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What one NCCL log says about one rank of one communicator, while the log is read. Identified inside a file by
+ * (process, comm pointer); joined across files into an {@link Evidence.Communicator} by commId.
+ */
+final class CommRank {
+  final long processKey;
+  long ptr = -1;
+  String host;
+  Integer pid;
+  Integer cudaDev;
+  Integer nvmlDev;
+  String busId;
+  Integer rank;
+  Integer launcherRank;
+  Integer nRanks;
+  Integer nNodes;
+  Integer localRanks;
+  String commId;
+  Integer collChannels;
+  Integer collnetChannels;
+  Integer nvlsChannels;
+  Integer p2pChannels;
+  Integer p2pPerPeer;
+  Source channelsSource;
+  String threadThresholds;
+  Source thresholdsSource;
+  final TreeMap<Integer, String> rings = new TreeMap<>();
+  Source ringsSource;
+  final List<String> trees = new ArrayList<>();
+  final List<Evidence.Graph> graphs = new ArrayList<>();
+  final List<Evidence.Connection> connections = new ArrayList<>();
+  boolean connectedRings;
+  boolean connectedTrees;
+  BigDecimal initTotal;
+  Map<String, BigDecimal> initPhases;
+  Source initSource;
+  Source source;
+  final Map<TuneKey, Agg> tuning = new LinkedHashMap<>();
+  final Map<CollKey, Agg> colls = new LinkedHashMap<>();
+  long facts;
+
+  CommRank(long processKey, Source source) {
+    this.processKey = processKey;
+    this.source = source;
+  }
+
+  boolean bound() {
+    return ptr != -1;
+  }
+
+  Integer effectiveRank(Integer fileRank) {
+    if (rank != null) {
+      return rank;
+    }
+    return launcherRank != null ? launcherRank : fileRank;
+  }
+
+  /** Moves what {@code other} (read before this rank's comm pointer was known) holds into this one. */
+  void absorb(CommRank other) {
+    if (other == this) {
+      return;
+    }
+    if (host == null) {
+      host = other.host;
+      pid = other.pid;
+    }
+    cudaDev = cudaDev != null ? cudaDev : other.cudaDev;
+    launcherRank = launcherRank != null ? launcherRank : other.launcherRank;
+    if (collChannels == null && other.collChannels != null) {
+      collChannels = other.collChannels;
+      collnetChannels = other.collnetChannels;
+      nvlsChannels = other.nvlsChannels;
+      p2pChannels = other.p2pChannels;
+      p2pPerPeer = other.p2pPerPeer;
+      channelsSource = other.channelsSource;
+    }
+    if (threadThresholds == null) {
+      threadThresholds = other.threadThresholds;
+      thresholdsSource = other.thresholdsSource;
+    }
+    other.rings.forEach(rings::putIfAbsent);
+    if (ringsSource == null) {
+      ringsSource = other.ringsSource;
+    }
+    trees.addAll(other.trees);
+    graphs.addAll(other.graphs);
+    connections.addAll(other.connections);
+    connectedRings |= other.connectedRings;
+    connectedTrees |= other.connectedTrees;
+    if (initTotal == null) {
+      initTotal = other.initTotal;
+      initPhases = other.initPhases;
+      initSource = other.initSource;
+    }
+    other.tuning.forEach((k, v) -> tuning.merge(k, v, Agg::plus));
+    other.colls.forEach((k, v) -> colls.merge(k, v, Agg::plus));
+    if (other.source != null && (source == null || other.source.line() < source.line())) {
+      source = other.source;
+    }
+    facts += other.facts;
+  }
+
+  /** A repeated line kept once: first source, first opCount, how many times. */
+  static final class Agg {
+    final Source first;
+    final String opCount;
+    long n;
+
+    Agg(Source first, String opCount, long n) {
+      this.first = first;
+      this.opCount = opCount;
+      this.n = n;
+    }
+
+    Agg plus(Agg o) {
+      n += o.n;
+      return this;
+    }
+  }
+
+  /** Key of a COLL line; mutable so that the reader can probe without allocating. */
+  static final class CollKey {
+    String op;
+    long count;
+    int datatype;
+    int redOp;
+    int nRanks;
+
+    CollKey copy() {
+      CollKey k = new CollKey();
+      k.op = op;
+      k.count = count;
+      k.datatype = datatype;
+      k.redOp = redOp;
+      k.nRanks = nRanks;
+      return k;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof CollKey k && k.count == count && k.datatype == datatype && k.redOp == redOp
+          && k.nRanks == nRanks && k.op.equals(op);
+    }
+
+    @Override
+    public int hashCode() {
+      return ((Long.hashCode(count) * 31 + datatype) * 31 + redOp) * 31 + op.hashCode() + nRanks * 7;
+    }
+  }
+
+  /** Key of a TUNING line; the time is kept exactly as printed (unscaled digits and scale). */
+  static final class TuneKey {
+    String op;
+    long bytes;
+    String algorithm;
+    int algorithmId;
+    String protocol;
+    int protocolId;
+    long timeUnscaled;
+    int timeScale = -1;
+    int channelLo = -1;
+    int channelHi = -1;
+
+    TuneKey copy() {
+      TuneKey k = new TuneKey();
+      k.op = op;
+      k.bytes = bytes;
+      k.algorithm = algorithm;
+      k.algorithmId = algorithmId;
+      k.protocol = protocol;
+      k.protocolId = protocolId;
+      k.timeUnscaled = timeUnscaled;
+      k.timeScale = timeScale;
+      k.channelLo = channelLo;
+      k.channelHi = channelHi;
+      return k;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof TuneKey k && k.bytes == bytes && k.algorithmId == algorithmId && k.protocolId == protocolId
+          && k.timeUnscaled == timeUnscaled && k.timeScale == timeScale && k.channelLo == channelLo
+          && k.channelHi == channelHi && java.util.Objects.equals(k.op, op)
+          && java.util.Objects.equals(k.algorithm, algorithm) && java.util.Objects.equals(k.protocol, protocol);
+    }
+
+    @Override
+    public int hashCode() {
+      return (int) (bytes * 31 + algorithmId * 7 + protocolId * 3 + timeUnscaled * 13 + channelHi * 17)
+          + (op == null ? 0 : op.hashCode());
+    }
+  }
+}

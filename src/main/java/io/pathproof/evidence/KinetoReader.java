@@ -1,0 +1,431 @@
+package io.pathproof.evidence;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.core.Json;
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Reads a torch.profiler (Kineto) chrome trace, streaming with Jackson's {@link JsonParser}: the modern object
+ * ({@code {"schemaVersion":1, "distributedInfo":…, "traceEvents":[…]}}) and the legacy bare array of torch 1.13.
+ * {@code ts}/{@code dur} are µs printed with 3 decimals; they are read as decimal text and moved to ns exactly
+ * (a value finer than 1 ns is rounded once, half-even). {@code startNs} is on the trace's own clock.
+ */
+final class KinetoReader {
+  /** Non-NCCL kernels kept per file; NCCL kernels are always kept. */
+  static final int MAX_OTHER_KERNELS = 100_000;
+
+  static final int MAX_RANGES = 200_000;
+
+  static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build())
+          .build();
+
+  private final FileFacts ff;
+  private long index = -1;
+  private long otherKernels;
+  private long droppedKernels;
+  private long droppedRanges;
+  private Integer traceRank;
+
+  // The event being read (reused).
+  private String cat;
+  private String name;
+  private Integer pid;
+  private Integer tid;
+  private String ts;
+  private String dur;
+  private Integer device;
+  private Integer stream;
+  private int[] grid;
+  private int[] block;
+  private Map<String, String> collective;
+
+  private KinetoReader(FileFacts ff) {
+    this.ff = ff;
+  }
+
+  static void read(InputStream in, FileFacts ff) throws IOException {
+    new KinetoReader(ff).run(in);
+  }
+
+  private void run(InputStream in) throws IOException {
+    JsonParser p = FACTORY.createParser(in);
+    try (p) {
+      JsonToken t = p.nextToken();
+      if (t == JsonToken.START_OBJECT) {
+        topObject(p);
+      } else if (t == JsonToken.START_ARRAY) {
+        events(p);
+      } else {
+        ff.problem(line(p), "not a chrome trace: expected { or [ at the start");
+      }
+    } catch (JsonProcessingException e) {
+      long line = e.getLocation() != null ? e.getLocation().getLineNr() : line(p);
+      ff.problem(Math.max(line, 1), "trace JSON broken after " + (index + 1) + " events: " + e.getOriginalMessage());
+    }
+    finish();
+  }
+
+  private static long line(JsonParser p) {
+    return Math.max(1, p.currentLocation().getLineNr());
+  }
+
+  private void topObject(JsonParser p) throws IOException {
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      switch (field) {
+        case "traceEvents" -> {
+          if (v == JsonToken.START_ARRAY) {
+            events(p);
+          } else {
+            ff.problem(line(p), "traceEvents is not an array");
+            p.skipChildren();
+          }
+        }
+        case "distributedInfo" -> {
+          long line = line(p);
+          JsonNode di = Json.mapper().readTree(p);
+          distributedInfo(di, line);
+        }
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  private void distributedInfo(JsonNode di, long line) {
+    if (di == null || !di.isObject()) {
+      return;
+    }
+    if (di.path("rank").canConvertToInt() && di.path("rank").isIntegralNumber()) {
+      traceRank = di.get("rank").intValue();
+      ff.rank = traceRank;
+    }
+    if (di.path("world_size").isIntegralNumber() && di.path("world_size").canConvertToInt()) {
+      ff.worldSize = di.get("world_size").intValue();
+    }
+    if (di.path("nccl_version").isTextual()) {
+      ff.ncclVersion = di.get("nccl_version").textValue();
+      ff.ncclVersionSource = Source.line(ff.file, line);
+    }
+    ff.facts++;
+  }
+
+  private void events(JsonParser p) throws IOException {
+    JsonToken t;
+    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      if (t == null) {
+        ff.problem(line(p), "trace ends before its closing ] after " + (index + 1) + " events");
+        return;
+      }
+      index++;
+      if (t != JsonToken.START_OBJECT) {
+        ff.problem(line(p), "event #" + index + " is not an object");
+        p.skipChildren();
+        continue;
+      }
+      long line = line(p);
+      event(p);
+      use(line);
+    }
+  }
+
+  private void event(JsonParser p) throws IOException {
+    cat = name = ts = dur = null;
+    tsNs = durNs = NO_NS;
+    pid = tid = device = stream = null;
+    grid = block = null;
+    collective = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      switch (field) {
+        case "cat" -> cat = v == JsonToken.VALUE_STRING ? category(p) : null;
+        case "name" -> {
+          // The name is kept only for kernels, ranges and collective ops; cat precedes name in Kineto's output, so
+          // most events never make a String of it.
+          if (v == JsonToken.VALUE_STRING && (cat == null || cat != OTHER)) {
+            name = cat == CPU_OP ? (same(p, "record_param_comms") ? "record_param_comms" : null) : canonical(p.getText());
+          }
+        }
+        case "pid" -> pid = intOrNull(p, v);
+        case "tid" -> tid = intOrNull(p, v);
+        case "ts" -> {
+          if (v.isNumeric()) {
+            tsNs = fastNs(p);
+            ts = tsNs == NO_NS ? p.getText() : null;
+          }
+        }
+        case "dur" -> {
+          if (v.isNumeric()) {
+            durNs = fastNs(p);
+            dur = durNs == NO_NS ? p.getText() : null;
+          }
+        }
+        case "args" -> {
+          if (v == JsonToken.START_OBJECT && interesting()) {
+            args(p);
+          } else {
+            p.skipChildren();
+          }
+        }
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  private static final long NO_NS = Long.MIN_VALUE;
+  private static final String OTHER = "other";
+  private static final String CPU_OP = "cpu_op";
+  private static final String[] CATEGORIES = {
+    "kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset", "user_annotation", "gpu_user_annotation", CPU_OP
+  };
+  private final java.util.Map<String, String> names = new java.util.HashMap<>();
+  private long tsNs;
+  private long durNs;
+
+  /** The category as one of a few constants (no String made for the common ones), OTHER for the rest. */
+  private static String category(JsonParser p) throws IOException {
+    for (String c : CATEGORIES) {
+      if (same(p, c)) {
+        return c;
+      }
+    }
+    return OTHER;
+  }
+
+  private static boolean same(JsonParser p, String s) throws IOException {
+    int len = p.getTextLength();
+    if (len != s.length()) {
+      return false;
+    }
+    char[] c = p.getTextCharacters();
+    int off = p.getTextOffset();
+    for (int i = 0; i < len; i++) {
+      if (c[off + i] != s.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Kernel names repeat: keep one String per distinct name (bounded), so 100 000 kernels do not hold 100 000 copies. */
+  private String canonical(String n) {
+    String c = names.get(n);
+    if (c != null) {
+      return c;
+    }
+    if (names.size() < 50_000) {
+      names.put(n, n);
+    }
+    return n;
+  }
+
+  /**
+   * Plain decimal µs with at most 3 decimals ("5354382075105.754") → ns in exact long arithmetic; NO_NS when the text
+   * has another shape (exponent, more decimals, too long), which then goes through BigDecimal.
+   */
+  private static long fastNs(JsonParser p) throws IOException {
+    char[] c = p.getTextCharacters();
+    int off = p.getTextOffset();
+    int len = p.getTextLength();
+    if (len == 0 || len > 19) {
+      return NO_NS;
+    }
+    long v = 0;
+    int frac = -1;
+    int i = 0;
+    boolean neg = c[off] == '-';
+    if (neg) {
+      i = 1;
+    }
+    for (; i < len; i++) {
+      char ch = c[off + i];
+      if (ch >= '0' && ch <= '9') {
+        if (frac >= 0 && ++frac > 3) {
+          return NO_NS;
+        }
+        v = v * 10 + (ch - '0');
+      } else if (ch == '.' && frac < 0) {
+        frac = 0;
+      } else {
+        return NO_NS;
+      }
+    }
+    for (int k = Math.max(frac, 0); k < 3; k++) {
+      v *= 10;
+    }
+    return neg ? -v : v;
+  }
+
+  /** Args are read only for kernels, memcpys and collective ops (cat and name come first in Kineto's output). */
+  private boolean interesting() {
+    return cat == null || cat.equalsIgnoreCase("kernel") || "record_param_comms".equals(name);
+  }
+
+  private void args(JsonParser p) throws IOException {
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      switch (field) {
+        case "device" -> device = intOrNull(p, v);
+        case "stream" -> stream = intOrNull(p, v);
+        case "grid" -> grid = dims(p, v);
+        case "block" -> block = dims(p, v);
+        case "Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name",
+            "Process Group Description", "Process Group Ranks", "In split size", "Out split size", "Rank",
+            "Seq" -> {
+          if (v.isScalarValue()) {
+            if (collective == null) {
+              collective = new LinkedHashMap<>();
+            }
+            collective.put(field, p.getText());
+          } else {
+            p.skipChildren();
+          }
+        }
+        default -> p.skipChildren();
+      }
+    }
+  }
+
+  private static Integer intOrNull(JsonParser p, JsonToken v) throws IOException {
+    if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT) {
+      return p.getIntValue();
+    }
+    p.skipChildren();
+    return null;
+  }
+
+  private int[] dims(JsonParser p, JsonToken v) throws IOException {
+    if (v != JsonToken.START_ARRAY) {
+      p.skipChildren();
+      return null;
+    }
+    int[] d = new int[3];
+    int n = 0;
+    JsonToken t;
+    boolean ok = true;
+    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      if (t == null) {
+        return null;
+      }
+      if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT && n < 3) {
+        d[n++] = p.getIntValue();
+      } else {
+        ok = false;
+        p.skipChildren();
+      }
+    }
+    return ok && n == 3 ? d : null;
+  }
+
+  private void use(long line) {
+    if (cat == null || name == null || cat == OTHER) {
+      return;
+    }
+    String c = cat.toLowerCase(Locale.ROOT);
+    Source src = Source.event(ff.file, index);
+    if (c.equals("kernel")) {
+      boolean nccl = KernelNames.isNccl(name);
+      if (!nccl && ++otherKernels > MAX_OTHER_KERNELS) {
+        droppedKernels++;
+        ff.facts++;
+        return;
+      }
+      Long startNs = tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts");
+      Long kDurNs = durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur");
+      BigDecimal durUs = durNs != NO_NS ? BigDecimal.valueOf(durNs, 3).stripTrailingZeros() : dur == null ? null : decimal(dur);
+      ff.kernels.add(
+          new Evidence.Kernel(
+              ff.rank, name, grid, block, durUs, startNs, kDurNs, device != null ? device : pid,
+              stream != null ? stream : tid, nccl, collective, src));
+      ff.facts++;
+
+    } else if (c.equals("gpu_memcpy") || c.equals("memcpy") || c.equals("gpu_memset") || c.equals("memset")
+        || ((c.equals("user_annotation") || c.equals("gpu_user_annotation")) && name.startsWith("nccl:"))) {
+      if (ff.ranges.size() >= MAX_RANGES) {
+        droppedRanges++;
+      } else {
+        ff.ranges.add(new Evidence.Range(ff.rank, name, cat, tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts"),
+            durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur"), src));
+      }
+      ff.facts++;
+      if (c.equals("user_annotation") && name.startsWith("nccl:")) {
+        marker(src);
+      }
+    } else if (c.equals("cpu_op") && name.equals("record_param_comms")) {
+      if (ff.paramCommsOps++ == 0 && ff.firstCollectiveMarker == null) {
+        ff.firstCollectiveMarker = src;
+      }
+      ff.facts++;
+    }
+  }
+
+  private void marker(Source src) {
+    if (ff.collectiveMarkers++ == 0) {
+      ff.firstCollectiveMarker = src;
+    }
+  }
+
+  private static BigDecimal decimal(String text) {
+    try {
+      return new BigDecimal(text);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** µs text → ns, exactly: BigDecimal, move the point 3 places, round once if finer than 1 ns. */
+  private Long ns(String us, long line, String field) {
+    if (us == null) {
+      return null;
+    }
+    BigDecimal d = decimal(us);
+    try {
+      if (d == null || d.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE / 1000)) > 0) {
+        throw new ArithmeticException("out of range");
+      }
+      return d.movePointRight(3).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
+    } catch (ArithmeticException e) {
+      ff.problem(line, "event #" + index + ": " + field + " " + us + " is not a time in µs");
+      return null;
+    }
+  }
+
+  private void finish() {
+    if (traceRank != null) {
+      // distributedInfo may follow the events: give them the trace's rank.
+      ff.kernels.replaceAll(
+          k -> java.util.Objects.equals(k.rank(), traceRank)
+              ? k
+              : new Evidence.Kernel(traceRank, k.name(), k.grid(), k.block(), k.durUs(), k.startNs(), k.durNs(),
+                  k.device(), k.stream(), k.nccl(), k.collective(), k.source()));
+      ff.ranges.replaceAll(
+          r -> java.util.Objects.equals(r.rank(), traceRank)
+              ? r
+              : new Evidence.Range(traceRank, r.name(), r.category(), r.startNs(), r.durNs(), r.source()));
+    }
+    if (droppedKernels > 0 || droppedRanges > 0) {
+      ff.findings.add(
+          new Evidence.Finding(
+              "not-all-kept",
+              droppedKernels + " non-NCCL kernels beyond the first " + MAX_OTHER_KERNELS + " and " + droppedRanges
+                  + " ranges beyond the first " + MAX_RANGES + " were counted but not kept (memory bound);"
+                  + " every NCCL kernel was kept",
+              java.util.List.of(Source.file(ff.file))));
+    }
+  }
+}

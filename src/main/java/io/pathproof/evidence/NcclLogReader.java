@@ -1,0 +1,1065 @@
+package io.pathproof.evidence;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.math.BigDecimal;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads an NCCL debug log ({@code NCCL_DEBUG=INFO}, any subsystems) from bytes, streaming, in constant memory.
+ *
+ * <p>Lines are split on '\n' in a 1 MiB buffer; a line is looked at only if it holds {@code "NCCL "} followed by
+ * {@code INFO}, {@code WARN} or {@code version}. The hot lines (COLL and TUNING, which repeat every iteration) are
+ * parsed from bytes and aggregated; the rare init lines are decoded and matched with regexes. Format strings and
+ * their source lines per version are listed in package-info.
+ *
+ * <p>Attribution of init lines (which carry no comm pointer) to a communicator: NCCL ≥ 2.19 prints
+ * {@code … comm %p … - Init START} first, so a line belongs to the communicator whose init is open on that thread
+ * (else on that device of that process), else to the one last completed on that device (lazy connection lines,
+ * {@code NCCL_RUNTIME_CONNECT}). Older versions print only {@code … - Init COMPLETE} at the end, so lines wait on
+ * their device until the comm line that names them.
+ */
+final class NcclLogReader {
+  static final int MAX_LINE = 1 << 16;
+  private static final int BUFFER = 1 << 20;
+
+  private static final byte[] NCCL_ = Bytes.ascii("NCCL ");
+  private static final byte[] INFO_ = Bytes.ascii("INFO ");
+  private static final byte[] WARN_ = Bytes.ascii("WARN ");
+  private static final byte[] VERSION_ = Bytes.ascii("version ");
+  private static final byte[] OPCOUNT = Bytes.ascii(": opCount ");
+  private static final byte[] COUNT = Bytes.ascii(" count ");
+  private static final byte[] DATATYPE = Bytes.ascii(" datatype ");
+  private static final byte[] OP = Bytes.ascii(" op ");
+  private static final byte[] COMM = Bytes.ascii(" comm ");
+  private static final byte[] SENDBUFF = Bytes.ascii(" sendbuff ");
+  private static final byte[] RECVBUFF = Bytes.ascii(" recvbuff ");
+  private static final byte[] ROOT = Bytes.ascii(" root ");
+  private static final byte[] NRANKS_SP = Bytes.ascii(" [nranks=");
+  private static final byte[] BYTES_ALGO = Bytes.ascii(" Bytes -> Algo ");
+  private static final byte[] PROTO = Bytes.ascii(" proto ");
+  private static final byte[] TIME = Bytes.ascii(" time ");
+  private static final byte[] CHANNEL_LO_HI = Bytes.ascii(" channel{Lo..Hi}={");
+  private static final byte[] COLON_SPACE = Bytes.ascii(": ");
+  private static final byte[] NIL = Bytes.ascii("(nil)");
+
+  /**
+   * Algorithm and protocol names by id: include/nccl_common.h:53-68@v2.22.3-1 and
+   * include/plugin/nccl_tuner.h:27-43@v2.30.7-1 (same ids; PAT added in 2.23); the upper-case spelling is the one the
+   * ≥ 2.24 TUNING line prints (collectives.cc:95-126@v2.30.7-1).
+   */
+  static final String[] ALGORITHMS = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+
+  static final String[] PROTOCOLS = {"LL", "LL128", "SIMPLE"};
+
+  /** Collective names as ncclFuncToString prints them; interned so that the hot path makes no String. */
+  private static final String[] OPS = {
+    "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "Send", "Recv", "AllToAll", "Gather", "Scatter",
+    "SendRecv", "AlltoAll"
+  };
+
+  private static final byte[][] OP_BYTES = new byte[OPS.length][];
+
+  static {
+    for (int i = 0; i < OPS.length; i++) {
+      OP_BYTES[i] = Bytes.ascii(OPS[i]);
+    }
+  }
+
+  private static final Pattern SUMMARY =
+      Pattern.compile("^comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nRanks (\\d+) nNodes (\\d+) localRanks (\\d+)");
+  private static final Pattern INIT =
+      Pattern.compile(
+          "comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nranks (\\d+) cudaDev (\\d+)(?: nvmlDev (\\d+))? busId"
+              + " ([0-9a-fA-F]+)(?: commId (0x[0-9a-fA-F]+))? - Init (START|COMPLETE)");
+  private static final Pattern CHANNELS =
+      Pattern.compile(
+          "^(\\d+) coll channels, (?:(\\d+) collnet channels, )?(?:(\\d+) nvls channels, )?(\\d+) p2p channels,"
+              + " (\\d+) p2p channels per peer");
+  private static final Pattern RING_ORDER = Pattern.compile("^(?:Channel|Ring) (\\d+)(?:/(\\d+))? :((?: +-?\\d+)+) *$");
+  private static final Pattern CONNECTION =
+      Pattern.compile(
+          "^(?:Channel|Ring) (\\d+)(?:/(\\d+))? : (\\d+)\\[[^\\]]*\\] -> (\\d+)\\[[^\\]]*\\](?: \\[(send|receive)\\])?"
+              + " via (.+)$");
+  /**
+   * " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1); 2.5 adds "|" and the reverse tree. NCCL cuts the
+   * line at its buffer size, so a last, incomplete item is not a tree.
+   */
+  private static final String TREE_SIDE = "-?\\d+(?:/-?\\d+)*->-?\\d+->-?\\d+(?:/-?\\d+)*";
+
+  private static final Pattern TREE_ITEM =
+      Pattern.compile("\\[(\\d+)\\] (" + TREE_SIDE + "(?:\\|" + TREE_SIDE + ")?)(?=\\s|$)");
+  private static final Pattern GRAPH =
+      Pattern.compile(
+          "^Pattern (\\d+), crossNic (\\d+), nChannels (\\d+), (?:bw|speed) ([0-9.]+)/([0-9.]+), type (\\S+)/(\\S+),"
+              + " sameChannels (\\d+)");
+  private static final Pattern ENV = Pattern.compile("^(NCCL_[A-Za-z0-9_]+) set by environment to ?(.*)$");
+  private static final Pattern INIT_TIMINGS =
+      Pattern.compile("^Init timings(?: - [^:]+)?: rank (\\d+) nranks (\\d+) total ([0-9.]+) \\((.*)\\)");
+  private static final Pattern PHASE = Pattern.compile("([A-Za-z]+) ([0-9.]+)");
+  private static final Pattern VERSION = Pattern.compile("^NCCL version ([0-9][0-9A-Za-z.\\-]*)");
+  private static final Pattern INTEGER = Pattern.compile("-?\\d+");
+
+  private final FileFacts out;
+  private final String file;
+  private final Integer fileRank;
+
+  // Per-line prefix fields (set by parsePrefix).
+  private long processKey;
+  private long threadKey;
+  private long devKey;
+  private int cudaDev;
+  private int hostFrom;
+  private int hostTo;
+  private long pid;
+  private Integer launcherRank;
+  private long lineNo;
+
+  private final Map<Long, CommRank> byPtr = new HashMap<>();
+  private final Map<Long, CommRank> openByThread = new HashMap<>();
+  private final Map<Long, CommRank> openByDev = new HashMap<>();
+  private final Map<Long, CommRank> pendingByDev = new HashMap<>();
+  private final Map<Long, CommRank> lastCompletedByDev = new HashMap<>();
+  private final Map<Long, CommRank> lastCollByThread = new HashMap<>();
+  private final Set<Long> startSeen = new HashSet<>();
+  private long lastCollThread;
+  private CommRank lastCollComm;
+  private long lastHostKey;
+  private long lastPtrKey;
+  private CommRank lastPtrComm;
+  private final Map<Long, String> hosts = new HashMap<>();
+  private final CommRank.CollKey collProbe = new CommRank.CollKey();
+  private final CommRank.TuneKey tuneProbe = new CommRank.TuneKey();
+  private int warnings;
+
+  NcclLogReader(FileFacts out, Integer fileRank) {
+    this.out = out;
+    this.file = out.file;
+    this.fileRank = fileRank;
+  }
+
+  /** Reads the whole stream; I/O errors become a problem at the line reached. */
+  void read(InputStream in) {
+    byte[] buf = new byte[BUFFER];
+    int len = 0;
+    boolean skipping = false;
+    try {
+      while (true) {
+        int n = in.read(buf, len, buf.length - len);
+        if (n < 0) {
+          break;
+        }
+        out.bytes += n;
+        int scanFrom = len;
+        len += n;
+        int start = 0;
+        int i = scanFrom;
+        while ((i = Bytes.indexOfByte(buf, i, len, (byte) '\n')) >= 0) {
+          lineNo++;
+          if (skipping) {
+            skipping = false;
+          } else if (i - start > MAX_LINE) {
+            out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
+          } else {
+            line(buf, start, i);
+          }
+          start = ++i;
+        }
+        if (start == 0 && len == buf.length) {
+          // One line fills the buffer: skip it to its end, keeping memory constant.
+          if (!skipping) {
+            out.problem(lineNo + 1, "line longer than " + MAX_LINE + " bytes skipped");
+          }
+          skipping = true;
+          len = 0;
+        } else {
+          System.arraycopy(buf, start, buf, 0, len - start);
+          len -= start;
+        }
+      }
+      if (len > 0) {
+        lineNo++;
+        if (!skipping) {
+          if (len > MAX_LINE) {
+            out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
+          } else {
+            line(buf, 0, len);
+          }
+        }
+      }
+    } catch (IOException e) {
+      out.problem(lineNo + 1, "read failed: " + e.getMessage());
+    }
+    finish();
+  }
+
+  private void line(byte[] b, int s, int e) {
+    if (e > s && b[e - 1] == '\r') {
+      e--;
+    }
+    int from = s;
+    while (true) {
+      int m = Bytes.indexOf(b, from, e, NCCL_);
+      if (m < 0) {
+        return;
+      }
+      int after = m + NCCL_.length;
+      if (Bytes.startsWith(b, after, e, INFO_)) {
+        parsePrefix(b, s, m);
+        info(b, after + INFO_.length, e);
+        return;
+      }
+      if (Bytes.startsWith(b, after, e, WARN_)) {
+        parsePrefix(b, s, m);
+        warn(Bytes.string(b, after + WARN_.length, e).strip());
+        return;
+      }
+      if (Bytes.startsWith(b, after, e, VERSION_)) {
+        parsePrefix(b, s, m);
+        version(Bytes.string(b, m, e));
+        return;
+      }
+      from = after;
+    }
+  }
+
+  /**
+   * Reads what precedes "NCCL INFO": an optional launcher tag ({@code [rank3]:}, {@code [1,3]<stdout>:}, {@code [3] }),
+   * timestamps, then NCCL's own {@code host:pid:tid [cudaDev] } (debug.cc:196@v2.22.3-1, debug.cc:330@v2.30.7-1).
+   */
+  private void parsePrefix(byte[] b, int s, int m) {
+    launcherRank = null;
+    cudaDev = -1;
+    pid = -1;
+    hostFrom = hostTo = -1;
+    long tid = -1;
+    int p = Bytes.skipSpaces(b, s, m);
+    if (p < m && b[p] == '[') {
+      int close = p + 1;
+      while (close < m && b[close] != ']') {
+        close++;
+      }
+      if (close < m) {
+        Integer r = launcherTag(b, p + 1, close, m);
+        if (r != null) {
+          launcherRank = r;
+          p = close + 1;
+          if (p < m && b[p] == '<') {
+            while (p < m && b[p] != '>') {
+              p++;
+            }
+            p++;
+          }
+          if (p < m && b[p] == ':') {
+            p++;
+          }
+        }
+      }
+    }
+    // [cudaDev]: the last bracket before the marker (for WARN, "file.cc:123 " sits in between).
+    int q = m - 1;
+    while (q >= p && b[q] != ']') {
+      q--;
+    }
+    int devOpen = -1;
+    if (q > p) {
+      int o = q - 1;
+      while (o >= p && Bytes.isDigit(b[o])) {
+        o--;
+      }
+      if (o >= p && b[o] == '[' && o + 1 < q) {
+        long d = Bytes.parseLong(b, o + 1, q);
+        if (d != Bytes.NONE && d < 4096) {
+          cudaDev = (int) d;
+          devOpen = o;
+        }
+      }
+    }
+    // host:pid:tid, the token before [cudaDev].
+    if (devOpen > p) {
+      int te = devOpen;
+      while (te > p && b[te - 1] == ' ') {
+        te--;
+      }
+      int ts = te;
+      while (ts > p && b[ts - 1] != ' ') {
+        ts--;
+      }
+      int c2 = te - 1;
+      while (c2 > ts && Bytes.isDigit(b[c2])) {
+        c2--;
+      }
+      if (c2 > ts && b[c2] == ':' && c2 + 1 < te) {
+        int c1 = c2 - 1;
+        while (c1 > ts && Bytes.isDigit(b[c1])) {
+          c1--;
+        }
+        if (c1 >= ts && b[c1] == ':' && c1 + 1 < c2) {
+          tid = Bytes.parseLong(b, c2 + 1, te);
+          pid = Bytes.parseLong(b, c1 + 1, c2);
+          hostFrom = ts;
+          hostTo = c1;
+        }
+      }
+    }
+    long h = 0xcbf29ce484222325L;
+    if (hostFrom >= 0) {
+      for (int i = hostFrom; i < hostTo; i++) {
+        h = (h ^ b[i]) * 0x100000001b3L;
+      }
+      h = h * 31 + pid;
+      if (h != lastHostKey) {
+        hosts.putIfAbsent(h, Bytes.string(b, hostFrom, hostTo));
+        lastHostKey = h;
+      }
+      processKey = h;
+    } else if (launcherRank != null) {
+      processKey = 0x9E3779B97F4A7C15L * (launcherRank + 1L);
+    } else {
+      processKey = 0;
+    }
+    threadKey = processKey * 1000003L + tid;
+    devKey = processKey * 1031L + cudaDev;
+  }
+
+  /** A launcher tag's rank: {@code rank3}, {@code 1,3} (mpirun: job, rank) or {@code 3} when more text follows. */
+  private static Integer launcherTag(byte[] b, int from, int to, int m) {
+    if (Bytes.startsWith(b, from, to, Bytes.ascii("rank"))) {
+      long r = Bytes.parseLong(b, from + 4, to);
+      return r == Bytes.NONE || r > Integer.MAX_VALUE ? null : (int) r;
+    }
+    int comma = -1;
+    for (int i = from; i < to; i++) {
+      if (b[i] == ',') {
+        comma = i;
+      }
+    }
+    if (comma > from) {
+      long job = Bytes.parseLong(b, from, comma);
+      long r = Bytes.parseLong(b, comma + 1, to);
+      return job == Bytes.NONE || r == Bytes.NONE || r > Integer.MAX_VALUE ? null : (int) r;
+    }
+    // "[155] host:pid:tid [3] NCCL INFO": a bare number is a launcher rank only when NCCL's own prefix follows.
+    long r = Bytes.parseLong(b, from, to);
+    if (r == Bytes.NONE || r > Integer.MAX_VALUE) {
+      return null;
+    }
+    int next = Bytes.skipSpaces(b, to + 1, m);
+    return next < m && b[next] != '[' && hasDevBracket(b, next, m) ? (int) r : null;
+  }
+
+  private static boolean hasDevBracket(byte[] b, int from, int m) {
+    for (int i = from; i < m; i++) {
+      if (b[i] == '[') {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void info(byte[] b, int s, int e) {
+    if (s >= e) {
+      return;
+    }
+    byte c = b[s];
+    if (c >= 'A' && c <= 'Z') {
+      int opEnd = s;
+      while (opEnd < e && ((b[opEnd] | 0x20) >= 'a' && (b[opEnd] | 0x20) <= 'z')) {
+        opEnd++;
+      }
+      if (Bytes.startsWith(b, opEnd, e, OPCOUNT)) {
+        coll(b, s, opEnd, e);
+        return;
+      }
+      if (Bytes.startsWith(b, opEnd, e, COLON_SPACE) && opEnd + 2 < e && Bytes.isDigit(b[opEnd + 2])) {
+        int be = Bytes.digitsEnd(b, opEnd + 2, e);
+        if (Bytes.startsWith(b, be, e, BYTES_ALGO)) {
+          tuning(b, s, opEnd, opEnd + 2, e);
+          return;
+        }
+      }
+    } else if (Bytes.isDigit(c)) {
+      int be = Bytes.digitsEnd(b, s, e);
+      if (Bytes.startsWith(b, be, e, BYTES_ALGO)) {
+        tuning(b, -1, -1, s, e);
+        return;
+      }
+    }
+    rare(Bytes.string(b, s, e));
+  }
+
+  /**
+   * {@code %s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p}
+   * (enqueue.cc:2065@v2.22.3-1, enqueue.cc:3151@v2.30.7-1; the same since 2.5). Walked token by token, no search.
+   */
+  private void coll(byte[] b, int s, int opEnd, int e) {
+    int p = opEnd + OPCOUNT.length;
+    int opCountEnd = Bytes.tokenEnd(b, p, e);
+    int q = opCountEnd;
+    long count = Bytes.NONE;
+    long datatype = Bytes.NONE;
+    long redOp = Bytes.NONE;
+    long ptr = Bytes.NONE;
+    long nRanks = Bytes.NONE;
+    if (Bytes.startsWith(b, q, e, SENDBUFF)) {
+      q = Bytes.tokenEnd(b, q + SENDBUFF.length, e);
+      if (Bytes.startsWith(b, q, e, RECVBUFF)) {
+        q = Bytes.tokenEnd(b, q + RECVBUFF.length, e);
+        if (Bytes.startsWith(b, q, e, COUNT)) {
+          int v = q + COUNT.length;
+          q = Bytes.tokenEnd(b, v, e);
+          count = Bytes.parseLong(b, v, q);
+          if (Bytes.startsWith(b, q, e, DATATYPE)) {
+            v = q + DATATYPE.length;
+            q = Bytes.tokenEnd(b, v, e);
+            datatype = Bytes.parseLong(b, v, q);
+            if (Bytes.startsWith(b, q, e, OP)) {
+              v = q + OP.length;
+              q = Bytes.tokenEnd(b, v, e);
+              redOp = Bytes.parseLong(b, v, q);
+              if (Bytes.startsWith(b, q, e, ROOT)) {
+                q = Bytes.tokenEnd(b, q + ROOT.length, e);
+                if (Bytes.startsWith(b, q, e, COMM)) {
+                  v = q + COMM.length;
+                  q = Bytes.tokenEnd(b, v, e);
+                  ptr = Bytes.startsWith(b, v, q, NIL) ? 0 : Bytes.parseHex(b, v, q);
+                  if (Bytes.startsWith(b, q, e, NRANKS_SP)) {
+                    v = q + NRANKS_SP.length;
+                    q = Bytes.digitsEnd(b, v, e);
+                    nRanks = q < e && b[q] == ']' ? Bytes.parseLong(b, v, q) : Bytes.NONE;
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    if (count == Bytes.NONE || datatype == Bytes.NONE || redOp == Bytes.NONE || ptr == Bytes.NONE
+        || nRanks == Bytes.NONE || datatype > Integer.MAX_VALUE || redOp > Integer.MAX_VALUE
+        || nRanks > Integer.MAX_VALUE) {
+      out.problem(lineNo, "COLL line not understood (expected opCount … count … datatype … op … comm … [nranks=…])");
+      return;
+    }
+    CommRank cr = byPointer(ptr);
+    if (cr.nRanks == null) {
+      cr.nRanks = (int) nRanks;
+    }
+    if (threadKey != lastCollThread || cr != lastCollComm) {
+      lastCollByThread.put(threadKey, cr);
+      lastCollThread = threadKey;
+      lastCollComm = cr;
+    }
+    CommRank.CollKey k = collProbe;
+    k.op = op(b, s, opEnd);
+    k.count = count;
+    k.datatype = (int) datatype;
+    k.redOp = (int) redOp;
+    k.nRanks = (int) nRanks;
+    CommRank.Agg a = cr.colls.get(k);
+    if (a == null) {
+      cr.colls.put(k.copy(), new CommRank.Agg(Source.line(file, lineNo), Bytes.string(b, p, opCountEnd), 1));
+    } else {
+      a.n++;
+    }
+    cr.facts++;
+    out.facts++;
+  }
+
+  /**
+   * TUNING, three formats: {@code %ld Bytes -> Algo %d proto %d time %f} (enqueue.cc:1613@v2.22.3-1), the same with
+   * {@code %s: } first (enqueue.cc:1855@v2.23.4-1), and {@code %s: %ld Bytes -> Algo %s proto %s
+   * channel{Lo..Hi}={%d..%d}} (enqueue.cc:678@v2.24.3-1, enqueue.cc:741@v2.28.9-1, enqueue.cc:822@v2.30.7-1).
+   */
+  private void tuning(byte[] b, int opFrom, int opTo, int bytesFrom, int e) {
+    CommRank.TuneKey k = tuneProbe;
+    int be = Bytes.digitsEnd(b, bytesFrom, e);
+    long bytes = Bytes.parseLong(b, bytesFrom, be);
+    int a0 = be + BYTES_ALGO.length;
+    int aEnd = Bytes.tokenEnd(b, a0, e);
+    boolean ok = bytes != Bytes.NONE && Bytes.startsWith(b, aEnd, e, PROTO);
+    int p0 = aEnd + PROTO.length;
+    int pEnd = ok ? Bytes.tokenEnd(b, p0, e) : e;
+    k.op = opFrom < 0 ? null : op(b, opFrom, opTo);
+    k.bytes = bytes;
+    k.timeScale = -1;
+    k.timeUnscaled = 0;
+    k.channelLo = -1;
+    k.channelHi = -1;
+    if (ok) {
+      k.algorithmId = nameOrId(b, a0, aEnd, ALGORITHMS);
+      k.protocolId = nameOrId(b, p0, pEnd, PROTOCOLS);
+      k.algorithm = k.algorithmId >= 0 ? ALGORITHMS[k.algorithmId] : Bytes.string(b, a0, aEnd);
+      k.protocol = k.protocolId >= 0 ? PROTOCOLS[k.protocolId] : Bytes.string(b, p0, pEnd);
+      if (Bytes.startsWith(b, pEnd, e, TIME)) {
+        ok = time(b, pEnd + TIME.length, e, k);
+      } else if (Bytes.startsWith(b, pEnd, e, CHANNEL_LO_HI)) {
+        int l0 = pEnd + CHANNEL_LO_HI.length;
+        int lEnd = Bytes.digitsEnd(b, l0, e);
+        long lo = Bytes.parseLong(b, l0, lEnd);
+        long hi = Bytes.NONE;
+        if (Bytes.startsWith(b, lEnd, e, Bytes.ascii(".."))) {
+          int hEnd = Bytes.digitsEnd(b, lEnd + 2, e);
+          hi = Bytes.parseLong(b, lEnd + 2, hEnd);
+          ok = hEnd < e && b[hEnd] == '}';
+        } else {
+          ok = false;
+        }
+        ok &= lo != Bytes.NONE && hi != Bytes.NONE && lo <= 4096 && hi <= 4096;
+        if (ok) {
+          k.channelLo = (int) lo;
+          k.channelHi = (int) hi;
+        }
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      out.problem(lineNo, "TUNING line not understood (expected Bytes -> Algo … proto … time|channel{Lo..Hi})");
+      return;
+    }
+    CommRank cr = lastCollByThread.get(threadKey);
+    if (cr == null) {
+      cr = context();
+    }
+    CommRank.Agg a = cr.tuning.get(k);
+    if (a == null) {
+      cr.tuning.put(k.copy(), new CommRank.Agg(Source.line(file, lineNo), null, 1));
+    } else {
+      a.n++;
+    }
+    cr.facts++;
+    out.facts++;
+  }
+
+  /** "%f": digits, '.', digits, kept exactly as unscaled value and scale. */
+  private static boolean time(byte[] b, int s, int e, CommRank.TuneKey k) {
+    long v = 0;
+    int scale = -1;
+    int digits = 0;
+    int i = s;
+    for (; i < e; i++) {
+      byte c = b[i];
+      if (Bytes.isDigit(c)) {
+        if (++digits > 18) {
+          return false;
+        }
+        v = v * 10 + (c - '0');
+        if (scale >= 0) {
+          scale++;
+        }
+      } else if (c == '.' && scale < 0) {
+        scale = 0;
+      } else {
+        break;
+      }
+    }
+    if (digits == 0 || (i < e && b[i] != ' ')) {
+      return false;
+    }
+    k.timeUnscaled = v;
+    k.timeScale = Math.max(scale, 0);
+    return true;
+  }
+
+  private static int nameOrId(byte[] b, int s, int e, String[] names) {
+    long id = Bytes.parseLong(b, s, e);
+    if (id != Bytes.NONE) {
+      return id < names.length ? (int) id : -1;
+    }
+    for (int i = 0; i < names.length; i++) {
+      String n = names[i];
+      if (n.length() == e - s) {
+        boolean eq = true;
+        for (int j = 0; j < n.length() && eq; j++) {
+          eq = (b[s + j] | 0x20) == (n.charAt(j) | 0x20);
+        }
+        if (eq) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private static String op(byte[] b, int s, int e) {
+    for (int i = 0; i < OPS.length; i++) {
+      if (OP_BYTES[i].length == e - s && Bytes.startsWith(b, s, e, OP_BYTES[i])) {
+        return OPS[i];
+      }
+    }
+    return Bytes.string(b, s, e);
+  }
+
+  private void warn(String message) {
+    CommRank cr = currentOrNull();
+    Integer rank = cr != null ? cr.effectiveRank(fileRank) : lineRank();
+    if (warnings++ < 1000) {
+      out.warnings.add(new Evidence.Warning(rank, message, Source.line(file, lineNo)));
+    } else if (warnings == 1001) {
+      out.problem(lineNo, "more than 1000 NCCL WARN lines; later ones not kept");
+    }
+    out.facts++;
+  }
+
+  private void version(String text) {
+    Matcher m = VERSION.matcher(text);
+    if (!m.find()) {
+      out.problem(lineNo, "NCCL version line not understood");
+      return;
+    }
+    String v = m.group(1);
+    out.facts++;
+    if (out.ncclVersion == null) {
+      out.ncclVersion = v;
+      out.ncclVersionSource = Source.line(file, lineNo);
+    } else if (!out.ncclVersion.equals(v)) {
+      out.findings.add(
+          new Evidence.Finding(
+              "nccl-version-mismatch",
+              "NCCL version " + v + " here but " + out.ncclVersion + " earlier in the same file",
+              java.util.List.of(out.ncclVersionSource, Source.line(file, lineNo))));
+    }
+  }
+
+  private Integer lineRank() {
+    return launcherRank != null ? launcherRank : fileRank;
+  }
+
+  // ---------------------------------------------------------------- rare lines
+
+  private void rare(String msg) {
+    switch (msg.charAt(0)) {
+      case 'C' -> {
+        if (msg.startsWith("Channel ")) {
+          channelLine(msg);
+        } else if (msg.startsWith("Connected all rings")) {
+          context().connectedRings = true;
+          counted();
+        } else if (msg.startsWith("Connected all trees")) {
+          context().connectedTrees = true;
+          counted();
+        }
+      }
+      case 'R' -> {
+        if (msg.startsWith("Ring ")) {
+          channelLine(msg);
+        }
+      }
+      case 'T' -> {
+        if (msg.startsWith("Trees")) {
+          trees(msg);
+        }
+      }
+      case 'P' -> {
+        if (msg.startsWith("Pattern ")) {
+          graph(msg);
+        }
+      }
+      case 't' -> {
+        if (msg.startsWith("threadThresholds ")) {
+          CommRank cr = context();
+          cr.threadThresholds = msg.substring("threadThresholds ".length()).strip();
+          cr.thresholdsSource = Source.line(file, lineNo);
+          counted();
+        }
+      }
+      case 'N' -> {
+        if (msg.startsWith("NCCL version ")) {
+          version(msg);
+        } else if (msg.startsWith("NCCL_")) {
+          env(msg);
+        }
+      }
+      case 'I' -> {
+        if (msg.startsWith("Init timings")) {
+          initTimings(msg);
+        }
+      }
+      default -> {}
+    }
+    if (Bytes.isDigit((byte) msg.charAt(0)) && msg.contains(" coll channels, ")) {
+      channels(msg);
+    } else if (msg.startsWith("comm ")) {
+      Matcher m = SUMMARY.matcher(msg);
+      if (m.find()) {
+        summary(m);
+      } else {
+        initLine(msg);
+      }
+    } else if (msg.contains(" - Init ")) {
+      initLine(msg);
+    }
+  }
+
+  private void counted() {
+    out.facts++;
+  }
+
+  private void channelLine(String msg) {
+    Matcher m = CONNECTION.matcher(msg);
+    if (m.find()) {
+      connection(m);
+      return;
+    }
+    m = RING_ORDER.matcher(msg);
+    if (m.find()) {
+      int ch = Integer.parseInt(m.group(1));
+      String order = m.group(3).strip().replaceAll(" +", " ");
+      CommRank cr = context();
+      cr.rings.putIfAbsent(ch, order);
+      if (cr.ringsSource == null) {
+        cr.ringsSource = Source.line(file, lineNo);
+      }
+      counted();
+    }
+    // Other Channel/Ring lines (e.g. the GRAPH "Ring %02d : %d -> %d -> %d" neighbours) carry no fact kept here.
+  }
+
+  /**
+   * Connector lines: p2p.cc:365-385@v2.22.3-1 (P2P/direct pointer, P2P/CUMEM|MNNVL, P2P/IPC, P2P/indirect, with
+   * "/read" and "/CE"), shm.cc:96@v2.22.3-1 (SHM/%s/%s), net.cc:196-236@v2.22.3-1 and net.cc:313@v2.28.9-1
+   * (NET/%s/%d then "/GDRDMA", "(PCI)", "/Shared"); 2.5 printed "Ring %02d : … via …" (p2p.cc:158@v2.5.7-1,
+   * shm.cc:78@v2.5.7-1 "via direct shared memory"). P2P never carries GDR: GDR is a NET property.
+   */
+  private void connection(Matcher m) {
+    int channel = Integer.parseInt(m.group(1));
+    long from = Long.parseLong(m.group(3));
+    long to = Long.parseLong(m.group(4));
+    String via = m.group(6).strip();
+    String transport;
+    boolean gdr = false;
+    if (via.startsWith("P2P/")) {
+      String rest = via.substring(4);
+      if (rest.startsWith("direct pointer")) {
+        transport = "P2P/direct pointer";
+      } else if (rest.startsWith("common device")) {
+        transport = "P2P/common device";
+      } else {
+        int slash = rest.indexOf('/');
+        transport = "P2P/" + (slash < 0 ? rest : rest.substring(0, slash));
+      }
+    } else if (via.startsWith("SHM") || via.startsWith("direct shared memory")) {
+      transport = "SHM";
+    } else if (via.startsWith("NET/")) {
+      String rest = via.substring(4);
+      int slash = rest.indexOf('/');
+      transport = "NET/" + (slash < 0 ? rest : rest.substring(0, slash));
+      gdr = via.contains("/GDRDMA");
+    } else {
+      int sp = via.indexOf(' ');
+      transport = sp < 0 ? via : via.substring(0, sp);
+    }
+    boolean read = via.contains("/read");
+    if (from > Integer.MAX_VALUE || to > Integer.MAX_VALUE) {
+      out.problem(lineNo, "connection line names a rank out of range");
+      return;
+    }
+    CommRank cr = context();
+    cr.connections.add(new Evidence.Connection(channel, (int) from, (int) to, transport, read, gdr, Source.line(file, lineNo)));
+    cr.facts++;
+    counted();
+  }
+
+  private void trees(String msg) {
+    CommRank cr = context();
+    Integer rank = cr.effectiveRank(fileRank);
+    Matcher m = TREE_ITEM.matcher(msg);
+    int n = 0;
+    while (m.find()) {
+      cr.trees.add((rank == null ? "" : "rank " + rank + " ") + "[" + m.group(1) + "] " + m.group(2));
+      n++;
+    }
+    if (n == 0 && msg.length() > 5) {
+      out.problem(lineNo, "Trees line not understood");
+      return;
+    }
+    counted();
+  }
+
+  private void graph(String msg) {
+    Matcher m = GRAPH.matcher(msg);
+    if (!m.find()) {
+      out.problem(lineNo, "Pattern (graph) line not understood");
+      return;
+    }
+    try {
+      Evidence.Graph g =
+          new Evidence.Graph(
+              Integer.parseInt(m.group(1)),
+              Integer.parseInt(m.group(3)),
+              Double.parseDouble(m.group(4)),
+              Double.parseDouble(m.group(5)),
+              m.group(6),
+              m.group(7),
+              Integer.parseInt(m.group(8)),
+              Source.line(file, lineNo));
+      context().graphs.add(g);
+      counted();
+    } catch (NumberFormatException ex) {
+      out.problem(lineNo, "Pattern (graph) line has a number out of range");
+    }
+  }
+
+  /**
+   * "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"
+   * (init.cc:1234@v2.22.3-1, init.cc:1646@v2.30.7-1); 2.19 has no collnet field (init.cc:1151@v2.19.3-1) and 2.9
+   * neither collnet nor nvls (paths.cc:531@v2.9.9-1).
+   */
+  private void channels(String msg) {
+    Matcher m = CHANNELS.matcher(msg);
+    if (!m.find()) {
+      out.problem(lineNo, "channel-count line not understood");
+      return;
+    }
+    try {
+      CommRank cr = context();
+      Integer coll = Integer.valueOf(m.group(1));
+      if (cr.collChannels != null && !cr.collChannels.equals(coll)) {
+        out.findings.add(
+            new Evidence.Finding(
+                "channels-changed",
+                "one rank's communicator printed " + cr.collChannels + " and then " + coll + " coll channels",
+                java.util.List.of(cr.channelsSource, Source.line(file, lineNo))));
+      }
+      cr.collChannels = coll;
+      cr.collnetChannels = m.group(2) == null ? null : Integer.valueOf(m.group(2));
+      cr.nvlsChannels = m.group(3) == null ? null : Integer.valueOf(m.group(3));
+      cr.p2pChannels = Integer.valueOf(m.group(4));
+      cr.p2pPerPeer = Integer.valueOf(m.group(5));
+      cr.channelsSource = Source.line(file, lineNo);
+      cr.facts++;
+      counted();
+    } catch (NumberFormatException ex) {
+      out.problem(lineNo, "channel-count line has a number out of range");
+    }
+  }
+
+  /** "%s set by environment to %lld." (param.cc:75@v2.22.3-1, with the period) or "… to %s" (tuning.cc:273@v2.22.3-1). */
+  private void env(String msg) {
+    Matcher m = ENV.matcher(msg);
+    if (!m.find()) {
+      return;
+    }
+    String name = m.group(1);
+    String value = m.group(2).strip();
+    if (value.endsWith(".") && INTEGER.matcher(value.substring(0, value.length() - 1)).matches()) {
+      value = value.substring(0, value.length() - 1);
+    }
+    Source src = Source.line(file, lineNo);
+    String old = out.env.putIfAbsent(name, value);
+    if (old == null) {
+      out.envSources.put(name, src);
+    } else if (!old.equals(value)) {
+      out.findings.add(
+          new Evidence.Finding(
+              "env-mismatch", name + " is " + old + " on one rank and " + value + " on another",
+              java.util.List.of(out.envSources.get(name), src)));
+    }
+    counted();
+  }
+
+  private void initTimings(String msg) {
+    Matcher m = INIT_TIMINGS.matcher(msg);
+    if (!m.find()) {
+      return;
+    }
+    CommRank cr = context();
+    cr.initTotal = new BigDecimal(m.group(3));
+    Map<String, BigDecimal> phases = new LinkedHashMap<>();
+    Matcher p = PHASE.matcher(m.group(4));
+    while (p.find()) {
+      phases.put(p.group(1), new BigDecimal(p.group(2)));
+    }
+    cr.initPhases = phases;
+    cr.initSource = Source.line(file, lineNo);
+    counted();
+  }
+
+  // ---------------------------------------------------------------- communicator attribution
+
+  private void summary(Matcher m) {
+    long ptr = pointer(m.group(1));
+    CommRank cr = bind(ptr, false);
+    setInt(m.group(2), v -> cr.rank = v);
+    setInt(m.group(3), v -> cr.nRanks = v);
+    setInt(m.group(4), v -> cr.nNodes = v);
+    setInt(m.group(5), v -> cr.localRanks = v);
+    cr.facts++;
+    counted();
+  }
+
+  /**
+   * "comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START|COMPLETE"
+   * (init.cc:1434@v2.22.3-1, init.cc:1945@v2.30.7-1 with the API name first); 2.5 has neither nvmlDev nor commId
+   * (init.cc:746@v2.5.7-1).
+   */
+  private void initLine(String msg) {
+    Matcher m = INIT.matcher(msg);
+    if (!m.find()) {
+      if (msg.contains(" - Init COMPLETE") || msg.contains(" - Init START")) {
+        out.problem(lineNo, "comm init line not understood");
+      }
+      return;
+    }
+    boolean start = m.group(8).equals("START");
+    long ptr = pointer(m.group(1));
+    if (start) {
+      startSeen.add(processKey);
+    }
+    CommRank cr = bind(ptr, start);
+    setInt(m.group(2), v -> cr.rank = v);
+    setInt(m.group(3), v -> cr.nRanks = v);
+    setInt(m.group(4), v -> cr.cudaDev = v);
+    if (m.group(5) != null) {
+      setInt(m.group(5), v -> cr.nvmlDev = v);
+    }
+    cr.busId = m.group(6);
+    if (m.group(7) != null) {
+      cr.commId = m.group(7).toLowerCase(java.util.Locale.ROOT);
+    }
+    if (!start) {
+      if (openByThread.get(threadKey) == cr) {
+        openByThread.remove(threadKey);
+      }
+      if (openByDev.get(devKey) == cr) {
+        openByDev.remove(devKey);
+      }
+      lastCompletedByDev.put(devKey, cr);
+    }
+    cr.facts++;
+    counted();
+  }
+
+  private static long pointer(String p) {
+    if (p.startsWith("(")) {
+      return 0;
+    }
+    try {
+      return Long.parseUnsignedLong(p.substring(2), 16);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private void setInt(String s, java.util.function.IntConsumer c) {
+    try {
+      c.accept(Integer.parseInt(s));
+    } catch (NumberFormatException e) {
+      out.problem(lineNo, "number out of range: " + s);
+    }
+  }
+
+  /** Names the communicator (process, ptr); lines read before on this device join it. */
+  private CommRank bind(long ptr, boolean start) {
+    long key = ptrKey(ptr);
+    CommRank cr = byPtr.get(key);
+    CommRank pending = pendingByDev.remove(devKey);
+    if (cr == null) {
+      if (pending != null && !pending.bound()) {
+        cr = pending;
+        pending = null;
+      } else {
+        cr = newRank();
+      }
+      cr.ptr = ptr;
+      byPtr.put(key, cr);
+      lastPtrComm = null;
+    }
+    if (pending != null && !pending.bound()) {
+      cr.absorb(pending);
+      out.commRanks.remove(pending);
+    }
+    if (start) {
+      openByThread.put(threadKey, cr);
+      openByDev.put(devKey, cr);
+    }
+    decorate(cr);
+    return cr;
+  }
+
+  private CommRank byPointer(long ptr) {
+    long key = ptrKey(ptr);
+    if (lastPtrComm != null && key == lastPtrKey) {
+      return lastPtrComm;
+    }
+    CommRank cr = byPtr.get(key);
+    if (cr == null) {
+      cr = newRank();
+      cr.ptr = ptr;
+      byPtr.put(key, cr);
+      decorate(cr);
+    }
+    lastPtrKey = key;
+    lastPtrComm = cr;
+    return cr;
+  }
+
+  private long ptrKey(long ptr) {
+    return processKey * 0x9E3779B97F4A7C15L + ptr;
+  }
+
+  private CommRank newRank() {
+    CommRank cr = new CommRank(processKey, Source.line(file, lineNo));
+    out.commRanks.add(cr);
+    return cr;
+  }
+
+  private void decorate(CommRank cr) {
+    if (cr.host == null && hostFrom >= 0) {
+      cr.host = hosts.get(processKey);
+      cr.pid = pid > Integer.MAX_VALUE ? null : (int) pid;
+    }
+    if (cr.cudaDev == null && cudaDev >= 0) {
+      cr.cudaDev = cudaDev;
+    }
+    if (cr.launcherRank == null) {
+      cr.launcherRank = launcherRank;
+    }
+  }
+
+  private CommRank currentOrNull() {
+    CommRank cr = openByThread.get(threadKey);
+    if (cr == null) {
+      cr = openByDev.get(devKey);
+    }
+    if (cr == null) {
+      cr = pendingByDev.get(devKey);
+    }
+    if (cr == null && startSeen.contains(processKey)) {
+      cr = lastCompletedByDev.get(devKey);
+    }
+    return cr;
+  }
+
+  /** The communicator an init line without a comm pointer belongs to (see the class comment). */
+  private CommRank context() {
+    CommRank cr = currentOrNull();
+    if (cr == null) {
+      cr = newRank();
+      pendingByDev.put(devKey, cr);
+    }
+    decorate(cr);
+    cr.facts++;
+    return cr;
+  }
+
+  /** Lines that waited for a comm line that never came join the last communicator completed on their device. */
+  private void finish() {
+    for (Map.Entry<Long, CommRank> e : pendingByDev.entrySet()) {
+      CommRank pending = e.getValue();
+      CommRank last = lastCompletedByDev.get(e.getKey());
+      if (!pending.bound() && last != null) {
+        last.absorb(pending);
+        out.commRanks.remove(pending);
+      }
+    }
+    out.commRanks.removeIf(cr -> cr.facts == 0 && !cr.bound());
+  }
+}

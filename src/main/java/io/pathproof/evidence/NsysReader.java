@@ -1,0 +1,193 @@
+package io.pathproof.evidence;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteOpenMode;
+
+/**
+ * Reads an Nsight Systems SQLite export ({@code nsys export --type sqlite}), opened read-only. Tables and columns
+ * are discovered first (sqlite_master, PRAGMA table_info) because they change between nsys releases: kernels from
+ * {@code CUPTI_ACTIVITY_KIND_KERNEL} (start/end ns, deviceId, streamId, gridX..Z, blockX..Z, names as ids into
+ * {@code StringIds}: demangledName, shortName, or a text {@code name} in old exports), NVTX ranges from
+ * {@code NVTX_EVENTS} (text, or textId into StringIds). Only identifiers read from the schema are ever put in SQL.
+ */
+final class NsysReader {
+  static final String KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL";
+  static final String NVTX = "NVTX_EVENTS";
+  static final String STRINGS = "StringIds";
+
+  private NsysReader() {}
+
+  static void read(Path f, FileFacts ff) {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setReadOnly(true);
+    config.setOpenMode(SQLiteOpenMode.READONLY);
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + f.toAbsolutePath(), config.toProperties())) {
+      Map<String, Set<String>> tables = schema(c);
+      boolean strings = tables.containsKey(STRINGS)
+          && tables.get(STRINGS).contains("id") && tables.get(STRINGS).contains("value");
+      if (!tables.containsKey(KERNELS)) {
+        ff.problem(0, "no " + KERNELS + " table: this export holds no CUDA kernel activity (was --trace=cuda set?)");
+      } else {
+        kernels(c, tables.get(KERNELS), strings, ff);
+      }
+      if (tables.containsKey(NVTX)) {
+        nvtx(c, tables.get(NVTX), strings, ff);
+      }
+    } catch (SQLException e) {
+      ff.problem(0, "not a readable SQLite export: " + firstLine(e.getMessage()));
+    }
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "unknown error";
+    }
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl);
+  }
+
+  private static Map<String, Set<String>> schema(Connection c) throws SQLException {
+    Map<String, Set<String>> tables = new HashMap<>();
+    List<String> names = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type IN ('table','view')")) {
+      while (rs.next()) {
+        names.add(rs.getString(1));
+      }
+    }
+    for (String t : names) {
+      if (!t.equals(KERNELS) && !t.equals(NVTX) && !t.equals(STRINGS)) {
+        continue;
+      }
+      Set<String> cols = new LinkedHashSet<>();
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA table_info(" + q(t) + ")")) {
+        while (rs.next()) {
+          cols.add(rs.getString("name"));
+        }
+      }
+      tables.put(t, cols);
+    }
+    return tables;
+  }
+
+  private static String q(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+
+  private static String col(Set<String> cols, String name) {
+    return cols.contains(name) ? "k." + q(name) : "NULL";
+  }
+
+  private static void kernels(Connection c, Set<String> cols, boolean strings, FileFacts ff) throws SQLException {
+    if (!cols.contains("start") || !cols.contains("end")) {
+      ff.problem(0, KERNELS + " has no start/end columns");
+      return;
+    }
+    String nameExpr;
+    String join = "";
+    String nameCol = cols.contains("demangledName") ? "demangledName" : cols.contains("shortName") ? "shortName" : null;
+    if (nameCol != null && strings) {
+      nameExpr = "s.value";
+      join = " LEFT JOIN " + q(STRINGS) + " s ON s.id = k." + q(nameCol);
+    } else if (cols.contains("name")) {
+      nameExpr = "k.\"name\"";
+    } else {
+      ff.problem(0, KERNELS + " has no kernel name (no demangledName/shortName with StringIds, no name column)");
+      return;
+    }
+    String sql =
+        "SELECT k.\"start\", k.\"end\", " + col(cols, "deviceId") + ", " + col(cols, "streamId") + ", "
+            + col(cols, "gridX") + ", " + col(cols, "gridY") + ", " + col(cols, "gridZ") + ", " + col(cols, "blockX")
+            + ", " + col(cols, "blockY") + ", " + col(cols, "blockZ") + ", " + nameExpr + " FROM " + q(KERNELS)
+            + " k" + join + " ORDER BY k.\"start\"";
+    long row = 0;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        Long start = longOrNull(rs, 1);
+        Long end = longOrNull(rs, 2);
+        String name = rs.getString(11);
+        if (start == null || end == null || name == null || end < start) {
+          ff.problem(row + 1, KERNELS + " row " + (row + 1) + ": start, end and name are required (end ≥ start)");
+          row++;
+          continue;
+        }
+        int[] grid = dims(rs, 5);
+        int[] block = dims(rs, 8);
+        long dur = end - start;
+        ff.kernels.add(
+            new Evidence.Kernel(
+                ff.rank, name, grid, block, BigDecimal.valueOf(dur, 3), start, dur, intOrNull(rs, 3),
+                intOrNull(rs, 4), KernelNames.isNccl(name), null, Source.event(ff.file, row)));
+        ff.facts++;
+        row++;
+      }
+    }
+  }
+
+  private static void nvtx(Connection c, Set<String> cols, boolean strings, FileFacts ff) throws SQLException {
+    if (!cols.contains("start") || !cols.contains("end")) {
+      ff.problem(0, NVTX + " has no start/end columns");
+      return;
+    }
+    String text = cols.contains("text") ? "k.\"text\"" : "NULL";
+    String join = "";
+    if (cols.contains("textId") && strings) {
+      text = "COALESCE(" + text + ", s.value)";
+      join = " LEFT JOIN " + q(STRINGS) + " s ON s.id = k.\"textId\"";
+    }
+    String sql = "SELECT k.\"start\", k.\"end\", " + text + " FROM " + q(NVTX) + " k" + join + " ORDER BY k.\"start\"";
+    long row = 0;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        Long start = longOrNull(rs, 1);
+        Long end = longOrNull(rs, 2);
+        String name = rs.getString(3);
+        if (start != null && end != null && name != null && end >= start) {
+          Source src = Source.event(ff.file, row);
+          if (ff.ranges.size() < KinetoReader.MAX_RANGES) {
+            ff.ranges.add(new Evidence.Range(ff.rank, name, "nvtx", start, end - start, src));
+          }
+          ff.facts++;
+          // NCCL's own NVTX ranges are named after the API call (ncclAllReduce); torch's are nccl:all_reduce.
+          if (name.startsWith("nccl:") || name.startsWith("ncclAllReduce") || name.startsWith("ncclReduceScatter")
+              || name.startsWith("ncclAllGather") || name.startsWith("ncclBroadcast")) {
+            if (ff.collectiveMarkers++ == 0) {
+              ff.firstCollectiveMarker = src;
+            }
+          }
+        }
+        row++;
+      }
+    }
+  }
+
+  private static int[] dims(ResultSet rs, int first) throws SQLException {
+    Integer x = intOrNull(rs, first);
+    Integer y = intOrNull(rs, first + 1);
+    Integer z = intOrNull(rs, first + 2);
+    return x == null || y == null || z == null ? null : new int[] {x, y, z};
+  }
+
+  private static Long longOrNull(ResultSet rs, int i) throws SQLException {
+    Object o = rs.getObject(i);
+    return o instanceof Number n && !(o instanceof Double) && !(o instanceof Float) ? n.longValue() : null;
+  }
+
+  private static Integer intOrNull(ResultSet rs, int i) throws SQLException {
+    Long l = longOrNull(rs, i);
+    return l == null || l > Integer.MAX_VALUE || l < Integer.MIN_VALUE ? null : l.intValue();
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The evidence room: one reader per format, joined by {@link io.pathproof.evidence.Ingest} into one
+ * {@link io.pathproof.evidence.Evidence} where every fact carries its {@link io.pathproof.evidence.Source}.
+ *
+ * <p>Formats and the versions each reader was checked against:
+ *
+ * <ul>
+ *   <li><b>NCCL debug logs</b> ({@code NCCL_DEBUG=INFO}, any {@code NCCL_DEBUG_SUBSYS}), format strings read in the
+ *       NVIDIA/nccl sources at tags v2.5.7-1, v2.9.9-1, v2.19.3-1, v2.22.3-1, v2.23.4-1, v2.24.3-1, v2.28.9-1 and
+ *       v2.30.7-1 (file:line cited where each is parsed), and tested on real logs of 2.5.6, 2.5.7, 2.9.9, 2.18-era,
+ *       2.19.3, 2.2x and 2.28.9 (test resources). Prefixes: NCCL's own {@code host:pid:tid [dev]}, torchrun
+ *       {@code [rankN]:}, mpirun {@code [job,rank]<stdout>:}, {@code [N] }, timestamps, none.
+ *       <ul>
+ *         <li>TUNING: {@code %ld Bytes -> Algo %d proto %d time %f} (2.22, enqueue.cc:1613@v2.22.3-1), the same
+ *             prefixed by the op (2.23, enqueue.cc:1855@v2.23.4-1), {@code %s: %ld Bytes -> Algo %s proto %s
+ *             channel{Lo..Hi}={%d..%d}} (≥ 2.24, enqueue.cc:678@v2.24.3-1 … enqueue.cc:822@v2.30.7-1).
+ *         <li>Where the docs and the source disagree the source wins: the ≥ 2.24 line no longer prints the time
+ *             (only a TRACE build does), so {@code timeUs} is null there, never guessed.
+ *       </ul>
+ *   <li><b>Kineto chrome traces</b> (torch.profiler {@code export_chrome_trace}, .json and .json.gz): the object form
+ *       with {@code distributedInfo} (torch 2.x; checked on torch 2.11.0+cu130) and the legacy bare array (torch
+ *       1.13); categories {@code kernel}/{@code Kernel}, {@code gpu_memcpy}, {@code gpu_memset},
+ *       {@code user_annotation} {@code nccl:*}, {@code cpu_op} {@code record_param_comms}.
+ *   <li><b>Nsight Systems SQLite</b> exports: {@code CUPTI_ACTIVITY_KIND_KERNEL}, {@code StringIds},
+ *       {@code NVTX_EVENTS}, columns discovered at run time (tests build the schema of nsys 2023-2025 exports).
+ *   <li><b>Nsight Compute CSV</b> ({@code --csv --page raw} and {@code --page details}), checked on Nsight Compute
+ *       2025.3 output.
+ *   <li><b>PyTorch flight recorder</b> JSON dumps ({@code _dump_nccl_trace_json}), schema versions "2.3" to "2.10"
+ *       (checked on "2.10" from torch 2.11).
+ * </ul>
+ *
+ * <p>Readers never execute or trust what they read (no pickle, SQLite opened read-only, identifiers in SQL only from
+ * the schema); bad input becomes a {@link io.pathproof.evidence.Problem} with file and line, never a fact. A kernel
+ * name's suffix is never read as the protocol.
+ */
+package io.pathproof.evidence;

@@ -1,0 +1,146 @@
+package io.pathproof.explain;
+
+import io.pathproof.ddp.Bucket;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.nccl.CollectivePrediction;
+import io.pathproof.nccl.CommunicatorPrediction;
+import io.pathproof.predict.Prediction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * Answers the method's 16 exam questions (seed, "最终验收题") for a scenario, with the numbers computed from its
+ * prediction and, when a run is given, from the run's evidence. Every number comes from the prediction or the
+ * evidence passed in; nothing is looked up.
+ */
+public final class Explainer {
+  /** One answer: question number, the question, the answer, and what the answer rests on. */
+  public record Answer(int number, String question, String answer, String basis) {}
+
+  private Explainer() {}
+
+  public static List<Answer> explain(Prediction p, Evidence run) {
+    List<Answer> a = new ArrayList<>();
+    int ranks = p.inputs().path("ranks").asInt();
+    List<Bucket> steady = p.buckets().rebuilt().isEmpty() ? p.buckets().construction() : p.buckets().rebuilt();
+    Bucket first = steady.get(0);
+    long elements = first.bytes() / first.dtype().elementSize();
+    CollectivePrediction c = p.collectives().stream().filter(x -> x.bucket() == first.index()).findFirst().orElse(null);
+    CommunicatorPrediction comm = p.communicator();
+
+    a.add(new Answer(1, "How many elements does the bucket's parameter payload hold?",
+        String.format(Locale.ROOT, "%,d bytes / %d bytes per %s = %,d elements (%d parameter(s), %d bucket(s) per iteration once rebuilt)",
+            first.bytes(), first.dtype().elementSize(), first.dtype().torchName(), elements, p.buckets().parameterCount(), steady.size()),
+        "workload shapes and dtypes; ddp bucket plan"));
+    a.add(new Answer(2, "When does DDP consider a bucket ready?",
+        "When the Reducer has marked every variable of the bucket ready (its pending count reaches 0) during backward; "
+            + "buckets are then reduced strictly in index order, so bucket " + first.index() + " with " + first.params().size()
+            + " parameter(s) launches once all of them have gradients and all lower-index buckets have launched.",
+        "reducer.cpp mark_variable_ready / mark_bucket_ready"));
+    a.add(new Answer(3, "How does the comm hook's ready time differ from GPU completion?",
+        "The hook runs on the host when the bucket is ready, before any NCCL work is even enqueued; the returned Future "
+            + "completes later on the host, and the GPU finishes the AllReduce kernel later still (CUDA end event). "
+            + hookGaps(run),
+        run == null ? "ProcessGroupNCCL source" : "hook records of the run (three boundaries per bucket)"));
+    a.add(new Answer(4, "Why does ProcessGroupNCCL need a stream dependency?",
+        "The gradient is produced on the user's compute stream but NCCL runs on its own stream; syncStream records an "
+            + "event on the user stream and makes the NCCL stream wait for it, or NCCL could read the bucket before the "
+            + "gradient copy into it has finished.",
+        "ProcessGroupNCCL::collective syncStream"));
+    a.add(new Answer(5, "What do the Work end event and the watchdog each do?",
+        "ncclEndEvent is recorded on the NCCL stream after ncclAllReduce and marks GPU completion of this Work; the "
+            + "watchdog thread polls queued Works, retires completed ones (flight recorder state) and times out stuck ones.",
+        "ProcessGroupNCCL.cpp workEnqueue / watchdogHandler"));
+    a.add(new Answer(6, "Does NCCL tuning happen before or after task/plan?",
+        "Before: ncclPrepareTasks calls getAlgoInfo (cost table, algorithm/protocol, channel and thread counts) and only "
+            + "then are tasks scheduled into the plan (scheduleCollTasksToPlan) and launched.",
+        "enqueue.cc ncclPrepareTasks → scheduleCollTasksToPlan"));
+    a.add(new Answer(7, "How do Algo " + (c == null ? "?" : c.algorithmId()) + "/proto " + (c == null ? "?" : c.protocolId())
+            + " bind to fixed source?",
+        c == null || c.noKernel() ? "No NCCL algorithm is chosen here (" + (c == null ? "no NCCL collective" : "one rank: a copy") + ")."
+            : String.format(Locale.ROOT, "nccl_common.h numbers algorithms Tree=0 Ring=1 … and protocols LL=0 LL128=1 Simple=2: "
+                + "Algo %d = %s, proto %d = %s, chosen because its cost-model time %s µs is the smallest entry of the table.",
+                c.algorithmId(), c.algorithm(), c.protocolId(), c.protocol(), c.tunerTimeUs() == null ? "?" : c.tunerTimeUs().toPlainString()),
+        "predicted tuning table"));
+    a.add(new Answer(8, "How are the channels shown by both INIT and the kernel?",
+        comm == null ? "No NCCL communicator (backend " + p.backend() + ")."
+            : String.format(Locale.ROOT, "INIT prints \"%d coll channels\"; the kernel launches gridX = %s blocks (channels used for "
+                + "this size, ≤ the communicator's). %s", comm.collChannels(), c == null ? "?" : Integer.toString(c.gridX()), observedChannels(run)),
+        "predicted communicator and launch shape" + (run == null ? "" : "; INIT lines and kernel trace of the run")));
+    a.add(new Answer(9, "How many reduce-scatter and all-gather steps does each rank do per channel?",
+        String.format(Locale.ROOT, "N−1 = %d reduce-scatter and N−1 = %d all-gather steps per channel (N = %d ranks).",
+            c == null ? ranks - 1 : c.reduceScatterSteps(), c == null ? ranks - 1 : c.allGatherSteps(), ranks),
+        "ring algorithm"));
+    a.add(new Answer(10, "How is the bus factor derived?",
+        String.format(Locale.ROOT, "Each rank sends and receives 2(N−1)/N of the payload: 2×%d/%d = %s; %,d payload bytes → %,d bus bytes.",
+            ranks - 1, ranks, c == null ? fmt(2.0 * (ranks - 1) / ranks) : fmt(c.busFactor()), first.bytes(),
+            c == null ? Math.round(first.bytes() * 2.0 * (ranks - 1) / ranks) : c.busBytes()),
+        "ring AllReduce; nccl-tests busbw definition"));
+    a.add(new Answer(11, "What is the difference between P2P direct and GDR?",
+        "P2P moves data GPU↔GPU inside a node (NVLink or PCIe, buffers mapped by CUDA IPC/cuMem); GPUDirect RDMA is a NIC "
+            + "reading/writing GPU memory for the inter-node NET transport. Predicted transport here: "
+            + (comm == null ? "none (gloo)" : comm.transport()) + ".",
+        "p2p.cc vs net.cc"));
+    a.add(new Answer(12, "Why can the kernel name not prove the protocol?",
+        "NCCL emits one __global__ kernel per (collective, type, ring-or-tree), named with the Sum and LL suffixes; every "
+            + "other protocol runs inside it as a device function picked at run time. Predicted symbol: "
+            + (c == null || c.kernelName() == null ? "none" : c.kernelName()) + ", running protocol " + (c == null ? "?" : c.protocol()) + ".",
+        "device/generate.py best_kernel"));
+    a.add(new Answer(13, "What does replica equality add?",
+        "Numerical correctness: a kernel that ran proves execution, not that every rank ends with the same parameters. "
+            + replicas(run),
+        run == null ? "method" : "replica digests of the run"));
+    a.add(new Answer(14, "How is a channel regression separated from other causes?",
+        "Layer by layer: correctness still equal; buckets unchanged; algorithm/protocol unchanged; transport unchanged; "
+            + "then channels and gridX differ while the configuration diff shows exactly NCCL_MIN/MAX_NCHANNELS — one "
+            + "configuration change, the matching path change, and the measured slowdown agree (pathproof diagnose).",
+        "diagnose elimination order"));
+    a.add(new Answer(15, "What is the right fix, and what are wrong mitigations?",
+        "Remove the channel override and re-run the same acceptance (pathproof verify-fix) until the fingerprint and the "
+            + "step-time median are back in the baseline band. A longer timeout or a larger bucket does not address the cause.",
+        "seed; diagnose"));
+    a.add(new Answer(16, "Can you write a prediction for a new bucket shape before running it?",
+        "Yes: pathproof predict --workload FILE (JSON, or one JSON object per parameter dumped from a real model) "
+            + "--topology … --nccl … --torch … -o pred.json seals it; then run and accept against that file.",
+        "pathproof predict"));
+    return a;
+  }
+
+  private static String fmt(double d) {
+    return String.format(Locale.ROOT, "%.4f", d).replaceAll("0+$", "").replaceAll("\\.$", "");
+  }
+
+  private static String hookGaps(Evidence run) {
+    if (run == null || run.ddp() == null || run.ddp().buckets() == null || run.ddp().buckets().isEmpty()) {
+      return "";
+    }
+    List<Long> ready2done = run.ddp().buckets().stream()
+        .filter(b -> b.readyNs() != null && b.futureDoneNs() != null)
+        .map(b -> b.futureDoneNs() - b.readyNs()).sorted().collect(Collectors.toList());
+    if (ready2done.isEmpty()) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "In this run the median hook-ready → future-done gap is %.3f ms over %d records.",
+        ready2done.get(ready2done.size() / 2) / 1e6, ready2done.size());
+  }
+
+  private static String observedChannels(Evidence run) {
+    if (run == null || run.nccl() == null || run.nccl().communicators() == null || run.nccl().communicators().isEmpty()) {
+      return "";
+    }
+    Evidence.Communicator cm = run.nccl().communicators().get(0);
+    String grids = run.kernels() == null ? "" : run.kernels().stream().filter(Evidence.Kernel::nccl)
+        .map(k -> String.valueOf(k.grid() == null ? "?" : k.grid()[0])).distinct().collect(Collectors.joining(","));
+    return "Observed: " + cm.collChannels() + " coll channels" + (grids.isEmpty() ? "" : ", kernel gridX " + grids) + ".";
+  }
+
+  private static String replicas(Evidence run) {
+    if (run == null || run.replicas() == null || run.replicas().equal() == null) {
+      return "";
+    }
+    return "In this run: replicas " + (run.replicas().equal() ? "equal" : "DIFFER") + " across "
+        + (run.replicas().digests() == null ? "?" : run.replicas().digests().size()) + " ranks.";
+  }
+}

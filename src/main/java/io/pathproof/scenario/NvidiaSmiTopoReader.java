@@ -1,0 +1,339 @@
+package io.pathproof.scenario;
+
+import io.pathproof.core.PathproofException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Imports the text of {@code nvidia-smi topo -m} (terminal escape codes allowed). The matrix gives, per device pair,
+ * one of X, SYS, NODE, PHB, PXB, PIX, NV#; the columns "CPU Affinity" and "NUMA Affinity" give each GPU's socket; a
+ * "NIC Legend" maps NIC0… to device names. Lines of {@code nvidia-smi -L}
+ * ({@code GPU 0: NVIDIA H200 (UUID: …)}) in the same file give model names.
+ *
+ * <p>What it infers, and says so in {@link Topology#inferred()}:
+ *
+ * <ul>
+ *   <li>sockets: one CPU per distinct NUMA affinity; without NUMA affinity, GPUs joined by SYS are on different
+ *       sockets and the rest on one;
+ *   <li>PCIe: GPUs (and NICs) related by PIX or PXB share a switch; NODE and PHB pairs do not; a GPU whose PCIe
+ *       relation to every other GPU is hidden behind NV# gets a switch of its own;
+ *   <li>NVLink: NV# between two GPUs is a direct link of # lanes, unless the counts are impossible for direct links
+ *       (# × (GPUs − 1) more than the GPU can have, {@link GpuModels#maxNvLinks}), which means an NVSwitch fabric:
+ *       then every GPU has # links into the switch;
+ *   <li>model, compute capability, PCIe generation: from {@code nvidia-smi -L} lines or the hints, through
+ *       {@link GpuModels}; PCIe width 16.
+ * </ul>
+ */
+final class NvidiaSmiTopoReader {
+  private NvidiaSmiTopoReader() {}
+
+  private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*[A-Za-z]");
+  private static final Pattern GPU_L = Pattern.compile("^GPU (\\d+): (.+?) \\(UUID:.*$");
+  private static final Pattern NIC_LEGEND = Pattern.compile("^\\s*(NIC\\d+):\\s*(\\S+)\\s*$");
+  private static final Pattern NV = Pattern.compile("^NV(\\d+)$");
+
+  static boolean looksLike(String text) {
+    String t = ANSI.matcher(text).replaceAll("");
+    return t.contains("GPU0") && (t.contains("CPU Affinity") || t.contains("Legend:"));
+  }
+
+  static Topology read(String text, String source, String name, TopologyHints hints) {
+    String[] lines = ANSI.matcher(text).replaceAll("").split("\r?\n", -1);
+    List<String> header = null;
+    int headerLine = -1;
+    Map<String, List<String>> rows = new LinkedHashMap<>();
+    Map<String, Integer> rowLine = new LinkedHashMap<>();
+    Map<Integer, String> models = new TreeMap<>();
+    Map<String, String> nicNames = new LinkedHashMap<>();
+    for (int i = 0; i < lines.length; i++) {
+      String line = lines[i];
+      Matcher gl = GPU_L.matcher(line.trim());
+      if (gl.matches()) {
+        models.put(Integer.parseInt(gl.group(1)), gl.group(2).trim());
+        continue;
+      }
+      Matcher nl = NIC_LEGEND.matcher(line);
+      if (nl.matches()) {
+        nicNames.put(nl.group(1), nl.group(2));
+        continue;
+      }
+      if (header == null && line.contains("GPU0") && line.startsWith("\t")) {
+        header = new ArrayList<>();
+        for (String c : line.substring(1).split("\t")) {
+          header.add(c.trim());
+        }
+        headerLine = i + 1;
+        continue;
+      }
+      if (header != null && !line.isBlank() && !line.startsWith(" ") && line.contains("\t")) {
+        String[] cells = line.split("\t", -1);
+        String rowName = cells[0].trim();
+        if (rowName.equals("Legend:")) {
+          continue;
+        }
+        List<String> vals = new ArrayList<>();
+        for (int c = 1; c < cells.length; c++) {
+          vals.add(cells[c].trim());
+        }
+        rows.put(rowName, vals);
+        rowLine.put(rowName, i + 1);
+      }
+    }
+    if (header == null) {
+      throw PathproofException.badInput(source + ": no matrix header (a line starting with a tab and GPU0)");
+    }
+    List<String> devices = new ArrayList<>();
+    for (String h : header) {
+      if (h.equals("CPU Affinity") || h.equals("NUMA Affinity") || h.equals("GPU NUMA ID") || h.isEmpty()) {
+        break;
+      }
+      devices.add(h);
+    }
+    int numaCol = header.indexOf("NUMA Affinity");
+    List<Integer> gpuIdx = new ArrayList<>();
+    List<String> nicCols = new ArrayList<>();
+    for (String d : devices) {
+      if (d.matches("GPU\\d+")) {
+        gpuIdx.add(Integer.parseInt(d.substring(3)));
+      } else {
+        nicCols.add(d);
+      }
+    }
+    // Read the relation of each device pair.
+    String[][] rel = new String[devices.size()][devices.size()];
+    for (int r = 0; r < devices.size(); r++) {
+      String dev = devices.get(r);
+      List<String> vals = rows.get(dev);
+      if (vals == null) {
+        throw PathproofException.badInput(source + ":" + headerLine + ": column " + dev + " has no row");
+      }
+      if (vals.size() < devices.size()) {
+        throw PathproofException.badInput(source + ":" + rowLine.get(dev) + ": row " + dev + " has " + vals.size()
+            + " cells, the header has " + devices.size() + " devices");
+      }
+      for (int c = 0; c < devices.size(); c++) {
+        String v = vals.get(c);
+        if (!(v.equals("X") || v.equals("SYS") || v.equals("NODE") || v.equals("PHB") || v.equals("PXB")
+            || v.equals("PIX") || NV.matcher(v).matches())) {
+          throw PathproofException.badInput(source + ":" + rowLine.get(dev) + ": row " + dev + ", column "
+              + devices.get(c) + ": '" + v + "' is not X, SYS, NODE, PHB, PXB, PIX or NV#");
+        }
+        rel[r][c] = v;
+      }
+    }
+    List<String> inferred = new ArrayList<>();
+    int n = gpuIdx.size();
+
+    // Sockets.
+    Map<Integer, Integer> socketOfGpu = new TreeMap<>();
+    boolean numaKnown = numaCol >= 0;
+    for (int g = 0; g < n && numaKnown; g++) {
+      List<String> vals = rows.get(devices.get(g));
+      String v = numaCol < vals.size() ? vals.get(numaCol) : "";
+      Matcher m = Pattern.compile("^(\\d+)").matcher(v);
+      if (m.find()) {
+        socketOfGpu.put(g, Integer.parseInt(m.group(1)));
+      } else {
+        numaKnown = false;
+      }
+    }
+    if (!numaKnown) {
+      socketOfGpu.clear();
+      for (int g = 0; g < n; g++) {
+        int s = 0;
+        for (int h = 0; h < g; h++) {
+          if (!rel[g][h].equals("SYS")) {
+            s = socketOfGpu.get(h);
+            break;
+          }
+          s = Math.max(s, socketOfGpu.get(h) + 1);
+        }
+        socketOfGpu.put(g, s);
+      }
+      inferred.add("sockets: no NUMA affinity column; GPUs joined by SYS put on different sockets");
+    }
+    for (int g = 0; g < n; g++) {
+      for (int h = 0; h < n; h++) {
+        if (rel[g][h].equals("SYS") && socketOfGpu.get(g).equals(socketOfGpu.get(h))) {
+          throw PathproofException.badInput(source + ": GPU" + gpuIdx.get(g) + " and GPU" + gpuIdx.get(h)
+              + " are SYS (different sockets) but share NUMA node " + socketOfGpu.get(g));
+        }
+      }
+    }
+    TreeSet<Integer> sockets = new TreeSet<>(socketOfGpu.values());
+    if (sockets.isEmpty()) {
+      sockets.add(0);
+    }
+    List<Topology.Cpu> cpus = new ArrayList<>();
+    for (int s : sockets) {
+      cpus.add(new Topology.Cpu("cpu" + s, s, "x86_64", null));
+    }
+    inferred.add("CPU arch/vendor are not in nvidia-smi topo -m: x86_64 assumed, vendor unknown");
+
+    // PCIe switches: union of PIX/PXB relations over all devices (GPUs and NICs).
+    int d = devices.size();
+    int[] group = new int[d];
+    for (int i = 0; i < d; i++) {
+      group[i] = i;
+    }
+    for (int i = 0; i < d; i++) {
+      for (int j = 0; j < d; j++) {
+        if (i != j && (rel[i][j].equals("PIX") || rel[i][j].equals("PXB"))) {
+          union(group, i, j);
+        }
+      }
+    }
+    boolean hidden = false;
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        if (i != j && rel[i][j].startsWith("NV")) {
+          hidden = true;
+        }
+      }
+    }
+    if (hidden) {
+      inferred.add("PCIe: GPU pairs joined by NVLink show NV# instead of their PCIe relation; such GPUs share a"
+          + " switch only if a NIC or another GPU shows PIX/PXB to both");
+    }
+
+    // GPU models.
+    Map<Integer, GpuModels.Known> known = new TreeMap<>();
+    Map<Integer, String> modelOf = new TreeMap<>();
+    for (int g = 0; g < n; g++) {
+      int idx = gpuIdx.get(g);
+      String model = models.getOrDefault(idx, hints.gpuModel());
+      if (model == null && hints.computeCapability() == null) {
+        throw PathproofException.usage(source + ": GPU" + idx + ": model unknown (nvidia-smi topo -m does not print"
+            + " it): give the GPU model or compute capability, or append the output of nvidia-smi -L");
+      }
+      GpuModels.Known k = GpuModels.lookup(model);
+      if (k == null && hints.computeCapability() == null) {
+        throw PathproofException.usage(source + ": GPU" + idx + ": model '" + model + "' is not one whose compute"
+            + " capability is known: give it");
+      }
+      known.put(g, k);
+      modelOf.put(g, model == null ? "unknown" : model);
+    }
+    int cc0 = hints.computeCapability() != null ? hints.computeCapability()
+        : n == 0 ? 0 : known.get(0).computeCapability();
+    if (n > 0) {
+      inferred.add(hints.computeCapability() != null
+          ? "compute capability " + cc0 + " given as a hint"
+          : "compute capability from the model name (" + known.get(0).family() + " → " + cc0 + ")");
+    }
+
+    // NVLink: direct mesh or NVSwitch.
+    int uniform = -1;
+    boolean allPairsNv = n > 1;
+    for (int i = 0; i < n && allPairsNv; i++) {
+      for (int j = 0; j < n; j++) {
+        if (i == j) {
+          continue;
+        }
+        Matcher m = NV.matcher(rel[i][j]);
+        if (!m.matches()) {
+          allPairsNv = false;
+          break;
+        }
+        int c = Integer.parseInt(m.group(1));
+        if (uniform == -1) {
+          uniform = c;
+        } else if (uniform != c) {
+          uniform = -2;
+        }
+      }
+    }
+    boolean nvswitch = allPairsNv && uniform > 0 && (long) uniform * (n - 1) > GpuModels.maxNvLinks(cc0);
+    List<Topology.NvLink> links = new ArrayList<>();
+    if (nvswitch) {
+      inferred.add("NVLink: every GPU pair shows NV" + uniform + ", more than " + GpuModels.maxNvLinks(cc0)
+          + " links a GPU of sm" + cc0 + " can have directly; read as an NVSwitch fabric with " + uniform
+          + " links per GPU");
+    } else {
+      for (int i = 0; i < n; i++) {
+        for (int j = i + 1; j < n; j++) {
+          Matcher m = NV.matcher(rel[i][j]);
+          if (m.matches()) {
+            links.add(new Topology.NvLink(gpuIdx.get(i), gpuIdx.get(j), Integer.parseInt(m.group(1))));
+          }
+        }
+      }
+    }
+
+    // Switches and GPUs.
+    List<Topology.PciSwitch> switches = new ArrayList<>();
+    Map<Integer, String> switchOfGroup = new TreeMap<>();
+    List<Topology.Gpu> gpus = new ArrayList<>();
+    for (int g = 0; g < n; g++) {
+      int root = find(group, g);
+      String sw = switchOfGroup.get(root);
+      GpuModels.Known k = known.get(g);
+      int gen = k != null && k.pciGen() > 0 ? k.pciGen() : 3;
+      if (sw == null) {
+        sw = "pcisw" + switchOfGroup.size();
+        switchOfGroup.put(root, sw);
+        switches.add(new Topology.PciSwitch(sw, "cpu" + socketOfGpu.get(g), gen, 16));
+      }
+      int cc = hints.computeCapability() != null ? hints.computeCapability() : k.computeCapability();
+      gpus.add(new Topology.Gpu(gpuIdx.get(g), modelOf.get(g), cc, null, sw, gen, 16, nvswitch ? uniform : 0));
+    }
+    if (n > 0) {
+      GpuModels.Known k = known.get(0);
+      inferred.add(k != null && k.pciGen() > 0
+          ? "PCIe gen" + k.pciGen() + " x16 from the model name (" + k.family() + ")"
+          : "PCIe generation unknown: NCCL's fallback 8 GT/s (gen3) x16 taken");
+    }
+
+    // NICs.
+    List<Topology.Nic> nics = new ArrayList<>();
+    for (int c = 0; c < nicCols.size(); c++) {
+      int di = n + c;
+      String col = nicCols.get(c);
+      String nicName = nicNames.getOrDefault(col, col);
+      if (hints.nicSpeedMbps() == null) {
+        inferred.add("NIC " + nicName + " left out: its speed is not in nvidia-smi topo -m (give the NIC speed)");
+        continue;
+      }
+      int root = find(group, di);
+      String parent = switchOfGroup.get(root);
+      if (parent == null) {
+        // Not under a GPU's switch: hang it off the socket of the nearest GPU (NODE), else socket 0.
+        parent = "cpu" + sockets.first();
+        for (int g = 0; g < n; g++) {
+          if (rel[di][g].equals("NODE") || rel[di][g].equals("PHB")) {
+            parent = "cpu" + socketOfGpu.get(g);
+            break;
+          }
+        }
+      }
+      nics.add(new Topology.Nic(nicName, parent, hints.nicSpeedMbps(), false, "net"));
+      inferred.add("NIC " + nicName + ": speed " + hints.nicSpeedMbps() + " Mb/s given as a hint; GPUDirect RDMA"
+          + " unknown, taken as off");
+    }
+    Topology.Node node = JsonInput.build(source,
+        () -> new Topology.Node("node", cpus, switches, gpus, links, nics));
+    return JsonInput.build(source, () -> new Topology(name, List.of(node), inferred));
+  }
+
+  private static int find(int[] g, int i) {
+    while (g[i] != i) {
+      g[i] = g[g[i]];
+      i = g[i];
+    }
+    return i;
+  }
+
+  private static void union(int[] g, int a, int b) {
+    int ra = find(g, a);
+    int rb = find(g, b);
+    if (ra != rb) {
+      g[Math.max(ra, rb)] = Math.min(ra, rb);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.pathproof.bench;
+
+import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Source;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * Power and false-alarm rate of {@code diagnose}'s step-time rule, measured through the public entry
+ * ({@link Diagnosis#diagnose}) on runs that hold only step times: 48 measured iterations per run, A/A pairs and pairs
+ * whose variant is 5 % slower. Not a unit test (a main; *Bench is never run by surefire).
+ *
+ * <p>Noise sources: (1) a lognormal model, step = median × exp(σZ) with σ = ln(1+CV²)^½ for CV in 1..8 %, the
+ * spread of GPU step times of a fixed canary (assumption, documented in docs/perf/accept.md); (2) resampling with
+ * replacement from recorded step times (src/test/resources/io/pathproof/diagnose/steps/).
+ *
+ * <p>Run: {@code ./mvnw -q -B -o test-compile && ./mvnw -q -B -o dependency:build-classpath -Dmdep.includeScope=test
+ * -Dmdep.outputFile=cp.txt && java -cp target/test-classes:target/classes:$(cat cp.txt) io.pathproof.bench.DiagnosePowerBench}
+ * (optional arguments: trials per cell, default 1000; seed, default 2026).
+ */
+public final class DiagnosePowerBench {
+  private DiagnosePowerBench() {}
+
+  static final int ITERATIONS = 48;
+  static final double EFFECT = 1.05;
+
+  public static void main(String[] args) throws IOException {
+    int trials = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+    long seed = args.length > 1 ? Long.parseLong(args[1]) : 2026L;
+    System.out.printf(Locale.ROOT, "%-40s %8s %12s %12s %10s%n", "noise", "trials", "false alarm", "power(+5%)", "ms/diag");
+    for (double cv : new double[] {0.01, 0.02, 0.03, 0.04, 0.05, 0.08}) {
+      double sigma = Math.sqrt(Math.log(1 + cv * cv));
+      SplittableRandom rnd = new SplittableRandom(seed);
+      row(String.format(Locale.ROOT, "lognormal CV %.0f%%", cv * 100), trials, () -> {
+        double[] s = new double[ITERATIONS];
+        for (int i = 0; i < s.length; i++) {
+          s[i] = 2.33 * Math.exp(sigma * gauss(rnd));
+        }
+        return s;
+      });
+    }
+    double[] pool = recorded("/io/pathproof/diagnose/steps/gloo-cpu-2rank-16mib.csv");
+    SplittableRandom rnd = new SplittableRandom(seed);
+    row("recorded gloo CPU (CV 0.90), resampled", trials, () -> {
+      double[] s = new double[ITERATIONS];
+      for (int i = 0; i < s.length; i++) {
+        s[i] = pool[rnd.nextInt(pool.length)];
+      }
+      return s;
+    });
+  }
+
+  interface Sampler {
+    double[] draw();
+  }
+
+  static void row(String name, int trials, Sampler sampler) {
+    int alarms = 0;
+    int hits = 0;
+    long t0 = System.nanoTime();
+    for (int t = 0; t < trials; t++) {
+      double[] base = sampler.draw();
+      if (detected(base, sampler.draw(), 1.0)) {
+        alarms++;
+      }
+      if (detected(base, sampler.draw(), EFFECT)) {
+        hits++;
+      }
+    }
+    double msPer = (System.nanoTime() - t0) / 1e6 / (2.0 * trials);
+    System.out.printf(Locale.ROOT, "%-40s %8d %11.2f%% %11.2f%% %10.2f%n", name, trials, 100.0 * alarms / trials, 100.0 * hits / trials, msPer);
+  }
+
+  static boolean detected(double[] base, double[] variant, double factor) {
+    double[] v = variant.clone();
+    for (int i = 0; i < v.length; i++) {
+      v[i] *= factor;
+    }
+    return Diagnosis.diagnose(run("baseline", base), run("variant", v)).regression().detected();
+  }
+
+  static Evidence run(String name, double[] ms) {
+    List<Evidence.Step> steps = new ArrayList<>();
+    for (int i = 0; i < ms.length; i++) {
+      steps.add(new Evidence.Step(0, i, ms[i], true, Source.line(name + "/steps.jsonl", i + 1)));
+    }
+    return new Evidence(name, List.of(), null, List.of(), List.of(), null, steps, null, List.of(), List.of(), null, List.of(), List.of());
+  }
+
+  static double[] recorded(String resource) throws IOException {
+    try (InputStream in = DiagnosePowerBench.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IOException("missing resource " + resource);
+      }
+      String[] lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n");
+      List<Double> v = new ArrayList<>();
+      for (int i = 1; i < lines.length; i++) {
+        String[] f = lines[i].trim().split(",");
+        if (f.length == 2) {
+          v.add(Double.parseDouble(f[1]));
+        }
+      }
+      return v.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+  }
+
+  static double gauss(SplittableRandom r) {
+    double u1 = r.nextDouble();
+    double u2 = r.nextDouble();
+    return Math.sqrt(-2 * Math.log(Math.max(u1, 1e-300))) * Math.cos(2 * Math.PI * u2);
+  }
+}

@@ -1,0 +1,104 @@
+package io.pathproof.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.core.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The predict verb end to end, on the seed scenario of the method (issue 2's "done when"). */
+class PredictCommandTest {
+  @TempDir Path dir;
+
+  static JsonNode json(MainTest.Result r) throws Exception {
+    assertThat(r.code).as(r.err).isZero();
+    return Json.mapper().readTree(r.out);
+  }
+
+  @Test
+  void seedIsRingSimpleTwelveChannelsOneBucket() throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--scenario", "seed", "--format", "json"));
+    assertThat(p.at("/buckets/rebuilt")).hasSize(1);
+    assertThat(p.at("/buckets/rebuilt/0/bytes").asLong()).isEqualTo(67108864L);
+    assertThat(p.at("/buckets/construction/0/bytes").asLong()).isEqualTo(67108864L);
+    JsonNode c = p.at("/collectives/0");
+    assertThat(p.at("/collectives")).hasSize(1);
+    assertThat(c.path("algorithmId").asInt()).isEqualTo(1);
+    assertThat(c.path("protocolId").asInt()).isEqualTo(2);
+    assertThat(c.path("tunerTimeUs").decimalValue()).isEqualByComparingTo("867.660767");
+    assertThat(c.path("channels").asInt()).isEqualTo(12);
+    assertThat(c.path("gridX").asInt()).isEqualTo(12);
+    assertThat(c.path("blockX").asInt()).isEqualTo(544);
+    assertThat(c.path("reduceScatterSteps").asInt()).isEqualTo(3);
+    assertThat(c.path("allGatherSteps").asInt()).isEqualTo(3);
+    assertThat(c.path("busFactor").asDouble()).isEqualTo(1.5);
+    assertThat(c.path("busBytes").asLong()).isEqualTo(100663296L);
+    assertThat(p.at("/communicator/collChannels").asInt()).isEqualTo(12);
+    assertThat(p.at("/communicator/ringGraph/nChannels").asInt()).isEqualTo(6);
+  }
+
+  @Test
+  void channelCapKeepsTunerTimeAndShrinksGrid() throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--scenario", "seed", "--format", "json",
+        "--env", "NCCL_MAX_NCHANNELS=1", "--env", "NCCL_MIN_NCHANNELS=1"));
+    JsonNode c = p.at("/collectives/0");
+    assertThat(c.path("tunerTimeUs").decimalValue()).isEqualByComparingTo("867.660767");
+    assertThat(c.path("gridX").asInt()).isEqualTo(1);
+    assertThat(p.at("/communicator/collChannels").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void sealedOutputVerifiesAndTamperingIsCaught() throws Exception {
+    Path f = dir.resolve("pred.json");
+    MainTest.Result r = MainTest.run("predict", "--scenario", "seed", "-o", f.toString());
+    assertThat(r.code).as(r.err).isZero();
+    assertThat(r.out).contains("sealed:");
+    assertThat(MainTest.run("predict", "--verify", f.toString()).code).isZero();
+    Files.writeString(f, Files.readString(f).replace("\"gridX\" : 12", "\"gridX\" : 11"));
+    MainTest.Result bad = MainTest.run("predict", "--verify", f.toString());
+    assertThat(bad.code).isEqualTo(9);
+    assertThat(bad.err).contains("seal broken").doesNotContain("Exception");
+  }
+
+  @Test
+  void tableNamesTheEstimateAsAnEstimate() {
+    MainTest.Result r = MainTest.run("predict", "--scenario", "seed");
+    assertThat(r.code).as(r.err).isZero();
+    assertThat(r.out).contains("Ring(1)", "Simple(2)", "not the protocol", "Neither is a measurement");
+  }
+
+  @Test
+  void unknownPresetIsUsageErrorInOneLine() {
+    MainTest.Result r = MainTest.run("predict", "--scenario", "no-such-preset");
+    assertThat(r.code).isIn(2, 3);
+    assertThat(r.err).contains("no-such-preset").doesNotContain("at io.pathproof");
+    assertThat(r.err.strip().lines().count()).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void malformedWorkloadIsBadInput() throws Exception {
+    Path w = dir.resolve("w.json");
+    Files.writeString(w, "{\"parameters\": [ {\"name\": \"p\", \"shape\": [4], ");
+    MainTest.Result r = MainTest.run("predict", "--workload", w.toString(), "--topology", "v100-sxm2-x4-nv2",
+        "--nccl", "2.22.3", "--torch", "2.5.0");
+    assertThat(r.code).isEqualTo(3);
+    assertThat(r.err).contains("w.json").doesNotContain("at io.pathproof");
+  }
+
+  @Test
+  void unsupportedNcclVersionIsBadInput() {
+    MainTest.Result r = MainTest.run("predict", "--scenario", "seed", "--nccl", "2.5.6");
+    assertThat(r.code).isEqualTo(3);
+    assertThat(r.err).contains("2.5.6");
+  }
+
+  @Test
+  void proveRunsOnTheEmbeddedDefault() {
+    MainTest.Result r = MainTest.run("prove");
+    assertThat(r.code).as(r.err).isZero();
+    assertThat(r.out).contains("Ring(1)");
+  }
+}

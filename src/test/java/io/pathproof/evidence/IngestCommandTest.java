@@ -1,0 +1,81 @@
+package io.pathproof.evidence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.cli.Main;
+import io.pathproof.core.Json;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The verb {@code pathproof ingest} end to end, in-process. */
+class IngestCommandTest {
+  record Result(int code, String out, String err) {}
+
+  static Result run(String... args) {
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = Main.run(args, new PrintWriter(o, true), new PrintWriter(e, true));
+    return new Result(code, o.toString(), e.toString());
+  }
+
+  @Test
+  void aRunDirectoryIsReadAsJsonWithThePublishedNames() throws Exception {
+    Result r = run("ingest", "--format", "json", Read.res("h200-1rank").toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).doesNotContain("Exception");
+    JsonNode ev = Json.mapper().readTree(r.out());
+    assertThat(ev.at("/nccl/version").asText()).isEqualTo("2.28.9");
+    JsonNode comm = ev.at("/nccl/communicators/0");
+    for (String name : new String[] {"commId", "nRanks", "nNodes", "collChannels", "p2pChannels", "rings", "transports"}) {
+      assertThat(comm.has(name)).as(name).isTrue();
+    }
+    assertThat(comm.get("collChannels").asInt()).isEqualTo(64);
+    assertThat(ev.at("/nccl/envOverrides").isObject()).isTrue();
+    assertThat(ev.at("/nccl/warnings").isArray()).isTrue();
+    assertThat(ev.at("/nccl/tuning").isArray()).isTrue();
+    JsonNode k = ev.at("/kernels/0");
+    for (String name : new String[] {"rank", "name", "grid", "block", "durUs"}) {
+      assertThat(k.has(name)).as(name).isTrue();
+    }
+    assertThat(ev.at("/problems").isArray()).isTrue();
+  }
+
+  @Test
+  void tableFormatNamesTheFindingsAndTheVersion() {
+    Result r = run("ingest", Read.res("h200-1rank/kineto-trace.json").toString(),
+        Read.res("public-nccl-logs/25-nccl2.19.3-4gpu-p2p-cumem-maxnchannels2-env.log").toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("version        2.19.3", "P2P/CUMEM", "NCCL_MAX_NCHANNELS=2", "no-nccl-kernel-single-rank");
+  }
+
+  @Test
+  void nothingReadableExitsThreeWithEachProblemNamed(@TempDir Path dir) throws Exception {
+    Path junk = dir.resolve("junk.bin");
+    Files.write(junk, new byte[] {1, 2, 3, 0, 4});
+    Result r = run("ingest", junk.toString(), dir.resolve("missing.log").toString());
+    assertThat(r.code()).isEqualTo(3);
+    assertThat(r.err()).contains(junk + ":0: not a format", "missing.log:0: no such file or directory", "nothing readable");
+    assertThat(r.err()).doesNotContain("Exception", "\tat ");
+  }
+
+  @Test
+  void problemsAreListedWithFileAndLineWhileTheRestIsRead(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("rank0.log");
+    Files.writeString(log, "h:1:1 [0] NCCL INFO Connected all rings\nh:1:1 [0] NCCL INFO AllReduce: opCount 0 count x\n");
+    Result r = run("ingest", log.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.err()).contains(log + ":2: COLL line not understood");
+  }
+
+  @Test
+  void aWrongFormatIsAUsageError() {
+    Result r = run("ingest", "--format", "xml", Read.res("h200-1rank").toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--format must be table or json");
+  }
+}
