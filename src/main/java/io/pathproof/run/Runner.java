@@ -341,7 +341,7 @@ public final class Runner {
     if (o.timedOut()) {
       code = ExitCode.TIMEOUT;
       msg = "run: timed out after " + req.timeoutSec() + " s; every rank was killed; files kept in " + dir;
-    } else if (o.portInUse()) {
+    } else if (!allZero && o.portInUse()) {
       code = ExitCode.PORT_IN_USE;
       msg = "run: a rank could not bind the rendezvous port " + manifest.path("masterPort").asText() + " (address in use); see "
           + dir.resolve(o.firstFailure() == null ? "" : o.firstFailure().stderr());

@@ -86,9 +86,13 @@ class LiveFaultTest {
     Live.requireTorch();
     Path out = tmp.resolve("r");
     Runner.Request s = small(out, List.of("corrupt_grad_rank=1"), 0);
+    List<String> progress = new java.util.ArrayList<>();
     Runner.Result r = Runner.run(new Runner.Request(s.workload(), s.workloadLabel(), null, Runner.Backend.GLOO, 2, 1, 0,
-        null, 1, 0, 0, s.inject(), null, 0, out, Runner.Launcher.SPAWN, null, false, List.of(), "t"), null);
+        null, 1, 0, 0, s.inject(), null, 0, out, Runner.Launcher.SPAWN, null, false, List.of(), "t"),
+        (done, total) -> progress.add(done + "/" + total));
     assertThat(r.exitCode()).isZero(); // the run itself is fine: only the correctness layer can tell
+    assertThat(progress).first().isEqualTo("0/1");
+    assertThat(progress).last().isEqualTo("1/1");
     io.pathproof.evidence.HarnessFacts h = io.pathproof.evidence.HarnessReader.read(out);
     assertThat(h.replicas().equal()).isFalse();
     assertThat(h.replicas().digests()).hasSize(2);

@@ -93,6 +93,27 @@ class RunnerTest {
   }
 
   @Test
+  void theCliGivesOneLineAndTheExitCodeForABadInjectionAndPrintsTheSrunCommand(@TempDir Path tmp) {
+    java.io.StringWriter o = new java.io.StringWriter();
+    java.io.StringWriter e = new java.io.StringWriter();
+    int code = io.pathproof.cli.Main.run(new String[] {"run", "--workload", "one-64mib-fp32", "--backend", "gloo",
+        "--nproc", "2", "--inject", "NCCL_bogus=1", "--out", tmp.resolve("x").toString()},
+        new java.io.PrintWriter(o, true), new java.io.PrintWriter(e, true));
+    assertThat(code).isEqualTo(ExitCode.USAGE);
+    assertThat(e.toString()).isEqualTo("pathproof: --inject 'NCCL_bogus': not a valid NCCL_*/TORCH_* variable name"
+        + System.lineSeparator());
+    assertThat(tmp.resolve("x")).doesNotExist();
+
+    java.io.StringWriter o2 = new java.io.StringWriter();
+    int code2 = io.pathproof.cli.Main.run(new String[] {"run", "--workload", "one-64mib-fp32", "--backend", "nccl",
+        "--nproc", "8", "--nnodes", "2", "--node-rank", "0", "--rdzv-endpoint", "head:29400", "--launcher", "srun",
+        "--out", tmp.resolve("s").toString()}, new java.io.PrintWriter(o2, true), new java.io.PrintWriter(e, true));
+    assertThat(code2).isZero();
+    assertThat(o2.toString()).startsWith("srun --nodes=2 --ntasks=16 --ntasks-per-node=8 --kill-on-bad-exit=1")
+        .contains(" --backend nccl --iters ");
+  }
+
+  @Test
   void quotingSurvivesAPosixShell() {
     assertThat(SrunCommand.quote("plain-arg_1.x")).isEqualTo("plain-arg_1.x");
     assertThat(SrunCommand.quote("has space")).isEqualTo("'has space'");
