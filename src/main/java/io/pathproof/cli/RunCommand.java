@@ -112,8 +112,11 @@ public final class RunCommand implements Callable<Integer> {
     injections.addAll(inject);
     List<String> cl = new ArrayList<>();
     cl.add("pathproof");
-    cl.add("run");
-    cl.addAll(spec.commandLine().getParseResult().originalArgs());
+    List<String> given = spec.commandLine().getParseResult().originalArgs();
+    if (given.isEmpty() || !given.get(0).equals("run")) {
+      cl.add("run"); // picocli may hand the subcommand only its own arguments
+    }
+    cl.addAll(given);
     Runner.Request req = new Runner.Request(w, label, topo, enumOf(Runner.Backend.class, backend, "--backend"),
         nproc == null ? ranks : nproc, nnodes, nodeRank, rdzvEndpoint, iters, warmup, profileIters, injections, prediction,
         timeout, out, enumOf(Runner.Launcher.class, launcher, "--launcher"), python, overhead, cl, ToolVersion.get());

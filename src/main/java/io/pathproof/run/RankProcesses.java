@@ -98,6 +98,25 @@ final class RankProcesses {
       throw new PathproofException(ExitCode.RANK_FAILED, "run: cannot start " + slots.get(procs.size()).argv().get(0)
           + ": " + e.getMessage());
     }
+    // Ctrl-C or a kill of this JVM must not leave ranks running (they would hold the port and the GPUs).
+    Thread reaper = new Thread(() -> procs.forEach(p -> {
+      if (p.isAlive()) {
+        killTree(p);
+      }
+    }), "pathproof-run-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
+    try {
+      return watch(procs, timeoutSec, progress, totalSteps);
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(reaper);
+      } catch (IllegalStateException e) {
+        // the JVM is already shutting down; the reaper runs
+      }
+    }
+  }
+
+  private Outcome watch(List<Process> procs, long timeoutSec, Runner.Progress progress, int totalSteps) {
     long start = System.nanoTime();
     long deadline = timeoutSec > 0 ? start + TimeUnit.SECONDS.toNanos(timeoutSec) : Long.MAX_VALUE;
     long killAt = Long.MAX_VALUE;

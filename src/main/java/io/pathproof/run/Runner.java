@@ -173,6 +173,33 @@ public final class Runner {
       return new Result(dir, false, ExitCode.OK, null, List.of(), cmd);
     }
 
+    String addr = "127.0.0.1";
+    int port;
+    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
+      String ep = req.rdzvEndpoint().trim();
+      int c = ep.lastIndexOf(':');
+      if (c <= 0 || c == ep.length() - 1) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
+      }
+      addr = ep.substring(0, c);
+      try {
+        port = Integer.parseInt(ep.substring(c + 1));
+      } catch (NumberFormatException e) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
+      }
+      if (port < 1 || port > 65535) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
+      }
+    } else {
+      port = freePort();
+    }
+    manifest.put("masterAddr", addr);
+    manifest.put("masterPort", port);
+    if (req.nodeRank() == 0 && !canBind(addr, port)) {
+      return fail(dir, manifest, ExitCode.PORT_IN_USE,
+          "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
+    }
+
     PythonProbe.Python py;
     try {
       py = PythonProbe.find(req.python());
@@ -202,33 +229,6 @@ public final class Runner {
       }
     }
 
-    String addr = "127.0.0.1";
-    int port;
-    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
-      String ep = req.rdzvEndpoint().trim();
-      int c = ep.lastIndexOf(':');
-      if (c <= 0 || c == ep.length() - 1) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
-      }
-      addr = ep.substring(0, c);
-      try {
-        port = Integer.parseInt(ep.substring(c + 1));
-      } catch (NumberFormatException e) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
-      }
-      if (port < 1 || port > 65535) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
-      }
-    } else {
-      port = freePort();
-    }
-    manifest.put("masterAddr", addr);
-    manifest.put("masterPort", port);
-    if (req.nodeRank() == 0 && !canBind(addr, port)) {
-      return fail(dir, manifest, ExitCode.PORT_IN_USE,
-          "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
-    }
-
     Launcher launcher = req.launcher();
     if (launcher == Launcher.AUTO) {
       launcher = torchrunWorks(py) ? Launcher.TORCHRUN : Launcher.SPAWN;
@@ -252,7 +252,10 @@ public final class Runner {
   /** Python + torch versions where {@code python -m torch.distributed.run} starts workers (see the Debian trap). */
   static boolean torchrunWorks(PythonProbe.Python py) {
     // torch 1.13's elastic Std.from_str returns None under Python 3.11's IntFlag and torchrun dies before starting
-    // workers (pytorch-ddp-model.md section 6, verified on Debian bookworm); torch >= 2 or Python < 3.11 is fine.
+    // workers unless --tee/--redirects are single values 1/2 (pytorch-ddp-model.md section 6, Debian bookworm).
+    // RankProcesses.torchrun passes exactly those, and an explicit --launcher torchrun was seen to work there, but
+    // AUTO still spawns on that pair: any later flag change would hit the parser trap, and spawning gives the exit
+    // status of every rank instead of torchrun's one. torch >= 2 or Python < 3.11 has no trap.
     int torchMajor = leadingInt(py.torchVersion());
     String[] pv = py.pythonVersion().split("\\.");
     boolean py311 = pv.length >= 2 && (leadingInt(pv[0]) > 3 || (leadingInt(pv[0]) == 3 && leadingInt(pv[1]) >= 11));
@@ -338,7 +341,7 @@ public final class Runner {
     if (o.timedOut()) {
       code = ExitCode.TIMEOUT;
       msg = "run: timed out after " + req.timeoutSec() + " s; every rank was killed; files kept in " + dir;
-    } else if (o.portInUse()) {
+    } else if (!allZero && o.portInUse()) {
       code = ExitCode.PORT_IN_USE;
       msg = "run: a rank could not bind the rendezvous port " + manifest.path("masterPort").asText() + " (address in use); see "
           + dir.resolve(o.firstFailure() == null ? "" : o.firstFailure().stderr());

@@ -185,7 +185,7 @@ def main(argv):
         del plain
 
     model = DDP(make_module(torch, params), **ddp_kwargs)
-    names = {id(p): n for n, p in model.module.named_parameters()}
+    names = {id(p): model.module.original_names[n] for n, p in model.module.named_parameters()}
     recorder = HookRecorder(torch, rank, names, cuda, os.path.join(run_dir, "hook-rank%d.jsonl" % rank))
     model.register_comm_hook(recorder, pathproof_recording_allreduce_hook)
     p_first = args.warmup + min(2, max(args.iters - 1, 0))
@@ -219,7 +219,7 @@ def main(argv):
 
     if rank == 0:
         manifest.update({"harnessEnd": now_iso(), "harnessFinished": True, "hosts": hosts,
-                         "parameterOrder": [n for n, _ in model.module.named_parameters()],
+                         "parameterOrder": [model.module.original_names[n] for n, _ in model.module.named_parameters()],
                          "profiledIterations": list(window) if window else None})
         write_json(manifest_path, manifest)
     return 0
@@ -239,25 +239,30 @@ def _param_module_class(torch):
             """The workload's parameters under their dotted names; forward computes the loss over every parameter."""
 
             def __init__(self, params):
+                # All parameters live on this one module, in the workload's order, so that named_parameters() (the
+                # order DDP buckets by) is exactly that order; dotted names would otherwise need submodules, whose
+                # parameters named_parameters() lists after the root's. '.' is not allowed in a parameter's own name,
+                # so it is stored as '__' and the original names are kept for every record.
                 super().__init__()
+                self.original_names = {}
                 for name, p in params:
-                    owner = self
-                    parts = name.split(".")
-                    for part in parts[:-1]:
-                        if not hasattr(owner, part):
-                            owner.add_module(part, torch.nn.Module())
-                        owner = getattr(owner, part)
-                    owner.register_parameter(parts[-1], p)
+                    safe = name.replace(".", "__")
+                    while safe in self.original_names:
+                        safe += "_"
+                    self.original_names[safe] = name
+                    self.register_parameter(safe, p)
 
             def forward(self, scales):
-                # Every parameter that takes a gradient enters the scalar loss: sum(p * s) + 1e-4 * sum(p^2), so its
-                # gradient (s + 2e-4 p) depends on the rank's data and on the parameter itself.
+                # Every parameter that takes a gradient enters the scalar loss: s * sum(p) + 1e-4 * p.p, so its
+                # gradient (s + 2e-4 p) depends on the rank's data and on the parameter itself. Written with sum and
+                # dot, it makes fewer parameter-sized temporaries than (p * s).sum() (about 30 % less time per step
+                # on CPU, where each fresh large tensor costs page faults).
                 loss = None
                 for (_, p), s in zip(self.named_parameters(), scales):
                     if not p.requires_grad:
                         continue
-                    q = p.float()
-                    term = (q * s).sum() + 1e-4 * (q * q).sum()
+                    q = p.float().reshape(-1)
+                    term = q.sum() * s + 1e-4 * torch.dot(q, q)
                     loss = term if loss is None else loss + term
                 return loss
 
