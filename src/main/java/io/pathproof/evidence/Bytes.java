@@ -199,10 +199,8 @@ final class Bytes {
   }
 
   static int tokenEnd(byte[] b, int from, int to) {
-    while (from < to && b[from] != ' ') {
-      from++;
-    }
-    return from;
+    int i = indexOfByte(b, from, to, (byte) ' ');
+    return i < 0 ? to : i;
   }
 
   static String string(byte[] b, int from, int to) {

@@ -134,12 +134,12 @@ public final class Ingest {
     }
     char first = i < text.length() ? text.charAt(i) : ' ';
     if (first == '{' || first == '[') {
-      if (text.contains("\"traceEvents\"") || text.contains("\"schemaVersion\"")
-          || (first == '[' && text.contains("\"ph\""))) {
+      if (text.contains("\"traceEvents\"") || (first == '[' && text.contains("\"ph\""))) {
         return KINETO;
       }
-      if (text.contains("\"profiling_name\"") || text.contains("\"pg_config\"") || text.contains("\"entries\"")
-          || text.contains("\"comm_lib_version\"")) {
+      // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
+      if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
+          || (text.contains("\"pg_config\"") && text.contains("\"entries\""))) {
         return FLIGHT;
       }
     }
