@@ -146,13 +146,15 @@ public final class Ingest {
     if (text.contains("\"ID\",") && text.contains("\"Kernel Name\"")) {
       return NCU;
     }
-    if (name.endsWith(".md") || name.endsWith(".json") || name.endsWith(".csv") || name.endsWith(".py")
-        || name.endsWith(".xml") || name.endsWith(".gz")) {
-      return null;
+    String base = name.endsWith(".gz") ? name.substring(0, name.length() - 3) : name;
+    if (base.endsWith(".md") || base.endsWith(".json") || base.endsWith(".csv") || base.endsWith(".py")
+        || base.endsWith(".xml")) {
+      return null; // documentation and data that may quote NCCL lines
     }
     if (NCCL_LINE.matcher(text).find()) {
       return NCCL_LOG;
     }
+    name = base;
     if ((name.endsWith(".log") || name.endsWith(".txt") || name.endsWith(".out") || name.endsWith(".err")
             || name.contains("nccl"))
         && !text.contains("\0")) {
