@@ -15,7 +15,7 @@ du -cb "$dir"/nccl-rank*.log | tail -n 1
 t() { /usr/bin/time -f "  %e s wall, %U s user, %S s sys, %M KiB max RSS" "$@"; }
 echo "grep -c 'NCCL INFO' (files read once first, to warm the page cache)"
 cat "$dir"/nccl-rank*.log > /dev/null
-t sh -c "grep -c 'NCCL INFO' $dir/nccl-rank*.log > /dev/null"
+t sh -c "grep -c 'NCCL INFO' $dir/nccl-rank*.log | tail -n 1"
 echo "python3 bench/nccl_regex_parser.py"
 t python3 bench/nccl_regex_parser.py "$dir"/nccl-rank*.log
 echo "pathproof ingest (JVM start included; 2 threads)"

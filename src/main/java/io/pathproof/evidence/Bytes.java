@@ -41,6 +41,51 @@ final class Bytes {
     return s.getBytes(StandardCharsets.US_ASCII);
   }
 
+  /** Index of the first {@code v1} or {@code v2} in {@code b[from, to)}, or -1; eight bytes at a time. */
+  static int indexOfEither(byte[] b, int from, int to, byte v1, byte v2) {
+    long p1 = ONES * (v1 & 0xff);
+    long p2 = ONES * (v2 & 0xff);
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long w = (long) LONGS.get(b, i);
+      long x = w ^ p1;
+      long y = w ^ p2;
+      long t = ((x - ONES) & ~x & HIGHS) | ((y - ONES) & ~y & HIGHS);
+      if (t != 0) {
+        return i + (Long.numberOfTrailingZeros(t) >>> 3);
+      }
+    }
+    for (; i < to; i++) {
+      if (b[i] == v1 || b[i] == v2) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Index of {@code needle} in {@code b[from, to)}, or -1, searching for its second byte (when its first is common). */
+  static int indexOfBySecond(byte[] b, int from, int to, byte[] needle) {
+    int n = needle.length;
+    int i = from + 1;
+    while (i <= to - n + 1) {
+      i = indexOfByte(b, i, to - n + 2, needle[1]);
+      if (i < 0) {
+        return -1;
+      }
+      if (b[i - 1] == needle[0]) {
+        int j = 2;
+        while (j < n && b[i - 1 + j] == needle[j]) {
+          j++;
+        }
+        if (j == n) {
+          return i - 1;
+        }
+      }
+      i++;
+    }
+    return -1;
+  }
+
   /** Index of {@code needle} in {@code b[from, to)}, or -1. */
   static int indexOf(byte[] b, int from, int to, byte[] needle) {
     int n = needle.length;
@@ -154,10 +199,8 @@ final class Bytes {
   }
 
   static int tokenEnd(byte[] b, int from, int to) {
-    while (from < to && b[from] != ' ') {
-      from++;
-    }
-    return from;
+    int i = indexOfByte(b, from, to, (byte) ' ');
+    return i < 0 ? to : i;
   }
 
   static String string(byte[] b, int from, int to) {

@@ -134,25 +134,27 @@ public final class Ingest {
     }
     char first = i < text.length() ? text.charAt(i) : ' ';
     if (first == '{' || first == '[') {
-      if (text.contains("\"traceEvents\"") || text.contains("\"schemaVersion\"")
-          || (first == '[' && text.contains("\"ph\""))) {
+      if (text.contains("\"traceEvents\"") || (first == '[' && text.contains("\"ph\""))) {
         return KINETO;
       }
-      if (text.contains("\"profiling_name\"") || text.contains("\"pg_config\"") || text.contains("\"entries\"")
-          || text.contains("\"comm_lib_version\"")) {
+      // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
+      if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
+          || (text.contains("\"pg_config\"") && text.contains("\"entries\""))) {
         return FLIGHT;
       }
     }
     if (text.contains("\"ID\",") && text.contains("\"Kernel Name\"")) {
       return NCU;
     }
-    if (name.endsWith(".md") || name.endsWith(".json") || name.endsWith(".csv") || name.endsWith(".py")
-        || name.endsWith(".xml") || name.endsWith(".gz")) {
-      return null;
+    String base = name.endsWith(".gz") ? name.substring(0, name.length() - 3) : name;
+    if (base.endsWith(".md") || base.endsWith(".json") || base.endsWith(".csv") || base.endsWith(".py")
+        || base.endsWith(".xml")) {
+      return null; // documentation and data that may quote NCCL lines
     }
     if (NCCL_LINE.matcher(text).find()) {
       return NCCL_LOG;
     }
+    name = base;
     if ((name.endsWith(".log") || name.endsWith(".txt") || name.endsWith(".out") || name.endsWith(".err")
             || name.contains("nccl"))
         && !text.contains("\0")) {

@@ -61,47 +61,155 @@ final class KinetoReader {
   }
 
   private void run(InputStream in) throws IOException {
-    JsonParser p = FACTORY.createParser(in);
-    try (p) {
-      JsonToken t = p.nextToken();
-      if (t == JsonToken.START_OBJECT) {
-        topObject(p);
-      } else if (t == JsonToken.START_ARRAY) {
-        events(p);
+    TraceScanner s = new TraceScanner(in);
+    try {
+      int c = s.peekNonWs();
+      if (c == '{') {
+        s.pos++;
+        members(s);
+      } else if (c == '[') {
+        s.pos++;
+        events(s);
       } else {
-        ff.problem(line(p), "not a chrome trace: expected { or [ at the start");
+        ff.problem(s.line, "not a chrome trace: expected { or [ at the start");
       }
-    } catch (JsonProcessingException e) {
-      long line = e.getLocation() != null ? e.getLocation().getLineNr() : line(p);
-      ff.problem(Math.max(line, 1), "trace JSON broken after " + (index + 1) + " events: " + e.getOriginalMessage());
+    } catch (TraceScanner.Broken e) {
+      ff.problem(e.line, "trace JSON broken after " + (index + 1) + " events: " + e.getMessage());
     }
     finish();
   }
 
-  private static long line(JsonParser p) {
-    return Math.max(1, p.currentLocation().getLineNr());
+  private void members(TraceScanner s) throws IOException, TraceScanner.Broken {
+    while (true) {
+      int c = s.peekNonWs();
+      if (c == '}') {
+        s.pos++;
+        return;
+      }
+      if (c != '"') {
+        throw new TraceScanner.Broken(c < 0 ? "trace ends before its closing }" : "expected a member name", s.line);
+      }
+      String key = s.key();
+      if (s.peekNonWs() != ':') {
+        throw new TraceScanner.Broken("expected : after \"" + key + "\"", s.line);
+      }
+      s.pos++;
+      c = s.peekNonWs();
+      if (key.equals("traceEvents") && c == '[') {
+        s.pos++;
+        events(s);
+      } else if (key.equals("distributedInfo")) {
+        long line = s.line;
+        s.value(true);
+        try {
+          distributedInfo(Json.mapper().readTree(s.buf, s.rangeStart(), s.pos - s.rangeStart()), line);
+        } catch (JsonProcessingException e) {
+          ff.problem(line, "distributedInfo is not valid JSON: " + e.getOriginalMessage());
+        }
+        s.release();
+      } else {
+        s.value(false);
+      }
+      c = s.peekNonWs();
+      if (c == ',') {
+        s.pos++;
+      } else if (c == '}') {
+        s.pos++;
+        return;
+      } else {
+        throw new TraceScanner.Broken(c < 0 ? "trace ends before its closing }" : "expected , or }", s.line);
+      }
+    }
   }
 
-  private void topObject(JsonParser p) throws IOException {
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String field = p.currentName();
-      JsonToken v = p.nextToken();
-      switch (field) {
-        case "traceEvents" -> {
-          if (v == JsonToken.START_ARRAY) {
-            events(p);
-          } else {
-            ff.problem(line(p), "traceEvents is not an array");
-            p.skipChildren();
-          }
-        }
-        case "distributedInfo" -> {
-          long line = line(p);
-          JsonNode di = Json.mapper().readTree(p);
-          distributedInfo(di, line);
-        }
-        default -> p.skipChildren();
+  private void events(TraceScanner s) throws IOException, TraceScanner.Broken {
+    while (true) {
+      int c = s.peekNonWs();
+      if (c == ']') {
+        s.pos++;
+        return;
       }
+      if (c < 0) {
+        throw new TraceScanner.Broken("trace ends before its closing ]", s.line);
+      }
+      index++;
+      long line = s.line;
+      if (c != '{') {
+        ff.problem(line, "event #" + index + " is not an object");
+        s.value(false);
+      } else {
+        s.value(true);
+        event(s.buf, s.rangeStart(), s.pos, line);
+        s.release();
+      }
+      c = s.peekNonWs();
+      if (c == ',') {
+        s.pos++;
+      } else if (c == ']') {
+        s.pos++;
+        return;
+      } else {
+        throw new TraceScanner.Broken(c < 0 ? "trace ends before its closing ]" : "expected , or ] after an event", s.line);
+      }
+    }
+  }
+
+  private static final byte[] CAT_KEY = Bytes.ascii("\"cat\"");
+  private static final byte[] NCCL_NAME = Bytes.ascii("\"nccl:");
+  private static final byte[] PARAM_COMMS = Bytes.ascii("\"record_param_comms\"");
+  private static final byte[][] KEEP = {
+    Bytes.ascii("kernel"), Bytes.ascii("Kernel"), Bytes.ascii("gpu_memcpy"), Bytes.ascii("gpu_memset"),
+    Bytes.ascii("Memcpy"), Bytes.ascii("Memset")
+  };
+  private static final byte[][] NCCL_RANGES = {Bytes.ascii("user_annotation"), Bytes.ascii("gpu_user_annotation")};
+  private static final byte[] CPU_OP_BYTES = Bytes.ascii("cpu_op");
+
+  /**
+   * One event, {@code b[s, e)}: its category is looked up on the bytes; only kernels, memcpy/memset, nccl:* ranges
+   * and record_param_comms ops are parsed (by Jackson). Events of other categories are skipped unvalidated: they
+   * give no fact.
+   */
+  private void event(byte[] b, int s, int e, long line) throws IOException {
+    int ci = Bytes.indexOfBySecond(b, s, e, CAT_KEY);
+    if (ci < 0) {
+      return;
+    }
+    int v = ci + CAT_KEY.length;
+    while (v < e && (b[v] == ' ' || b[v] == ':' || b[v] == '\n' || b[v] == '\t' || b[v] == '\r')) {
+      v++;
+    }
+    if (v >= e || b[v] != '"') {
+      return;
+    }
+    int ve = Bytes.indexOfByte(b, v + 1, e, (byte) '"');
+    if (ve < 0) {
+      return;
+    }
+    boolean keep = false;
+    for (byte[] k : KEEP) {
+      keep |= ve - v - 1 == k.length && Bytes.startsWith(b, v + 1, ve, k);
+    }
+    if (!keep) {
+      for (byte[] k : NCCL_RANGES) {
+        keep |= ve - v - 1 == k.length && Bytes.startsWith(b, v + 1, ve, k) && Bytes.indexOfBySecond(b, s, e, NCCL_NAME) >= 0;
+      }
+      keep |= ve - v - 1 == CPU_OP_BYTES.length && Bytes.startsWith(b, v + 1, ve, CPU_OP_BYTES)
+          && Bytes.indexOfBySecond(b, s, e, PARAM_COMMS) >= 0;
+    }
+    if (!keep) {
+      return;
+    }
+    try (JsonParser p = FACTORY.createParser(b, s, e - s)) {
+      p.nextToken();
+      event(p);
+      if (p.nextToken() != null) {
+        ff.problem(line, "event #" + index + " has trailing content");
+        return;
+      }
+      use(line);
+    } catch (JsonProcessingException ex) {
+      long at = ex.getLocation() != null ? line + Math.max(0, ex.getLocation().getLineNr() - 1) : line;
+      ff.problem(at, "event #" + index + " is not valid JSON: " + ex.getOriginalMessage());
     }
   }
 
@@ -121,25 +229,6 @@ final class KinetoReader {
       ff.ncclVersionSource = Source.line(ff.file, line);
     }
     ff.facts++;
-  }
-
-  private void events(JsonParser p) throws IOException {
-    JsonToken t;
-    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-      if (t == null) {
-        ff.problem(line(p), "trace ends before its closing ] after " + (index + 1) + " events");
-        return;
-      }
-      index++;
-      if (t != JsonToken.START_OBJECT) {
-        ff.problem(line(p), "event #" + index + " is not an object");
-        p.skipChildren();
-        continue;
-      }
-      long line = line(p);
-      event(p);
-      use(line);
-    }
   }
 
   private void event(JsonParser p) throws IOException {
@@ -336,7 +425,7 @@ final class KinetoReader {
     if (cat == null || name == null || cat == OTHER) {
       return;
     }
-    String c = cat.toLowerCase(Locale.ROOT);
+    String c = cat == OTHER ? cat : cat.toLowerCase(Locale.ROOT);
     Source src = Source.event(ff.file, index);
     if (c.equals("kernel")) {
       boolean nccl = KernelNames.isNccl(name);

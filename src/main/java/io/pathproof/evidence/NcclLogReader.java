@@ -234,6 +234,33 @@ final class NcclLogReader {
    * timestamps, then NCCL's own {@code host:pid:tid [cudaDev] } (debug.cc:196@v2.22.3-1, debug.cc:330@v2.30.7-1).
    */
   private void parsePrefix(byte[] b, int s, int m) {
+    // Consecutive lines mostly share their prefix (same host:pid:tid [dev]): reuse what the last one gave.
+    int n = m - s;
+    if (n == lastPrefixLen && n <= lastPrefix.length
+        && java.util.Arrays.equals(b, s, m, lastPrefix, 0, n)) {
+      if (hostFrom >= 0) {
+        hostFrom = s + lastHostOffset;
+        hostTo = s + lastHostOffset + lastHostLen;
+      }
+      return;
+    }
+    parsePrefixFully(b, s, m);
+    if (n <= lastPrefix.length) {
+      System.arraycopy(b, s, lastPrefix, 0, n);
+      lastPrefixLen = n;
+      lastHostOffset = hostFrom - s;
+      lastHostLen = hostTo - hostFrom;
+    } else {
+      lastPrefixLen = -1;
+    }
+  }
+
+  private final byte[] lastPrefix = new byte[256];
+  private int lastPrefixLen = -1;
+  private int lastHostOffset;
+  private int lastHostLen;
+
+  private void parsePrefixFully(byte[] b, int s, int m) {
     launcherRank = null;
     cudaDev = -1;
     pid = -1;

@@ -3,7 +3,6 @@ package io.pathproof.evidence;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -34,7 +33,8 @@ final class NsysReader {
     SQLiteConfig config = new SQLiteConfig();
     config.setReadOnly(true);
     config.setOpenMode(SQLiteOpenMode.READONLY);
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + f.toAbsolutePath(), config.toProperties())) {
+    // The driver directly, not DriverManager: no dependence on service files surviving the fat jar.
+    try (Connection c = org.sqlite.JDBC.createConnection("jdbc:sqlite:" + f.toAbsolutePath(), config.toProperties())) {
       Map<String, Set<String>> tables = schema(c);
       boolean strings = tables.containsKey(STRINGS)
           && tables.get(STRINGS).contains("id") && tables.get(STRINGS).contains("value");

@@ -22,7 +22,8 @@
  *       1.13); categories {@code kernel}/{@code Kernel}, {@code gpu_memcpy}, {@code gpu_memset},
  *       {@code user_annotation} {@code nccl:*}, {@code cpu_op} {@code record_param_comms}.
  *   <li><b>Nsight Systems SQLite</b> exports: {@code CUPTI_ACTIVITY_KIND_KERNEL}, {@code StringIds},
- *       {@code NVTX_EVENTS}, columns discovered at run time (tests build the schema of nsys 2023-2025 exports).
+ *       {@code NVTX_EVENTS}, columns discovered at run time. Not checked against a real export (Nsight Systems is
+ *       not installed on the capture machines): the tests build a database with those table and column names.
  *   <li><b>Nsight Compute CSV</b> ({@code --csv --page raw} and {@code --page details}), checked on Nsight Compute
  *       2025.3 output.
  *   <li><b>PyTorch flight recorder</b> JSON dumps ({@code _dump_nccl_trace_json}), schema versions "2.3" to "2.10"

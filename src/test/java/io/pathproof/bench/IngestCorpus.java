@@ -104,7 +104,11 @@ public final class IngestCorpus {
     }
   }
 
-  /** A Kineto trace of about {@code targetBytes}: per iteration compute kernels, a memcpy, an NCCL kernel per bucket. */
+  /**
+   * A Kineto trace of about {@code targetBytes}: per iteration compute kernels with the CPU ops, runtime calls and
+   * flow events around them (the category mix of the real H200 trace), then per bucket record_param_comms, the
+   * nccl:all_reduce range, a memcpy and the NCCL kernel.
+   */
   public static void writeKineto(Path file, int rank, int worldSize, long targetBytes) throws IOException {
     try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII)) {
       w.write("{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H200\"}],"
@@ -117,15 +121,31 @@ public final class IngestCorpus {
       boolean first = true;
       StringBuilder sb = new StringBuilder();
       while (written < targetBytes) {
+        // Per compute kernel, the category mix of the real H200 trace (per kernel: ~4 cpu_op, ~7 cuda_runtime, ~9
+        // ac2g flow events).
         for (int k = 0; k < 6; k++) {
           sb.setLength(0);
           if (!first) {
             sb.append(",\n");
           }
           first = false;
-          sb.append("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 442, \"tid\": 474, \"ts\": ")
-              .append(us(ts)).append(", \"dur\": 12.254, \"args\": {\"External id\": ").append(corr)
-              .append(", \"Record function id\": 0, \"Ev Idx\": ").append(corr).append("}}");
+          for (int c = 0; c < 4; c++) {
+            sb.append(c == 0 ? "" : ",\n")
+                .append("{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mul\", \"pid\": 442, \"tid\": 474, \"ts\": ")
+                .append(us(ts + c * 100)).append(", \"dur\": 12.254, \"args\": {\"External id\": ").append(corr)
+                .append(", \"Record function id\": 0, \"Ev Idx\": ").append(corr).append("}}");
+          }
+          for (int c = 0; c < 7; c++) {
+            sb.append(",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 442,"
+                + " \"tid\": 474, \"ts\": ").append(us(ts + 500 + c * 50)).append(", \"dur\": 39.894, \"args\":"
+                + " {\"External id\": ").append(corr).append(", \"cbid\": 211, \"correlation\": ").append(corr).append("}}");
+          }
+          for (int c = 0; c < 4; c++) {
+            sb.append(",\n{\"ph\": \"s\", \"id\": ").append(corr).append(", \"pid\": 442, \"tid\": 474, \"ts\": ")
+                .append(us(ts + 500)).append(", \"cat\": \"ac2g\", \"name\": \"ac2g\"}")
+                .append(",\n{\"ph\": \"f\", \"id\": ").append(corr).append(", \"pid\": 0, \"tid\": 7, \"ts\": ")
+                .append(us(ts + 1500)).append(", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"}");
+          }
           sb.append(",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4,"
               + " at::native::BUnaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> >,"
               + " std::array<char*, 2ul> >(int, at::native::BUnaryFunctor<float, float, float,"
@@ -142,9 +162,22 @@ public final class IngestCorpus {
         }
         for (long bucket : BUCKETS) {
           sb.setLength(0);
+          sb.append(",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 442,"
+              + " \"tid\": 474, \"ts\": ").append(us(ts)).append(", \"dur\": 20.5, \"args\": {\"External id\": ")
+              .append(corr).append(", \"Collective name\": \"allreduce\", \"dtype\": \"Float\", \"In msg nelems\": ")
+              .append(bucket / 4).append(", \"Out msg nelems\": ").append(bucket / 4).append(", \"Group size\": ")
+              .append(worldSize).append("}}");
           sb.append(",\n{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"nccl:all_reduce\", \"pid\": 442,"
               + " \"tid\": 474, \"ts\": ").append(us(ts)).append(", \"dur\": 99.327, \"args\": {\"External id\": ")
               .append(corr).append(", \"Record function id\": 0, \"Ev Idx\": 16}}");
+          for (int c = 0; c < 2; c++) {
+            sb.append(",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernelExC\", \"pid\": 442,"
+                + " \"tid\": 474, \"ts\": ").append(us(ts + 100 + c * 50)).append(", \"dur\": 9.1, \"args\":"
+                + " {\"External id\": ").append(corr).append(", \"cbid\": 430, \"correlation\": ").append(corr).append("}}");
+            sb.append(",\n{\"ph\": \"").append(c == 0 ? 's' : 'f').append("\", \"id\": ").append(corr)
+                .append(", \"pid\": 442, \"tid\": 474, \"ts\": ").append(us(ts + 100))
+                .append(", \"cat\": \"ac2g\", \"name\": \"ac2g\"}");
+          }
           sb.append(",\n{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy DtoD (Device -> Device)\", \"pid\": 0,"
               + " \"tid\": 7, \"ts\": ").append(us(ts + 300)).append(", \"dur\": 33.247, \"args\": {\"External id\": ")
               .append(corr).append(", \"device\": 0, \"context\": 1, \"stream\": 7, \"correlation\": ").append(corr)

@@ -78,4 +78,27 @@ class IngestCommandTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--format must be table or json");
   }
+
+  @Test
+  void aDirectoryWithGzippedRankLogsAndAReadmeIsWalked(@TempDir Path dir) throws Exception {
+    Path sub = Files.createDirectories(dir.resolve("logs"));
+    for (int r = 0; r < 2; r++) {
+      String log = "h:" + (10 + r) + ":1 [" + r + "] NCCL INFO ncclCommInitRank comm 0x1" + r + " rank " + r
+          + " nranks 2 cudaDev " + r + " nvmlDev " + r + " busId 1" + r + " commId 0xabc - Init START\n"
+          + "h:" + (10 + r) + ":1 [" + r + "] NCCL INFO 24 coll channels, 24 collnet channels, 0 nvls channels,"
+          + " 32 p2p channels, 32 p2p channels per peer\n";
+      try (var gz = new java.util.zip.GZIPOutputStream(Files.newOutputStream(sub.resolve("rank" + r + ".log.gz")))) {
+        gz.write(log.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      }
+    }
+    Files.writeString(dir.resolve("README.md"), "example: `h:1:1 [0] NCCL INFO 2 coll channels, 2 p2p channels, 1 p2p channels per peer`\n");
+    Result r = run("ingest", "--format", "json", dir.toString());
+    assertThat(r.code()).isZero();
+    JsonNode ev = Json.mapper().readTree(r.out());
+    assertThat(ev.at("/files")).hasSize(2);
+    assertThat(ev.at("/nccl/communicators")).hasSize(1);
+    assertThat(ev.at("/nccl/communicators/0/ranks").toString()).isEqualTo("[0,1]");
+    assertThat(ev.at("/nccl/communicators/0/collChannels").asInt()).isEqualTo(24);
+    assertThat(ev.at("/runDir").asText()).isEqualTo(dir.toString());
+  }
 }

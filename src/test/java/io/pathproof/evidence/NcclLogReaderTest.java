@@ -230,4 +230,17 @@ class NcclLogReaderTest {
     assertThat(ev.nccl().communicators().get(0).connectedTrees()).isTrue();
     assertThat(ev.nccl().communicators().get(0).connectedRings()).isTrue();
   }
+
+  @Test
+  void warnLineOf230WithItsDefaultTimestampAndFunctionName() {
+    // debug.cc:99 and :345@v2.30.7-1: "[%F %T] " then "%s:%d:%d " then "[%d] %s:%d (%s) NCCL WARN %s".
+    Evidence ev = Read.log(
+        P + "ncclCommInitRank comm 0x10 rank 3 nranks 4 cudaDev 0 nvmlDev 0 busId 1 commId 0xc - Init START\n"
+            + "[2026-12-02 13:00:00] gpu01:1234:1240 [0] init.cc:904 (ncclCommInitRankFunc) NCCL WARN Duplicate GPU"
+            + " detected : rank 3 and rank 1 both on CUDA device 60\n");
+    Evidence.Warning w = ev.nccl().warnings().get(0);
+    assertThat(w.message()).isEqualTo("Duplicate GPU detected : rank 3 and rank 1 both on CUDA device 60");
+    assertThat(w.rank()).isEqualTo(3);
+    assertThat(w.source().line()).isEqualTo(2);
+  }
 }
