@@ -362,7 +362,7 @@ final class GraphSearch {
     if (graph.pattern == PATTERN_TREE && net != startNet) {
       return false;
     }
-    if (!table.modernSearch()) {
+    if (!table.crossNicTwo()) {
       if (graph.crossNic != 1 && (net.asic != startNet.asic || net.port != startNet.port)) {
         return false;
       }
@@ -479,7 +479,7 @@ final class GraphSearch {
       if (net.netBw < bw) {
         continue;
       }
-      if (table.modernSearch()) {
+      if (table.crossNicTwo()) {
         if (graph.pattern == PATTERN_RING && graph.crossNic == 2 && (graph.nChannels & 1) != 0
             && n != graph.inter[(graph.nChannels - 1) * 2 + 1]) {
           continue;
@@ -733,8 +733,8 @@ final class GraphSearch {
           }
           tmp.typeInter = minTypeInter;
           if (crossNic == 2 && tmp.crossNic == 0
-              && (!table.modernSearch() || graph.pattern == PATTERN_RING || graph.pattern == PATTERN_BALANCED_TREE)) {
-            tmp.crossNic = table.modernSearch() ? 2 : 1;
+              && (!table.crossNicTwo() || graph.pattern == PATTERN_RING || graph.pattern == PATTERN_BALANCED_TREE)) {
+            tmp.crossNic = table.crossNicTwo() ? 2 : 1;
             continue;
           }
           tmp.crossNic = crossNic == 1 ? 1 : 0;

@@ -320,6 +320,9 @@ public final class NcclModel {
     String tuningLine;
     if (table.tuningLine() == TuningLineFormat.BYTES_ALGO_PROTO_TIME) {
       tuningLine = nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time " + fmt(minTime).toPlainString();
+    } else if (table.tuningLine() == TuningLineFormat.FUNC_BYTES_ALGO_PROTO_TIME) {
+      tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time "
+          + fmt(minTime).toPlainString();
     } else {
       tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + ALGO_ENUM_NAMES[algo] + " proto "
           + PROTO_ENUM_NAMES[proto] + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi() + "}";

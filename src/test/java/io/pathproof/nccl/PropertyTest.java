@@ -22,7 +22,7 @@ class PropertyTest {
     return LongStream.range(1, 41);
   }
 
-  private static final String[] VERSIONS = {"2.22.3", "2.28.9", "2.29.2", "2.30.7"};
+  private static final String[] VERSIONS = {"2.22.3", "2.23.4", "2.24.3", "2.28.9", "2.29.2", "2.30.7"};
 
   /** A random host: an NVLink mesh (counts 1..3, some pairs missing), an NVSwitch box, or PCIe only. */
   static Topology randomTopology(SplittableRandom rnd, String host, String busPrefix, String gpuModel) {

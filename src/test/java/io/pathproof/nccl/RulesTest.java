@@ -47,6 +47,19 @@ class RulesTest {
   }
 
   @Test
+  void eachVersionPrintsItsOwnTuningLine() {
+    assertThat(seed("2.22.3", Map.of()).tuningLine()).isEqualTo("67108864 Bytes -> Algo 1 proto 2 time 867.660767");
+    // 2.23 prefixes the function name and keeps the time (enqueue.cc@v2.23.4-1:1855).
+    assertThat(seed("2.23.4", Map.of()).tuningLine())
+        .isEqualTo("AllReduce: 67108864 Bytes -> Algo 1 proto 2 time 867.660767");
+    // 2.24 prints the channel range instead (enqueue.cc@v2.24.3-1:678).
+    assertThat(seed("2.24.3", Map.of()).tuningLine())
+        .isEqualTo("AllReduce: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..11}");
+    // 2.23 already has the lower tree latencies of 2.30.
+    assertThat(one(entry(seed("2.23.4", Map.of()), "Tree", "Simple").latencyUs())).isEqualByComparingTo("32.4");
+  }
+
+  @Test
   void ncclAlgoAndProtoSelectAndExclude() {
     CollectivePrediction tree = seed("2.22.3", Map.of("NCCL_ALGO", "Tree"));
     assertThat(tree.algorithm()).isEqualTo("Tree");
