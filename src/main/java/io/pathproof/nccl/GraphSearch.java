@@ -355,7 +355,7 @@ final class GraphSearch {
 
   /**
    * ncclTopoSearchCheckNet (search.cc@v2.28.9-1:559-573), without MNNVL rails; 2.22 inlines the same tests with
-   * crossNic 0/1 (search.cc@v2.22.3-1:534-544).
+   * crossNic 0/1 (the backToNet loop of ncclTopoSearchRecGpu, search.cc@v2.22.3-1).
    */
   private boolean checkNet(TopoGraph graph, Node startNet, int n, int step) {
     Node net = sys.node(NET, n);

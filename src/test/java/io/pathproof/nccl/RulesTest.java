@@ -60,6 +60,20 @@ class RulesTest {
   }
 
   @Test
+  void from229TheChannelSplitCanUseFewerBlocksThanChannels() {
+    NcclModel v222 = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.22.3", 4, Map.of()));
+    NcclModel v230 = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.30.7", 4, Map.of()));
+    CollectivePrediction a = v222.allReduce(0, 256 * 1024, DType.FLOAT32);
+    CollectivePrediction b = v230.allReduce(0, 256 * 1024, DType.FLOAT32);
+    assertThat(a.protocol()).isEqualTo("LL");
+    assertThat(b.protocol()).isEqualTo("LL");
+    // 2.22: 16-byte cells, 12 blocks. 2.30: 4 KiB LL cells (32 KiB traffic, x4 for LL): 6 cells per channel of 64.
+    assertThat(a.gridX()).isEqualTo(12);
+    assertThat(b.gridX()).isEqualTo(11);
+    assertThat(b.tuningLine()).endsWith("channel{Lo..Hi}={0..10}");
+  }
+
+  @Test
   void ncclAlgoAndProtoSelectAndExclude() {
     CollectivePrediction tree = seed("2.22.3", Map.of("NCCL_ALGO", "Tree"));
     assertThat(tree.algorithm()).isEqualTo("Tree");
