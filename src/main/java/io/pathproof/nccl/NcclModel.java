@@ -117,7 +117,7 @@ public final class NcclModel {
         if (dis != null) {
           throw TopoSystem.noPath(h.node().hostname(), dis);
         }
-        sys.applyP2pLevel(userP2p);
+        sys.applyP2pLevel(userP2p, NcclEnv.longOr(NcclEnv.get(env, "NCCL_PXN_DISABLE"), 0) == 1);
         GraphSearch search = new GraphSearch(sys, crossNic);
         int ngpus = sys.count(TopoSystem.GPU);
         TopoGraph ringG = new TopoGraph(0, TopoGraph.PATTERN_RING, 1, table.maxChannels() / 2, ngpus, table.maxChannels());

@@ -34,6 +34,8 @@ record NcclVersionTable(
     boolean modernSearch,
     boolean crossNicTwo,
     boolean strictEnvLists,
+    int pxnPeerMaxType,
+    int pxnSelfMinType,
     boolean preHopperMaxTypeInterSys,
     boolean postsetDoubleOnlySm90,
     int[] pathLevels,
@@ -235,6 +237,7 @@ record NcclVersionTable(
         false, // search.cc:928-929 typeIntra starts at NVL, up to SYS; search.cc:641-676 NET search order
         false, // search.cc:535-536 crossNic is 0/1
         false, // tuning.cc:34-52 plain lists, unknown names ignored; ring backup (tuning.cc:321-335)
+        PATH_PXB, PATH_PXB, // paths.cc:616-620 PXN: peer <= PXB to the NIC, and we are further than PXB
         false, // no "Ampere relies on BALANCED_TREE" rule
         true, // connect.cc:466 minCompCap == 90 (2.28: >= 90) for the multi-node doubling
         new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_PIX, PATH_PXB, PATH_PXN, PATH_PHB, PATH_SYS, PATH_NET, PATH_DIS},
@@ -277,6 +280,7 @@ record NcclVersionTable(
         false, // no ncclTopoGetGpuMinPath before 2.25: 2.22's search
         true, // search.cc@v2.23.4-1:542-545, :625 crossNic 2
         prefixedLists, // 2.23: tuning.cc@v2.23.4-1:34 plain lists + ring backup; 2.24: tuning.cc@v2.24.3-1:53 prefixes
+        PATH_PXB, PATH_PXB, // paths.cc@v2.23.4-1:607-611, @v2.24.3-1:654-658
         false,
         true, // connect.cc@v2.23.4-1:469 minCompCap == 90
         new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_PIX, PATH_PXB, PATH_PXN, PATH_PHB, PATH_SYS, PATH_NET, PATH_DIS},
@@ -329,6 +333,7 @@ record NcclVersionTable(
         true, // search.cc@v2.28.9-1:1000-1013 path type bounds from the system; :714-740 NET search from local GPU
         true, // search.cc@v2.28.9-1:559-573 crossNic 2 pairs the NICs of consecutive ring channels
         true, // tuning.cc@v2.28.9-1:54-131 "func:" prefixes, unknown names are errors; no ring backup
+        PATH_P2C, PATH_PXN, // paths.cc@v2.28.9-1:718-727 (NCCL_PXN_C2C=1)
         from229, // search.cc@v2.29.2-1:1037 (absent in 2.28.9) if (ccMin < 90) maxTypeInter = PATH_SYS
         false, // connect.cc@v2.28.9-1:471 minCompCap >= 90
         new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_C2C, PATH_PIX, PATH_PXB, PATH_P2C, PATH_PXN, PATH_PHB, PATH_SYS,
