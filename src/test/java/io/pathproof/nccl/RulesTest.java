@@ -158,6 +158,18 @@ class RulesTest {
   }
 
   @Test
+  void ll128IsOffForTwoHopperRanksOnCuda118() {
+    io.pathproof.scenario.Topology two = Topologies.hopper("NVIDIA H100", 2, 18);
+    java.util.function.Function<String, CollectivePrediction> run = cuda -> NcclModel.of(new io.pathproof.scenario.Scenario(
+        "t", Topologies.ONE_64MIB, two, new io.pathproof.scenario.Versions(io.pathproof.scenario.Version.parse("2.1.0"),
+            io.pathproof.scenario.Version.parse("2.22.3"), io.pathproof.scenario.Version.parse(cuda)), 2,
+        Map.of("NCCL_NVLS_ENABLE", "0"))).allReduce(0, 4 << 20, DType.FLOAT32);
+    // tuning.cc@v2.22.3-1:312: !(CUDART_VERSION == 11080 && AllReduce && Ring && nRanks == 2) on sm90.
+    assertThat(entry(run.apply("11.8"), "Ring", "LL128").timeUs()).isNull();
+    assertThat(entry(run.apply("12.4"), "Ring", "LL128").timeUs()).isNotNull();
+  }
+
+  @Test
   void signedIntegersRunInTheUnsignedKernel() {
     NcclModel m = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.22.3", 4, Map.of()));
     assertThat(m.allReduce(0, 1 << 20, DType.INT32).kernelName()).isEqualTo("ncclDevKernel_AllReduce_Sum_u32_RING_LL");
