@@ -21,6 +21,10 @@ class RulesTest {
     return v.setScale(1, java.math.RoundingMode.HALF_UP);
   }
 
+  private static BigDecimal two(BigDecimal v) {
+    return v.setScale(2, java.math.RoundingMode.HALF_UP);
+  }
+
   private static CollectivePrediction seed(String nccl, Map<String, String> env) {
     return NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), nccl, 4, env))
         .allReduce(0, 67_108_864L, DType.FLOAT32);
@@ -37,6 +41,12 @@ class RulesTest {
     assertThat(one(entry(old, "Tree", "LL128").latencyUs())).isEqualByComparingTo("21.5");
     assertThat(one(entry(old, "Ring", "LL128").latencyUs())).isEqualByComparingTo("25.4");
     assertThat(one(entry(old, "Ring", "LL").bandwidthGBs())).isEqualByComparingTo("26.0");
+    // The competing times of nccl-model.md section 6 (2 decimals).
+    assertThat(two(entry(old, "Ring", "LL").timeUs())).isEqualByComparingTo("2591.31");
+    assertThat(two(entry(old, "Ring", "LL128").timeUs())).isEqualByComparingTo("937.21");
+    assertThat(two(entry(old, "Tree", "Simple").timeUs())).isEqualByComparingTo("1687.68");
+    assertThat(two(entry(old, "Tree", "LL128").timeUs())).isEqualByComparingTo("1758.27");
+    assertThat(two(entry(old, "Tree", "LL").timeUs())).isEqualByComparingTo("4630.21");
     // 2.23+: Tree Simple base 8.4 and 4.0 us per NVLink hop: 8.4 + 24 = 32.4; the ring is unchanged and still wins.
     CollectivePrediction neu = seed("2.30.7", Map.of());
     assertThat(entry(neu, "Tree", "Simple").latencyUs().setScale(1, java.math.RoundingMode.HALF_UP))
