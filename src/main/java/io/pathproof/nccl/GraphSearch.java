@@ -30,6 +30,18 @@ final class GraphSearch {
   }
 
   private final int[][] scratch;
+  private int[][] nextBuffers = new int[0][];
+
+  /** The "next GPUs" array of one frame of the recursion (frames are identified by channel and step). */
+  private int[] nextBuffer(int frame) {
+    if (frame >= nextBuffers.length) {
+      nextBuffers = Arrays.copyOf(nextBuffers, Math.max(frame + 1, nextBuffers.length * 2));
+    }
+    if (nextBuffers[frame] == null) {
+      nextBuffers[frame] = new int[ngpus];
+    }
+    return nextBuffers[frame];
+  }
 
   /** A mutable int the recursion shares, like the {@code int* time} of the C code. */
   private static final class Budget {
@@ -58,7 +70,7 @@ final class GraphSearch {
   /** followPath (search.cc:81-118): consume bw on up to maxSteps links of the path; returns the steps done. */
   private int followPath(Path path, Node start, int maxSteps, float bw) {
     float pciBw = bw;
-    for (int step = 0; step < path.count; step++) {
+    for (int step = 0; path.type == PATH_PHB && start.type == GPU && step < path.count; step++) {
       Node node = path.list[step].rem;
       if (node.type == CPU && path.type == PATH_PHB && start.type == GPU && node.arch == ARCH_X86
           && node.vendor == VENDOR_INTEL) {
@@ -123,7 +135,19 @@ final class GraphSearch {
     return node2;
   }
 
+  private int[] pciBwCache;
+
   private int gpuPciBw(Node gpu) {
+    if (pciBwCache == null) {
+      pciBwCache = new int[ngpus];
+      for (int g = 0; g < ngpus; g++) {
+        pciBwCache[g] = computeGpuPciBw(sys.node(GPU, g));
+      }
+    }
+    return pciBwCache[gpu.index];
+  }
+
+  private static int computeGpuPciBw(Node gpu) {
     for (Link gl : gpu.links) {
       if (gl.type != LINK_PCI) {
         continue;
@@ -296,11 +320,21 @@ final class GraphSearch {
     return graph.pattern == ref.pattern && graph.crossNic == ref.crossNic && graph.nHops < ref.nHops;
   }
 
-  private final java.util.Map<Integer, int[]> netLists = new java.util.HashMap<>();
+  private final int[][][] netLists = new int[PATH_DIS + 2][][];
 
   /** selectNets memoized per (typeInter, gpu): its inputs (paths, local NETs) are fixed during the search. */
   private int[] selectNets(int typeInter, int gpu) {
-    return netLists.computeIfAbsent((typeInter + 1) * 4096 + gpu + 1, k -> computeSelectNets(typeInter, gpu));
+    int[][] row = netLists[typeInter + 1];
+    if (row == null) {
+      row = new int[ngpus + 1][];
+      netLists[typeInter + 1] = row;
+    }
+    int[] nets = row[gpu + 1];
+    if (nets == null) {
+      nets = computeSelectNets(typeInter, gpu);
+      row[gpu + 1] = nets;
+    }
+    return nets;
   }
 
   /** ncclTopoSelectNets (search.cc@v2.28.9-1:475-555, channel-first order, NETDEVS_POLICY=AUTO). */
@@ -355,14 +389,14 @@ final class GraphSearch {
 
   /**
    * ncclTopoSearchCheckNet (search.cc@v2.28.9-1:559-573), without MNNVL rails; 2.22 inlines the same tests with
-   * crossNic 0/1 (search.cc@v2.22.3-1:534-544).
+   * crossNic 0/1 (the backToNet loop of ncclTopoSearchRecGpu, search.cc@v2.22.3-1).
    */
   private boolean checkNet(TopoGraph graph, Node startNet, int n, int step) {
     Node net = sys.node(NET, n);
     if (graph.pattern == PATTERN_TREE && net != startNet) {
       return false;
     }
-    if (!table.modernSearch()) {
+    if (!table.crossNicTwo()) {
       if (graph.crossNic != 1 && (net.asic != startNet.asic || net.port != startNet.port)) {
         return false;
       }
@@ -436,7 +470,7 @@ final class GraphSearch {
         }
       }
     } else if (step < ngpus - 1) {
-      int[] next = new int[ngpus];
+      int[] next = nextBuffer(graph.nChannels * ngpus + step);
       int count;
       if (forcedOrder == FORCED_ORDER_PCI) {
         next[0] = step + 1;
@@ -479,7 +513,7 @@ final class GraphSearch {
       if (net.netBw < bw) {
         continue;
       }
-      if (table.modernSearch()) {
+      if (table.crossNicTwo()) {
         if (graph.pattern == PATTERN_RING && graph.crossNic == 2 && (graph.nChannels & 1) != 0
             && n != graph.inter[(graph.nChannels - 1) * 2 + 1]) {
           continue;
@@ -511,7 +545,7 @@ final class GraphSearch {
           if (localGpu != -1) {
             tryGpu(graph, save, 0, backToNet, backToFirstRank, 0, time, NET, n, localGpu);
           }
-          int[] localGpus = sys.local(NET, n, GPU);
+          int[] localGpus = localGpusOfNet(n);
           if (localGpus.length == 0) {
             skipRestore = true; // search.cc@v2.28.9-1:736 "continue" before the bandwidth is given back
           } else {
@@ -564,6 +598,18 @@ final class GraphSearch {
         }
       }
     }
+  }
+
+  private int[][] localGpusCache;
+
+  private int[] localGpusOfNet(int n) {
+    if (localGpusCache == null) {
+      localGpusCache = new int[sys.count(NET)][];
+    }
+    if (localGpusCache[n] == null) {
+      localGpusCache[n] = sys.local(NET, n, GPU);
+    }
+    return localGpusCache[n];
   }
 
   /** ncclTopoSearchRec (search.cc@v2.28.9-1:785-812). */
@@ -733,8 +779,8 @@ final class GraphSearch {
           }
           tmp.typeInter = minTypeInter;
           if (crossNic == 2 && tmp.crossNic == 0
-              && (!table.modernSearch() || graph.pattern == PATTERN_RING || graph.pattern == PATTERN_BALANCED_TREE)) {
-            tmp.crossNic = table.modernSearch() ? 2 : 1;
+              && (!table.crossNicTwo() || graph.pattern == PATTERN_RING || graph.pattern == PATTERN_BALANCED_TREE)) {
+            tmp.crossNic = table.crossNicTwo() ? 2 : 1;
             continue;
           }
           tmp.crossNic = crossNic == 1 ? 1 : 0;

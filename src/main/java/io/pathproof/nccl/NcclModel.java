@@ -117,7 +117,7 @@ public final class NcclModel {
         if (dis != null) {
           throw TopoSystem.noPath(h.node().hostname(), dis);
         }
-        sys.applyP2pLevel(userP2p);
+        sys.applyP2pLevel(userP2p, NcclEnv.longOr(NcclEnv.get(env, "NCCL_PXN_DISABLE"), 0) == 1);
         GraphSearch search = new GraphSearch(sys, crossNic);
         int ngpus = sys.count(TopoSystem.GPU);
         TopoGraph ringG = new TopoGraph(0, TopoGraph.PATTERN_RING, 1, table.maxChannels() / 2, ngpus, table.maxChannels());
@@ -320,6 +320,9 @@ public final class NcclModel {
     String tuningLine;
     if (table.tuningLine() == TuningLineFormat.BYTES_ALGO_PROTO_TIME) {
       tuningLine = nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time " + fmt(minTime).toPlainString();
+    } else if (table.tuningLine() == TuningLineFormat.FUNC_BYTES_ALGO_PROTO_TIME) {
+      tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time "
+          + fmt(minTime).toPlainString();
     } else {
       tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + ALGO_ENUM_NAMES[algo] + " proto "
           + PROTO_ENUM_NAMES[proto] + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi() + "}";

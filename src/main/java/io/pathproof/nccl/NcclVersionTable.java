@@ -32,6 +32,10 @@ record NcclVersionTable(
     boolean interStepsTwoPerNode,
     Ll128Rule ll128Rule,
     boolean modernSearch,
+    boolean crossNicTwo,
+    boolean strictEnvLists,
+    int pxnPeerMaxType,
+    int pxnSelfMinType,
     boolean preHopperMaxTypeInterSys,
     boolean postsetDoubleOnlySm90,
     int[] pathLevels,
@@ -60,6 +64,8 @@ record NcclVersionTable(
   enum TuningLineFormat {
     /** 2.22 enqueue.cc:1613 {@code "%ld Bytes -> Algo %d proto %d time %f"}. */
     BYTES_ALGO_PROTO_TIME,
+    /** 2.23 enqueue.cc@v2.23.4-1:1855 {@code "%s: %ld Bytes -> Algo %d proto %d time %f"}. */
+    FUNC_BYTES_ALGO_PROTO_TIME,
     /** 2.24+ enqueue.cc (2.28.9:741, 2.30.7:822) {@code "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}"}. */
     FUNC_BYTES_ALGO_PROTO_CHANNELS
   }
@@ -183,7 +189,7 @@ record NcclVersionTable(
     return v.major() == 2 && v.minor() >= firstMinor && v.minor() <= lastMinor;
   }
 
-  static final List<NcclVersionTable> SUPPORTED = List.of(v222(), v228(), v229(), v230());
+  static final List<NcclVersionTable> SUPPORTED = List.of(v222(), v223(), v224(), v228(), v229(), v230());
 
   /** The table for a version; a bad-input error naming the supported families otherwise. */
   static NcclVersionTable forVersion(Version v) {
@@ -229,6 +235,9 @@ record NcclVersionTable(
         true, // tuning.cc:159 nInterSteps = 2*nNodes
         Ll128Rule.CC_70_80_90, // tuning.cc:301-319
         false, // search.cc:928-929 typeIntra starts at NVL, up to SYS; search.cc:641-676 NET search order
+        false, // search.cc:535-536 crossNic is 0/1
+        false, // tuning.cc:34-52 plain lists, unknown names ignored; ring backup (tuning.cc:321-335)
+        PATH_PXB, PATH_PXB, // paths.cc:616-620 PXN: peer <= PXB to the NIC, and we are further than PXB
         false, // no "Ampere relies on BALANCED_TREE" rule
         true, // connect.cc:466 minCompCap == 90 (2.28: >= 90) for the multi-node doubling
         new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_PIX, PATH_PXB, PATH_PXN, PATH_PHB, PATH_SYS, PATH_NET, PATH_DIS},
@@ -242,6 +251,60 @@ record NcclVersionTable(
         false, // no LL traffic x4
         false, // enqueue.cc:626 max(MinTraffic, traffic/nCh)
         new int[] {15, 30, 60, 120, 240, 480}); // topo.cc kvDictPciGen (x100 Mb/s per lane)
+  }
+
+  /** 2.23.x (read at v2.23.4-1) and 2.24.x (v2.24.3-1): 2.22's search with the tuner constants of 2.23. */
+  private static NcclVersionTable between(String family, String at, int minor, boolean prefixedLists,
+      TuningLineFormat line) {
+    return new NcclVersionTable(
+        family, at, minor, minor,
+        32, // include/device.h@v2.23.4-1:62, @v2.24.3-1:62 MAXCHANNELS 32
+        7, // nccl_common.h@v2.23.4-1:53 PAT added (not used by AllReduce)
+        // tuning.cc@v2.23.4-1:56-59 (the PAT row is left zero)
+        new float[][] {{6.8f, 14.0f, 8.4f}, {6.6f, 14.0f, 8.4f}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+        // tuning.cc@v2.23.4-1:65-78
+        hwLat(
+            new float[][] {{.6f, 1.25f, 4.0f}, {.6f, 1.9f, 3.4f}, {0, 0, 3.7f}, {0, 0, 2.8f}, {0, 0, 25f}, {0, 0, 25f}, {0, 0, 0}},
+            new float[][] {{1.0f, 1.9f, 4.0f}, {1.0f, 2.5f, 5.7f}, {0, 0, 3.7f}, {0, 0, 2.8f}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+            new float[][] {{5.0f, 8.5f, 14f}, {2.7f, 4.0f, 14.0f}, {0, 0, 31f}, {0, 0, 30f}, {0, 0, 18f}, {0, 0, 14f}, {0, 0, 0}}),
+        // tuning.cc@v2.23.4-1:86-106 (Volta, Ampere, Hopper; the fourth row is never indexed)
+        new double[][] {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {141.0, 45.0, 35.0}},
+        new double[][] {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {36.7, 36.7, 36.7}},
+        new double[][] {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {36.7, 36.7, 29.0}},
+        new double[][] {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {38.7, 41.4, 36.0}},
+        2, // tuning.cc@v2.23.4-1:146 Hopper is the highest index
+        false, // tuning.cc@v2.23.4-1:188 0.92 always
+        true, // tuning.cc@v2.23.4-1:236 ppn == 1 uses the Tree NET latency
+        false, // tuning.cc@v2.23.4-1:258 nInterSteps = 2*(nNodes-1)
+        Ll128Rule.CC_70_80_90, // tuning.cc@v2.23.4-1:327-334
+        false, // no ncclTopoGetGpuMinPath before 2.25: 2.22's search
+        true, // search.cc@v2.23.4-1:542-545, :625 crossNic 2
+        prefixedLists, // 2.23: tuning.cc@v2.23.4-1:34 plain lists + ring backup; 2.24: tuning.cc@v2.24.3-1:53 prefixes
+        PATH_PXB, PATH_PXB, // paths.cc@v2.23.4-1:607-611, @v2.24.3-1:654-658
+        false,
+        true, // connect.cc@v2.23.4-1:469 minCompCap == 90
+        new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_PIX, PATH_PXB, PATH_PXN, PATH_PHB, PATH_SYS, PATH_NET, PATH_DIS},
+        false, // no ncclTopoSplitNvLink
+        false, // no sm100 speed arrays
+        false, // no SM100 NVLink bandwidth
+        line,
+        16 << 10, // enqueue.cc@v2.23.4-1:723 MinTrafficPerChannel = 16 << 10
+        false, // enqueue.cc@v2.23.4-1:790 cellSize = divUp(divUp(MinTraffic, trafficPerByte), 16)*16
+        true, // enqueue.cc@v2.23.4-1:800 cellsLo rounds up
+        false, // LL traffic x4 only from 2.26
+        false, // enqueue.cc@v2.23.4-1:756 max(MinTraffic, traffic/nCh)
+        new int[] {15, 30, 60, 120, 240, 480});
+  }
+
+  /** NCCL 2.23.x, read at v2.23.4-1. */
+  static NcclVersionTable v223() {
+    return between("2.23.x", "v2.23.4-1", 23, false, TuningLineFormat.FUNC_BYTES_ALGO_PROTO_TIME);
+  }
+
+  /** NCCL 2.24.x, read at v2.24.3-1. */
+  static NcclVersionTable v224() {
+    // enqueue.cc@v2.24.3-1:678 the channel{Lo..Hi} TUNING line
+    return between("2.24.x", "v2.24.3-1", 24, true, TuningLineFormat.FUNC_BYTES_ALGO_PROTO_CHANNELS);
   }
 
   private static NcclVersionTable modern(String family, String at, int first, int last, Ll128Rule rule, long minTraffic,
@@ -268,6 +331,9 @@ record NcclVersionTable(
         false, // tuning.cc@v2.28.9-1:377 nInterSteps = 2*(nNodes-1)
         rule,
         true, // search.cc@v2.28.9-1:1000-1013 path type bounds from the system; :714-740 NET search from local GPU
+        true, // search.cc@v2.28.9-1:559-573 crossNic 2 pairs the NICs of consecutive ring channels
+        true, // tuning.cc@v2.28.9-1:54-131 "func:" prefixes, unknown names are errors; no ring backup
+        PATH_P2C, PATH_PXN, // paths.cc@v2.28.9-1:718-727 (NCCL_PXN_C2C=1)
         from229, // search.cc@v2.29.2-1:1037 (absent in 2.28.9) if (ccMin < 90) maxTypeInter = PATH_SYS
         false, // connect.cc@v2.28.9-1:471 minCompCap >= 90
         new int[] {PATH_LOC, PATH_NVL, PATH_NVB, PATH_C2C, PATH_PIX, PATH_PXB, PATH_P2C, PATH_PXN, PATH_PHB, PATH_SYS,

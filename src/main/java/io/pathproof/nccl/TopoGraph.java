@@ -78,8 +78,10 @@ final class TopoGraph {
     return Arrays.copyOfRange(intra, c * ngpus, (c + 1) * ngpus);
   }
 
+  /** The graph as the GRAPH line prints it; bandwidths as the shortest decimal of the float (20.6, not 20.600000381). */
   GraphSummary summary() {
-    return new GraphSummary(pattern, nChannels, bwIntra, bwInter, NcclVersionTable.PATH_NAMES[typeIntra],
+    return new GraphSummary(pattern, nChannels, Double.parseDouble(Float.toString(bwIntra)),
+        Double.parseDouble(Float.toString(bwInter)), NcclVersionTable.PATH_NAMES[typeIntra],
         NcclVersionTable.PATH_NAMES[typeInter], sameChannels == 1);
   }
 }

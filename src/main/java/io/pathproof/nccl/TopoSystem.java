@@ -455,6 +455,11 @@ final class TopoSystem {
 
   /** Applies the P2P level (default PXB; AMD with ≤ 2 GPUs: SYS; the user's NCCL_P2P_LEVEL/DISABLE wins). */
   void applyP2pLevel(Integer userLevel) {
+    applyP2pLevel(userLevel, false);
+  }
+
+  /** As {@link #applyP2pLevel(Integer)}; {@code pxnDisable} is NCCL_PXN_DISABLE=1. */
+  void applyP2pLevel(Integer userLevel, boolean pxnDisable) {
     int level = PATH_PXB;
     Node cpu0 = nodes[CPU].get(0);
     if (cpu0.arch == ARCH_X86 && cpu0.vendor == VENDOR_AMD && count(GPU) <= 2) {
@@ -474,13 +479,36 @@ final class TopoSystem {
         }
       }
     }
-    // GPU -> NET paths without GPU Direct RDMA go through the CPU (paths.cc@v2.28.9-1:735-746).
+    // Per NIC and GPU: PXN (reach the NIC through an NVLink peer that sits next to it), then GPU Direct RDMA
+    // (paths.cc@v2.28.9-1:708-747): without it traffic goes through the CPU.
     for (int n = 0; n < count(NET); n++) {
       Node net = node(NET, n);
+      localNetCache = null; // ncclTopoGetLocalGpu sees the paths as changed for the previous NICs
+      int localGpuIndex = pxnDisable ? -1 : localGpu(n);
       for (int g = 0; g < count(GPU); g++) {
         Node gpu = node(GPU, g);
-        // ncclTopoCheckGdr: GDR needs the NIC's support and a path no longer than NCCL_NET_GDR_LEVEL (PXB).
-        if (gpu.paths[NET][n].type < PATH_PHB && !(net.gdr && gpu.paths[NET][n].type <= PATH_PXB)) {
+        if (localGpuIndex != g && localGpuIndex != -1) {
+          Node peer = node(GPU, localGpuIndex);
+          if (peer.paths[NET][n].type <= table.pxnPeerMaxType() && peer.paths[GPU][g].type <= PATH_NVL
+              && (peer.paths[NET][n].bw > gpu.paths[NET][n].bw || gpu.paths[NET][n].type > table.pxnSelfMinType())) {
+            addInterStep(GPU, localGpuIndex, GPU, g, NET, n);
+          }
+        }
+        // ncclTopoCheckGdr (paths.cc@v2.28.9-1:418-484): GDR needs the NIC's support and a distance no longer than
+        // NCCL_NET_GDR_LEVEL (PXB); over PXN the distance is the relay GPU's.
+        int distance = gpu.paths[NET][n].type;
+        if (distance == PATH_PXN) {
+          // ncclTopoGetIntermediateRank: the first node past any NVSwitch on the path is the relay GPU.
+          Path px = gpu.paths[NET][n];
+          Node relay = null;
+          for (int i = 0; i < px.count && (relay == null || relay.type == NVS); i++) {
+            relay = px.list[i].rem;
+          }
+          if (relay != null && relay.type == GPU) {
+            distance = relay.paths[NET][n].type;
+          }
+        }
+        if (gpu.paths[NET][n].type < PATH_PHB && !(net.gdr && distance <= PATH_PXB)) {
           int cpu = localCpu(g);
           addInterStep(CPU, cpu, NET, n, GPU, g);
           addInterStep(CPU, cpu, GPU, g, NET, n);

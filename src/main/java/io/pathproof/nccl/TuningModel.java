@@ -212,10 +212,10 @@ final class TuningModel {
     int[] algoEnable = new int[na];
     java.util.Arrays.fill(algoEnable, 1);
     if (in.protoEnv != null) {
-      protoEnable = NcclEnv.parseList("NCCL_PROTO", in.protoEnv, PROTO_NAMES, 3, table.modernSearch());
+      protoEnable = NcclEnv.parseList("NCCL_PROTO", in.protoEnv, PROTO_NAMES, 3, table.strictEnvLists());
     }
     if (in.algoEnv != null) {
-      algoEnable = NcclEnv.parseList("NCCL_ALGO", in.algoEnv, ALGO_NAMES, na, table.modernSearch());
+      algoEnable = NcclEnv.parseList("NCCL_ALGO", in.algoEnv, ALGO_NAMES, na, table.strictEnvLists());
     }
     if (nNodes == 1) {
       algoEnable[NVLS_TREE] = 0;
@@ -223,10 +223,10 @@ final class TuningModel {
     // CollNet is not supported without a CollNet plugin; NVLS is off (nvlsSupport 0).
     algoEnable[COLLNET_DIRECT] = 0;
     algoEnable[COLLNET_CHAIN] = 0;
-    if (!table.modernSearch() && nNodes > 1) {
-      algoEnable[NVLS] = 0;
+    if (nNodes > 1) {
+      algoEnable[NVLS] = 0; // collNetSupport == 0 disables NVLS across nodes in every version
     }
-    if (!table.modernSearch() && algoEnable[RING] == 0 && algoEnable[TREE] == 0 && algoEnable[NVLS] == 0
+    if (!table.strictEnvLists() && algoEnable[RING] == 0 && algoEnable[TREE] == 0 && algoEnable[NVLS] == 0
         && algoEnable[NVLS_TREE] == 0) {
       algoEnable[RING] = algoEnable[TREE] = 1; // tuning.cc:289-293 "hard set NCCL_ALGO=COLLNET, ignore it"
     }
@@ -245,7 +245,7 @@ final class TuningModel {
         }
       }
     }
-    if (!table.modernSearch()) {
+    if (!table.strictEnvLists()) {
       boolean any = false;
       for (int a = 0; a < na; a++) {
         for (int p = 0; p < 3; p++) {

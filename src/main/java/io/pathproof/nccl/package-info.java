@@ -1,7 +1,8 @@
 /**
  * The NCCL model: what ncclCommInitRank builds for a scenario and what NCCL decides for each AllReduce.
  *
- * <p>Ported from the NVIDIA/nccl sources at the tags v2.22.3-1, v2.28.9-1, v2.29.2-1 (spot checks) and v2.30.7-1:
+ * <p>Ported from the NVIDIA/nccl sources at the tags v2.22.3-1, v2.23.4-1, v2.24.3-1, v2.28.9-1, v2.29.2-1 (spot
+ * checks) and v2.30.7-1:
  * graph/topo.cc and topo.h (the system: nodes, links, bandwidths), graph/paths.cc (paths, P2P level, p2p channels),
  * graph/search.cc (ncclTopoCompute: the ring and tree search), graph/connect.cc (ncclTopoPostset, the channel
  * clamps), graph/tuning.cc (the cost model), enqueue.cc (the selection, topoGetAlgoInfo, scheduleCollTasksToPlan)

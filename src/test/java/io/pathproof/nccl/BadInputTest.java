@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 
 class BadInputTest {
   @ParameterizedTest
-  @ValueSource(strings = {"2.5.7", "3.0.0", "2.21.5", "2.25.1"})
+  @ValueSource(strings = {"2.5.7", "3.0.0", "2.21.5", "2.25.1", "2.27.7"})
   void unsupportedVersionIsABadInputNamingTheSupportedOnes(String v) {
     assertThatThrownBy(() -> NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), v, 4, Map.of())))
         .isInstanceOf(PathproofException.class)
-        .hasMessageContaining("nccl version " + v + " is not modelled; supported: 2.22.x, 2.28.x")
+        .hasMessageContaining("nccl version " + v + " is not modelled; supported: 2.22.x, 2.23.x, 2.24.x, 2.28.x, 2.29.x, 2.30.x")
         .satisfies(e -> assertThat(((PathproofException) e).exitCode()).isEqualTo(ExitCode.BAD_INPUT));
   }
 

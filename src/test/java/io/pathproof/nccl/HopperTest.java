@@ -14,7 +14,7 @@ class HopperTest {
   private static final Map<String, String> NVLS_OFF = Map.of("NCCL_NVLS_ENABLE", "0");
 
   @ParameterizedTest
-  @CsvSource({"2.22.3, 4", "2.22.3, 8", "2.28.9, 4", "2.28.9, 8", "2.30.7, 8"})
+  @CsvSource({"2.22.3, 4", "2.22.3, 8", "2.23.4, 8", "2.24.3, 8", "2.28.9, 4", "2.28.9, 8", "2.30.7, 8"})
   void h200OverNvSwitchGets24CollChannels(String nccl, int ranks) {
     NcclModel m = NcclModel.of(Topologies.scenario(Topologies.hopper("NVIDIA H200", 8, 18), nccl, ranks, NVLS_OFF));
     CommunicatorPrediction c = m.communicator();

@@ -35,6 +35,23 @@ class MultiNodeTest {
   }
 
   @Test
+  void gpusWithoutTheirOwnNicReachOneThroughAnNvlinkPeer() {
+    List<Topology.Node> hosts = new java.util.ArrayList<>();
+    for (int h = 0; h < 2; h++) {
+      Topology.Node base = Topologies.hopperNode("n" + h, "NVIDIA H100", 8, 18, true);
+      List<Topology.Nic> half = List.of(base.nics().get(0), base.nics().get(2), base.nics().get(4), base.nics().get(6));
+      hosts.add(new Topology.Node(base.hostname(), base.cpus(), base.pciSwitches(), base.gpus(), base.nvlinks(), half));
+    }
+    Topology t = new Topology("half-nics", hosts);
+    // PXN (paths.cc): GPU 1 sends to GPU 0's NIC through GPU 0 over NVLink instead of through the CPU (PHB).
+    NcclModel pxn = NcclModel.of(Topologies.scenario(t, "2.28.9", 16, NVLS_OFF));
+    assertThat(pxn.communicator().ringGraph().typeInter()).isEqualTo("PXN");
+    NcclModel noPxn = NcclModel.of(Topologies.scenario(t, "2.28.9", 16,
+        Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_PXN_DISABLE", "1")));
+    assertThat(noPxn.communicator().ringGraph().typeInter()).isEqualTo("PHB");
+  }
+
+  @Test
   void aHostWithoutNicsCannotBePredicted() {
     Topology t = new Topology("two-boxes", List.of(Topologies.hopperNode("a", "NVIDIA H200", 8, 18, false),
         Topologies.hopperNode("b", "NVIDIA H200", 8, 18, false)));

@@ -22,7 +22,7 @@ class PropertyTest {
     return LongStream.range(1, 41);
   }
 
-  private static final String[] VERSIONS = {"2.22.3", "2.28.9", "2.29.2", "2.30.7"};
+  private static final String[] VERSIONS = {"2.22.3", "2.23.4", "2.24.3", "2.28.9", "2.29.2", "2.30.7"};
 
   /** A random host: an NVLink mesh (counts 1..3, some pairs missing), an NVSwitch box, or PCIe only. */
   static Topology randomTopology(SplittableRandom rnd, String host, String busPrefix, String gpuModel) {
@@ -101,6 +101,46 @@ class PropertyTest {
       if (p.algorithm().equals("Ring") && p.protocol().equals("LL")) {
         assertThat(p.blockX()).isLessThanOrEqualTo(512);
       }
+    }
+  }
+
+  /** Fewer seeds: a random multi-host machine can make the search run its full budgets (seconds; see docs/perf). */
+  static LongStream clusterSeeds() {
+    return LongStream.range(1, 9);
+  }
+
+  @ParameterizedTest
+  @MethodSource("clusterSeeds")
+  void multiNodeClustersGiveAShapeInsideTheCommunicator(long seed) {
+    SplittableRandom rnd = new SplittableRandom(seed * 101);
+    int hosts = 2 + rnd.nextInt(3);
+    List<Topology.Node> nodes = new ArrayList<>();
+    Topology first = randomTopology(rnd, "h0", "b", "GPU");
+    Topology.Node proto = first.nodes().get(0);
+    int ranks = 0;
+    // Hosts of one cluster are alike (as NCCL's allgather of graphs assumes in practice): one NIC layout for all.
+    List<Topology.Nic> nics = new ArrayList<>();
+    for (Topology.PciSwitch sw : proto.pciSwitches()) {
+      if (rnd.nextInt(3) != 0 || nics.isEmpty()) {
+        nics.add(new Topology.Nic("nic-" + sw.id(), sw.id(), 100_000L * (1 + rnd.nextInt(4)), rnd.nextBoolean(), "ib"));
+      }
+    }
+    for (int h = 0; h < hosts; h++) {
+      nodes.add(new Topology.Node("h" + h, proto.cpus(), proto.pciSwitches(), proto.gpus(), proto.nvlinks(), nics));
+      ranks += proto.gpus().size();
+    }
+    String v = VERSIONS[rnd.nextInt(VERSIONS.length)];
+    Scenario s = new Scenario("m", Topologies.ONE_64MIB, new Topology("cluster", nodes),
+        new Versions(Version.parse("2.5.0"), Version.parse(v), null), ranks, Map.of("NCCL_NVLS_ENABLE", "0"));
+    NcclModel m = NcclModel.of(s);
+    CommunicatorPrediction c = m.communicator();
+    assertThat(c.nNodes()).isEqualTo(hosts);
+    assertThat(c.cannotPredict()).isNull();
+    for (int i = 0; i < 10; i++) {
+      CollectivePrediction p = m.allReduce(i, randomSize(rnd), DType.FLOAT32);
+      assertThat(p.gridX()).isBetween(1, c.collChannels());
+      assertThat(p.blockX()).isBetween(128, 640);
+      assertThat(p.transport()).contains("NET/");
     }
   }
 

@@ -21,6 +21,10 @@ class RulesTest {
     return v.setScale(1, java.math.RoundingMode.HALF_UP);
   }
 
+  private static BigDecimal two(BigDecimal v) {
+    return v.setScale(2, java.math.RoundingMode.HALF_UP);
+  }
+
   private static CollectivePrediction seed(String nccl, Map<String, String> env) {
     return NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), nccl, 4, env))
         .allReduce(0, 67_108_864L, DType.FLOAT32);
@@ -37,6 +41,12 @@ class RulesTest {
     assertThat(one(entry(old, "Tree", "LL128").latencyUs())).isEqualByComparingTo("21.5");
     assertThat(one(entry(old, "Ring", "LL128").latencyUs())).isEqualByComparingTo("25.4");
     assertThat(one(entry(old, "Ring", "LL").bandwidthGBs())).isEqualByComparingTo("26.0");
+    // The competing times of nccl-model.md section 6 (2 decimals).
+    assertThat(two(entry(old, "Ring", "LL").timeUs())).isEqualByComparingTo("2591.31");
+    assertThat(two(entry(old, "Ring", "LL128").timeUs())).isEqualByComparingTo("937.21");
+    assertThat(two(entry(old, "Tree", "Simple").timeUs())).isEqualByComparingTo("1687.68");
+    assertThat(two(entry(old, "Tree", "LL128").timeUs())).isEqualByComparingTo("1758.27");
+    assertThat(two(entry(old, "Tree", "LL").timeUs())).isEqualByComparingTo("4630.21");
     // 2.23+: Tree Simple base 8.4 and 4.0 us per NVLink hop: 8.4 + 24 = 32.4; the ring is unchanged and still wins.
     CollectivePrediction neu = seed("2.30.7", Map.of());
     assertThat(entry(neu, "Tree", "Simple").latencyUs().setScale(1, java.math.RoundingMode.HALF_UP))
@@ -44,6 +54,33 @@ class RulesTest {
     assertThat(neu.algorithm()).isEqualTo("Ring");
     assertThat(neu.tunerTimeUs()).isEqualTo(old.tunerTimeUs());
     assertThat(neu.tuningLine()).isEqualTo("AllReduce: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..11}");
+  }
+
+  @Test
+  void eachVersionPrintsItsOwnTuningLine() {
+    assertThat(seed("2.22.3", Map.of()).tuningLine()).isEqualTo("67108864 Bytes -> Algo 1 proto 2 time 867.660767");
+    // 2.23 prefixes the function name and keeps the time (enqueue.cc@v2.23.4-1:1855).
+    assertThat(seed("2.23.4", Map.of()).tuningLine())
+        .isEqualTo("AllReduce: 67108864 Bytes -> Algo 1 proto 2 time 867.660767");
+    // 2.24 prints the channel range instead (enqueue.cc@v2.24.3-1:678).
+    assertThat(seed("2.24.3", Map.of()).tuningLine())
+        .isEqualTo("AllReduce: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..11}");
+    // 2.23 already has the lower tree latencies of 2.30.
+    assertThat(one(entry(seed("2.23.4", Map.of()), "Tree", "Simple").latencyUs())).isEqualByComparingTo("32.4");
+  }
+
+  @Test
+  void from229TheChannelSplitCanUseFewerBlocksThanChannels() {
+    NcclModel v222 = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.22.3", 4, Map.of()));
+    NcclModel v230 = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.30.7", 4, Map.of()));
+    CollectivePrediction a = v222.allReduce(0, 256 * 1024, DType.FLOAT32);
+    CollectivePrediction b = v230.allReduce(0, 256 * 1024, DType.FLOAT32);
+    assertThat(a.protocol()).isEqualTo("LL");
+    assertThat(b.protocol()).isEqualTo("LL");
+    // 2.22: 16-byte cells, 12 blocks. 2.30: 4 KiB LL cells (32 KiB traffic, x4 for LL): 6 cells per channel of 64.
+    assertThat(a.gridX()).isEqualTo(12);
+    assertThat(b.gridX()).isEqualTo(11);
+    assertThat(b.tuningLine()).endsWith("channel{Lo..Hi}={0..10}");
   }
 
   @Test
@@ -128,6 +165,18 @@ class RulesTest {
     // Fewer channels, same tuner time, slower kernel.
     assertThat(one.tunerTimeUs()).isEqualTo(full.tunerTimeUs());
     assertThat(one.expectedTimeUs()).isGreaterThan(full.expectedTimeUs());
+  }
+
+  @Test
+  void ll128IsOffForTwoHopperRanksOnCuda118() {
+    io.pathproof.scenario.Topology two = Topologies.hopper("NVIDIA H100", 2, 18);
+    java.util.function.Function<String, CollectivePrediction> run = cuda -> NcclModel.of(new io.pathproof.scenario.Scenario(
+        "t", Topologies.ONE_64MIB, two, new io.pathproof.scenario.Versions(io.pathproof.scenario.Version.parse("2.1.0"),
+            io.pathproof.scenario.Version.parse("2.22.3"), io.pathproof.scenario.Version.parse(cuda)), 2,
+        Map.of("NCCL_NVLS_ENABLE", "0"))).allReduce(0, 4 << 20, DType.FLOAT32);
+    // tuning.cc@v2.22.3-1:312: !(CUDART_VERSION == 11080 && AllReduce && Ring && nRanks == 2) on sm90.
+    assertThat(entry(run.apply("11.8"), "Ring", "LL128").timeUs()).isNull();
+    assertThat(entry(run.apply("12.4"), "Ring", "LL128").timeUs()).isNotNull();
   }
 
   @Test
