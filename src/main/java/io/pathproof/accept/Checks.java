@@ -78,10 +78,11 @@ final class Checks {
     buckets();
     List<CollectivePrediction> colls = p.collectives();
     if (colls.isEmpty()) {
-      rows.add(new Row("collectives", "per-bucket collective predictions")
-          .expected("one collective prediction per bucket")
-          .fail("the prediction holds no collective; it cannot be accepted against NCCL evidence")
-          .build());
+      Row r = new Row("collectives", "per-bucket collective predictions").expected("one collective prediction per bucket");
+      // A gloo prediction has no NCCL collective by design: listed, never counted as PASS, never a FAIL.
+      rows.add(glooReason != null || "gloo".equalsIgnoreCase(p.backend())
+          ? r.na(glooReason != null ? glooReason : "not applicable (backend gloo)").build()
+          : r.fail("the prediction holds no collective; it cannot be accepted against NCCL evidence").build());
     }
     for (CollectivePrediction c : colls) {
       collective(c);

@@ -97,6 +97,9 @@ def run_quiet(argv):
         return None
 
 
+_KEEP_ALIVE = []
+
+
 def main(argv):
     args = parse_args(argv)
     knobs = parse_knobs(args.knob)
@@ -185,6 +188,7 @@ def main(argv):
         del plain
 
     model = DDP(make_module(torch, params), **ddp_kwargs)
+    _KEEP_ALIVE.append(model)  # never freed before os._exit: see the note at the end of main()
     names = {id(p): model.module.original_names[n] for n, p in model.module.named_parameters()}
     recorder = HookRecorder(torch, rank, names, cuda, os.path.join(run_dir, "hook-rank%d.jsonl" % rank))
     model.register_comm_hook(recorder, pathproof_recording_allreduce_hook)
@@ -222,6 +226,10 @@ def main(argv):
                          "parameterOrder": [model.module.original_names[n] for n, _ in model.module.named_parameters()],
                          "profiledIterations": list(window) if window else None})
         write_json(manifest_path, manifest)
+    # The DDP model (its Reducer holds the process group) stays alive until os._exit below. Freeing it when main()
+    # returns runs ~ProcessGroupGloo with the GIL held, which joins a gloo worker thread that is itself waiting for the
+    # GIL to free a tensor: a deadlock seen on torch 1.13 (gdb: Reducer::~Reducer -> ~ProcessGroupGloo ->
+    # std::thread::join, worker in TensorImpl::destroy_pyobj_if_needed -> PyEval_AcquireThread).
     return 0
 
 

@@ -1,0 +1,82 @@
+package io.pathproof.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.cli.Main;
+import io.pathproof.core.Json;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole pipeline, live, on CPU with gloo: a sealed prediction written before the run, the run, acceptance, and
+ * blind diagnosis of two injected faults (a compute slowdown and a corrupted gradient on one rank) — issue 5's "the
+ * gloo cases also run live".
+ */
+@Tag("live")
+class LivePipelineTest {
+  record Out(int code, String out, String err) {}
+
+  static Out cli(String... args) {
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = Main.run(args, new PrintWriter(o, true), new PrintWriter(e, true));
+    return new Out(code, o.toString(), e.toString());
+  }
+
+  static Out run(Path dir, Path prediction, String... inject) {
+    List<String> a = new ArrayList<>(List.of("run", "--backend", "gloo", "--nproc", "4", "--workload", "one-64mib-fp32",
+        "--warmup", "2", "--iters", "12", "--profile-iters", "1", "--timeout", "300", "--out", dir.toString()));
+    if (prediction != null) {
+      a.addAll(List.of("--prediction", prediction.toString()));
+    }
+    for (String i : inject) {
+      a.addAll(List.of("--inject", i));
+    }
+    return cli(a.toArray(String[]::new));
+  }
+
+  @Test
+  void predictRunAcceptThenDiagnoseTwoFaultsBlind(@TempDir Path tmp) throws Exception {
+    Live.requireTorch();
+    Path pred = tmp.resolve("pred.json");
+    Out p = cli("predict", "--scenario", "cpu-x4-gloo", "-o", pred.toString());
+    assertThat(p.code()).as(p.err()).isZero();
+
+    Path base = tmp.resolve("baseline");
+    Out r = run(base, pred);
+    assertThat(r.code()).as(r.err()).isZero();
+
+    Out acc = cli("accept", "--prediction", pred.toString(), "--run", base.toString(), "--format", "json");
+    assertThat(acc.code()).as(acc.out() + acc.err()).isZero();
+    JsonNode table = Json.mapper().readTree(acc.out());
+    assertThat(table.path("verdict").asText()).isEqualTo("PASS");
+    boolean replicasPass = false;
+    for (JsonNode row : table.path("rows")) {
+      assertThat(row.path("verdict").asText()).as(row.toString()).isIn("PASS", "N/A");
+      replicasPass |= row.path("id").asText().equals("replicas") && row.path("verdict").asText().equals("PASS");
+    }
+    assertThat(replicasPass).isTrue();
+
+    Path slow = tmp.resolve("slow");
+    assertThat(run(slow, null, "compute_delay_ms=60").code()).isZero();
+    Out d = cli("diagnose", "--baseline", base.toString(), "--variant", slow.toString(), "--format", "json");
+    JsonNode dj = Json.mapper().readTree(d.out());
+    assertThat(dj.at("/regression/detected").asBoolean()).as(d.out()).isTrue();
+    assertThat(dj.at("/rootCause/layer").asText()).as(d.out()).isEqualTo("compute");
+    assertThat(d.code()).isEqualTo(1);
+
+    Path corrupt = tmp.resolve("corrupt");
+    assertThat(run(corrupt, null, "corrupt_grad_rank=1").code()).isZero();
+    Out c = cli("diagnose", "--baseline", base.toString(), "--variant", corrupt.toString(), "--format", "json");
+    JsonNode cj = Json.mapper().readTree(c.out());
+    assertThat(cj.at("/rootCause/layer").asText()).as(c.out()).isEqualTo("correctness");
+    assertThat(c.code()).isEqualTo(1);
+  }
+}
