@@ -161,8 +161,15 @@ public final class NcclModel {
     }
     int maxN = NcclEnv.maxNchannels(env, table.maxChannels());
     int minN = NcclEnv.minNchannels(env, table.maxChannels());
-    nChannels = Math.min(maxN, nChannels);
-    nChannels = Math.max(nChannels, Math.max(minN, 1));
+    // config.minCTAs / maxCTAs (default 1 / MAXCHANNELS, NCCL_MIN_CTAS / NCCL_MAX_CTAS when > 0, capped at
+    // MAXCHANNELS, min lowered to max; init.cc@v2.28.9-1:1660-1773).
+    long minCtasEnv = NcclEnv.longOr(NcclEnv.get(env, "NCCL_MIN_CTAS"), 0);
+    long maxCtasEnv = NcclEnv.longOr(NcclEnv.get(env, "NCCL_MAX_CTAS"), 0);
+    int minCtas = (int) Math.min(minCtasEnv > 0 ? minCtasEnv : 1, table.maxChannels());
+    int maxCtas = (int) Math.min(maxCtasEnv > 0 ? maxCtasEnv : table.maxChannels(), table.maxChannels());
+    minCtas = Math.min(minCtas, maxCtas);
+    nChannels = Math.min(Math.min(maxN, nChannels), maxCtas);
+    nChannels = Math.max(nChannels, Math.max(minN, minCtas));
     int collChannelsV = nChannels;
 
     // p2p channels (graph/paths.cc@v2.28.9-1:860-892) from rank 0's host.

@@ -115,6 +115,16 @@ class RulesTest {
   }
 
   @Test
+  void ctaLimitsOfTheCommConfigClampLikeTheChannelVariables() {
+    NcclModel m = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.28.9", 4,
+        Map.of("NCCL_MAX_CTAS", "4")));
+    assertThat(m.communicator().collChannels()).isEqualTo(4);
+    NcclModel up = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.28.9", 4,
+        Map.of("NCCL_MIN_CTAS", "20")));
+    assertThat(up.communicator().collChannels()).isEqualTo(20);
+  }
+
+  @Test
   void p2pDisableRoutesThroughTheCpuUsesShmAndPciLatencies() {
     NcclModel m = NcclModel.of(Topologies.scenario(Topologies.v100x4nv2("h", "0"), "2.22.3", 4,
         Map.of("NCCL_P2P_DISABLE", "1")));
