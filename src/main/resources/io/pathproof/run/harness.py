@@ -543,7 +543,7 @@ def host_facts(torch, cuda):
     facts = {"versions": {"torch": torch.__version__, "python": sys.version.split()[0],
                           "cuda": getattr(torch.version, "cuda", None), "nccl": None, "driver": None},
              "hostname": socket.gethostname(),
-             "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("NCCL_", "TORCH_"))},
+             "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("NCCL_", "TORCH_", "DDP_"))},
              "gpus": [], "nvidiaSmiTopoM": None}
     try:
         v = torch.cuda.nccl.version()
