@@ -159,6 +159,10 @@ class RunnerTest {
     assertThatThrownBy(() -> Runner.run(request(tmp.resolve("x"), Runner.Launcher.SPAWN, List.of("NCCL_bogus=1"), null,
         null, 2, 1, 0), null))
         .hasMessageContaining("--inject 'NCCL_bogus'");
+    assertThatThrownBy(() -> Runner.run(request(tmp.resolve("ep"), Runner.Launcher.SPAWN, List.of(), null, "head:http",
+        2, 1, 0), null))
+        .hasMessage("--rdzv-endpoint 'head:http': port is not a number");
+    assertThat(tmp.resolve("ep")).doesNotExist(); // refused before the run directory is made
     Path used = tmp.resolve("used");
     Files.createDirectories(used);
     Files.writeString(used.resolve("manifest.json"), "{}");
