@@ -13,8 +13,11 @@ import java.util.regex.Pattern;
  * own key and diagnose never needs them.
  */
 record Injection(Map<String, String> env, Map<String, String> knobs) {
-  /** A variable name as NCCL and torch spell theirs: upper case, digits, underscores. */
-  private static final Pattern ENV_NAME = Pattern.compile("^(NCCL|TORCH)_[A-Z0-9_]+$");
+  /**
+   * A variable name as NCCL and torch spell theirs: upper case, digits, underscores. DDP_* is torch's too
+   * ({@code DDP_SET_LAST_BUCKET_CAP}, reducer.cpp), and scenarios may set it.
+   */
+  private static final Pattern ENV_NAME = Pattern.compile("^(NCCL|TORCH|DDP)_[A-Z0-9_]+$");
 
   static final List<String> KNOBS =
       List.of("bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank");
@@ -39,9 +42,9 @@ record Injection(Map<String, String> env, Map<String, String> knobs) {
       }
       String k = item.substring(0, eq).trim();
       String v = item.substring(eq + 1).trim();
-      if (k.startsWith("NCCL_") || k.startsWith("TORCH_")) {
+      if (k.startsWith("NCCL_") || k.startsWith("TORCH_") || k.startsWith("DDP_")) {
         if (!ENV_NAME.matcher(k).matches()) {
-          throw PathproofException.usage("--inject '" + k + "': not a valid NCCL_*/TORCH_* variable name");
+          throw PathproofException.usage("--inject '" + k + "': not a valid NCCL_*/TORCH_*/DDP_* variable name");
         }
         if (v.indexOf('\0') >= 0 || v.indexOf('\n') >= 0) {
           throw PathproofException.usage("--inject " + k + ": value must be one line");
@@ -51,7 +54,7 @@ record Injection(Map<String, String> env, Map<String, String> knobs) {
       }
       if (!KNOBS.contains(k)) {
         throw PathproofException.usage(
-            "--inject '" + k + "': unknown name (an NCCL_*/TORCH_* variable or one of " + String.join(", ", KNOBS) + ")");
+            "--inject '" + k + "': unknown name (an NCCL_*/TORCH_*/DDP_* variable or one of " + String.join(", ", KNOBS) + ")");
       }
       knobs.put(k, checkKnob(k, v, nproc));
     }

@@ -78,6 +78,10 @@ final class RankProcesses {
     return new RankProcesses(dir, List.of(new Slot(-1, argv, e, "launcher.stdout", "launcher.stderr")));
   }
 
+  List<Slot> slots() {
+    return slots;
+  }
+
   List<List<String>> argvs() {
     return slots.stream().map(Slot::argv).toList();
   }

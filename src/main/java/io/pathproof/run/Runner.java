@@ -133,6 +133,24 @@ public final class Runner {
       Prediction p = PredictionIo.readVerified(req.prediction()); // exit 9 on a missing or broken seal
       sealSha = p.seal().sha256();
     }
+    String addr = "127.0.0.1";
+    int port = 0; // 0: a free local port, chosen when the ranks are about to start
+    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
+      String ep = req.rdzvEndpoint().trim();
+      int c = ep.lastIndexOf(':');
+      if (c <= 0 || c == ep.length() - 1) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
+      }
+      addr = ep.substring(0, c);
+      try {
+        port = Integer.parseInt(ep.substring(c + 1));
+      } catch (NumberFormatException e) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
+      }
+      if (port < 1 || port > 65535) {
+        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
+      }
+    }
     Path dir = req.out().toAbsolutePath().normalize();
     prepareDir(dir);
     writeWorkload(req.workload(), dir.resolve("workload.json"));
@@ -173,24 +191,7 @@ public final class Runner {
       return new Result(dir, false, ExitCode.OK, null, List.of(), cmd);
     }
 
-    String addr = "127.0.0.1";
-    int port;
-    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
-      String ep = req.rdzvEndpoint().trim();
-      int c = ep.lastIndexOf(':');
-      if (c <= 0 || c == ep.length() - 1) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
-      }
-      addr = ep.substring(0, c);
-      try {
-        port = Integer.parseInt(ep.substring(c + 1));
-      } catch (NumberFormatException e) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
-      }
-      if (port < 1 || port > 65535) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
-      }
-    } else {
+    if (port == 0) {
       port = freePort();
     }
     manifest.put("masterAddr", addr);
@@ -214,7 +215,8 @@ public final class Runner {
 
     Backend backend = req.backend();
     if (backend == Backend.AUTO) {
-      backend = py.cuda() && py.gpus() > 0 && py.nccl() ? Backend.NCCL : Backend.GLOO;
+      // nccl needs one GPU per rank (it refuses two ranks on one GPU); with fewer GPUs, gloo still runs
+      backend = py.cuda() && py.gpus() >= req.nproc() && py.nccl() ? Backend.NCCL : Backend.GLOO;
     }
     String be = backend.name().toLowerCase(java.util.Locale.ROOT);
     manifest.put("backend", be);

@@ -8,7 +8,9 @@ import java.util.regex.Pattern;
 /**
  * The exact {@code srun} command of a Slurm run: one task per rank, the harness started directly (no torchrun), the
  * worker environment derived per task from Slurm's own variables. The harness reads RANK/LOCAL_RANK and falls back to
- * SLURM_PROCID/SLURM_LOCALID, so the command needs no wrapper script.
+ * SLURM_PROCID/SLURM_LOCALID, so the command needs no wrapper script. The variables go before srun through
+ * {@code env} and reach the tasks by {@code --export=ALL}: srun's own {@code --export=K=V,…} list is comma-separated
+ * and cannot carry values such as {@code NCCL_DEBUG_SUBSYS=INIT,ENV} or {@code NCCL_ALGO=Ring,Tree}.
  */
 final class SrunCommand {
   private static final Pattern SAFE = Pattern.compile("^[A-Za-z0-9_@%+=:,./-]+$");
@@ -17,27 +19,27 @@ final class SrunCommand {
 
   static List<String> argv(Runner.Request req, Path dir, String python, String backend, Injection inj) {
     String master = req.rdzvEndpoint() == null || req.rdzvEndpoint().isBlank() ? null : req.rdzvEndpoint().trim();
-    List<String> exports = new ArrayList<>();
-    exports.add("ALL");
-    Runner.NCCL_DEFAULTS.forEach((k, v) -> exports.add(k + "=" + v));
-    exports.add("OMP_NUM_THREADS=1");
-    exports.add("PYTHONUNBUFFERED=1");
-    exports.add("WORLD_SIZE=" + req.worldSize());
-    exports.add("LOCAL_WORLD_SIZE=" + req.nproc());
+    List<String> a = new ArrayList<>();
+    a.add("env");
+    Runner.NCCL_DEFAULTS.forEach((k, v) -> a.add(k + "=" + v));
+    a.add("OMP_NUM_THREADS=1");
+    a.add("PYTHONUNBUFFERED=1");
+    a.add("WORLD_SIZE=" + req.worldSize());
+    a.add("LOCAL_WORLD_SIZE=" + req.nproc());
     if (master != null) {
       int c = master.lastIndexOf(':');
-      exports.add("MASTER_ADDR=" + master.substring(0, c));
-      exports.add("MASTER_PORT=" + master.substring(c + 1));
+      a.add("MASTER_ADDR=" + master.substring(0, c));
+      a.add("MASTER_PORT=" + master.substring(c + 1));
     }
-    inj.env().forEach((k, v) -> exports.add(k + "=" + v));
-    List<String> a = new ArrayList<>(List.of("srun",
+    inj.env().forEach((k, v) -> a.add(k + "=" + v));
+    a.addAll(List.of("srun",
         "--nodes=" + req.nnodes(),
         "--ntasks=" + req.worldSize(),
         "--ntasks-per-node=" + req.nproc(),
         "--kill-on-bad-exit=1",
         "--output=" + dir.resolve("rank%t.stdout"),
         "--error=" + dir.resolve("rank%t.stderr"),
-        "--export=" + String.join(",", exports)));
+        "--export=ALL"));
     if (req.timeoutSec() > 0) {
       a.add("--time=" + Math.max(1, (req.timeoutSec() + 59) / 60));
     }

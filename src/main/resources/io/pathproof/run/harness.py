@@ -27,6 +27,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 SCHEMA = "pathproof.run.manifest/1"
@@ -219,7 +220,13 @@ def main(argv):
         torch.cuda.synchronize()
     flight_recorder(torch, run_dir, rank)
     dist.barrier()
-    dist.destroy_process_group()
+    # On torch 1.13 + gloo one rank of four was seen spinning forever inside destroy_process_group after the barrier
+    # (twice, on a loaded 2-core VM). Every file is written by now: give the teardown a bounded time, then leave.
+    closer = threading.Thread(target=dist.destroy_process_group, name="pathproof-destroy-pg", daemon=True)
+    closer.start()
+    closer.join(15.0)
+    if closer.is_alive():
+        print("harness: destroy_process_group did not return in 15 s; exiting without it", file=sys.stderr, flush=True)
 
     if rank == 0:
         manifest.update({"harnessEnd": now_iso(), "harnessFinished": True, "hosts": hosts,
@@ -551,7 +558,7 @@ def host_facts(torch, cuda):
     facts = {"versions": {"torch": torch.__version__, "python": sys.version.split()[0],
                           "cuda": getattr(torch.version, "cuda", None), "nccl": None, "driver": None},
              "hostname": socket.gethostname(),
-             "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("NCCL_", "TORCH_"))},
+             "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("NCCL_", "TORCH_", "DDP_"))},
              "gpus": [], "nvidiaSmiTopoM": None}
     try:
         v = torch.cuda.nccl.version()
@@ -589,6 +596,6 @@ if __name__ == "__main__":
         code = 1
     sys.stdout.flush()
     sys.stderr.flush()
-    # Every file is closed by now. Skip interpreter teardown: a gloo/profiler thread was seen spinning forever in it
-    # on torch 1.13 (one rank of four never exited after destroy_process_group).
+    # Every file is closed by now. Skip interpreter teardown: after a bounded destroy_process_group (see main) threads
+    # of the process group may still run, and they must not keep the rank alive.
     os._exit(code)

@@ -36,20 +36,20 @@ class RunnerTest {
   @Test
   void srunDryRunPrintsTheExactCommandAndPreparesTheRunDir(@TempDir Path tmp) throws Exception {
     Path out = tmp.resolve("r");
-    Runner.Result r = Runner.run(request(out, Runner.Launcher.SRUN, List.of("NCCL_MAX_NCHANNELS=1", "exit_rank=3@2"),
+    Runner.Result r = Runner.run(request(out, Runner.Launcher.SRUN, List.of("NCCL_MAX_NCHANNELS=1", "NCCL_ALGO=Ring,Tree", "exit_rank=3@2"),
         null, "node0:29400", 4, 2, 0), null);
     assertThat(r.exitCode()).isZero();
     assertThat(r.complete()).isFalse();
     String d = out.toAbsolutePath().normalize().toString();
     String defaults = Runner.NCCL_DEFAULTS.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-        .collect(java.util.stream.Collectors.joining(","));
+        .collect(java.util.stream.Collectors.joining(" "));
     assertThat(defaults).contains("NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P",
         "TORCH_NCCL_TRACE_BUFFER_SIZE=");
-    assertThat(r.command()).isEqualTo("srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --kill-on-bad-exit=1"
-        + " --output=" + d + "/rank%t.stdout --error=" + d + "/rank%t.stderr"
-        + " --export=ALL," + defaults
-        + ",OMP_NUM_THREADS=1,PYTHONUNBUFFERED=1,WORLD_SIZE=8,LOCAL_WORLD_SIZE=4,MASTER_ADDR=node0,MASTER_PORT=29400,"
-        + "NCCL_MAX_NCHANNELS=1"
+    assertThat(r.command()).isEqualTo("env " + defaults
+        + " OMP_NUM_THREADS=1 PYTHONUNBUFFERED=1 WORLD_SIZE=8 LOCAL_WORLD_SIZE=4 MASTER_ADDR=node0 MASTER_PORT=29400"
+        + " NCCL_ALGO=Ring,Tree NCCL_MAX_NCHANNELS=1"
+        + " srun --nodes=2 --ntasks=8 --ntasks-per-node=4 --kill-on-bad-exit=1"
+        + " --output=" + d + "/rank%t.stdout --error=" + d + "/rank%t.stderr --export=ALL"
         + " python3 " + d + "/harness.py --run-dir " + d + " --workload " + d + "/workload.json --backend gloo"
         + " --iters 4 --warmup 1 --profile-iters 1 --knob exit_rank=3@2");
     assertThat(out.resolve("harness.py")).exists();
@@ -100,7 +100,7 @@ class RunnerTest {
         "--nproc", "2", "--inject", "NCCL_bogus=1", "--out", tmp.resolve("x").toString()},
         new java.io.PrintWriter(o, true), new java.io.PrintWriter(e, true));
     assertThat(code).isEqualTo(ExitCode.USAGE);
-    assertThat(e.toString()).isEqualTo("pathproof: --inject 'NCCL_bogus': not a valid NCCL_*/TORCH_* variable name"
+    assertThat(e.toString()).isEqualTo("pathproof: --inject 'NCCL_bogus': not a valid NCCL_*/TORCH_*/DDP_* variable name"
         + System.lineSeparator());
     assertThat(tmp.resolve("x")).doesNotExist();
 
@@ -109,7 +109,7 @@ class RunnerTest {
         "--nproc", "8", "--nnodes", "2", "--node-rank", "0", "--rdzv-endpoint", "head:29400", "--launcher", "srun",
         "--out", tmp.resolve("s").toString()}, new java.io.PrintWriter(o2, true), new java.io.PrintWriter(e, true));
     assertThat(code2).isZero();
-    assertThat(o2.toString()).startsWith("srun --nodes=2 --ntasks=16 --ntasks-per-node=8 --kill-on-bad-exit=1")
+    assertThat(o2.toString()).startsWith("env ").contains(" srun --nodes=2 --ntasks=16 --ntasks-per-node=8 --kill-on-bad-exit=1")
         .contains(" --backend nccl --iters ");
   }
 
@@ -159,6 +159,10 @@ class RunnerTest {
     assertThatThrownBy(() -> Runner.run(request(tmp.resolve("x"), Runner.Launcher.SPAWN, List.of("NCCL_bogus=1"), null,
         null, 2, 1, 0), null))
         .hasMessageContaining("--inject 'NCCL_bogus'");
+    assertThatThrownBy(() -> Runner.run(request(tmp.resolve("ep"), Runner.Launcher.SPAWN, List.of(), null, "head:http",
+        2, 1, 0), null))
+        .hasMessage("--rdzv-endpoint 'head:http': port is not a number");
+    assertThat(tmp.resolve("ep")).doesNotExist(); // refused before the run directory is made
     Path used = tmp.resolve("used");
     Files.createDirectories(used);
     Files.writeString(used.resolve("manifest.json"), "{}");
