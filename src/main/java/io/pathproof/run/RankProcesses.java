@@ -127,6 +127,17 @@ final class RankProcesses {
     boolean timedOut = false;
     long[] exitSeen = new long[procs.size()];
     java.util.Arrays.fill(exitSeen, Long.MAX_VALUE);
+    // The JDK's process reaper completes onExit() as soon as a process ends: finer than the 100 ms poll below, so a
+    // rank that fails as a consequence (its peer closed the connection) is not reported before the rank that failed.
+    for (int i = 0; i < procs.size(); i++) {
+      final int idx = i;
+      procs.get(i).onExit().thenRun(() -> {
+        long t = System.nanoTime();
+        synchronized (exitSeen) {
+          exitSeen[idx] = Math.min(exitSeen[idx], t);
+        }
+      });
+    }
     boolean[] killed = new boolean[procs.size()];
     int shown = -1;
     Path stepsFile = dir.resolve("steps-rank0.jsonl");
@@ -139,7 +150,9 @@ final class RankProcesses {
           if (p.isAlive()) {
             anyAlive = true;
           } else {
-            exitSeen[i] = Math.min(exitSeen[i], System.nanoTime());
+            synchronized (exitSeen) {
+              exitSeen[i] = Math.min(exitSeen[i], System.nanoTime());
+            }
             anyFailed |= p.exitValue() != 0;
           }
         }
@@ -192,9 +205,13 @@ final class RankProcesses {
       if (err.contains("Address already in use") || err.contains("EADDRINUSE")) {
         portInUse = true;
       }
-      if ("failed".equals(ended) && exitSeen[i] < firstAt) { // the rank seen failing first is the one reported
+      long seen;
+      synchronized (exitSeen) {
+        seen = exitSeen[i];
+      }
+      if ("failed".equals(ended) && seen < firstAt) { // the rank seen failing first is the one reported
         first = x;
-        firstAt = exitSeen[i];
+        firstAt = seen;
       }
     }
     return new Outcome(exits, timedOut, portInUse, first, first == null ? "" : lastLine(tail(dir.resolve(first.stderr()))));

@@ -30,8 +30,8 @@ class LivePipelineTest {
     return new Out(code, o.toString(), e.toString());
   }
 
-  static Out run(Path dir, Path prediction, String... inject) {
-    List<String> a = new ArrayList<>(List.of("run", "--backend", "gloo", "--nproc", "4", "--workload", "one-64mib-fp32",
+  static Out run(Path dir, String workload, Path prediction, String... inject) {
+    List<String> a = new ArrayList<>(List.of("run", "--backend", "gloo", "--nproc", "4", "--workload", workload,
         "--warmup", "2", "--iters", "12", "--profile-iters", "1", "--timeout", "300", "--out", dir.toString()));
     if (prediction != null) {
       a.addAll(List.of("--prediction", prediction.toString()));
@@ -50,7 +50,7 @@ class LivePipelineTest {
     assertThat(p.code()).as(p.err()).isZero();
 
     Path base = tmp.resolve("baseline");
-    Out r = run(base, pred);
+    Out r = run(base, "one-64mib-fp32", pred);
     assertThat(r.code()).as(r.err()).isZero();
 
     Out acc = cli("accept", "--prediction", pred.toString(), "--run", base.toString(), "--format", "json");
@@ -64,17 +64,24 @@ class LivePipelineTest {
     }
     assertThat(replicasPass).isTrue();
 
+    // Diagnosis on a small model: its CPU step is short, so an injected 40 ms of compute stands far above gloo's noise.
+    Path small = tmp.resolve("small.json");
+    java.nio.file.Files.writeString(small, "{\"name\":\"small\",\"parameters\":["
+        + "{\"name\":\"a\",\"shape\":[256,256],\"dtype\":\"float32\",\"requiresGrad\":true},"
+        + "{\"name\":\"b\",\"shape\":[256],\"dtype\":\"float32\",\"requiresGrad\":true}],\"bucketCapMb\":25}");
+    Path smallBase = tmp.resolve("small-baseline");
+    assertThat(run(smallBase, small.toString(), null).code()).isZero();
     Path slow = tmp.resolve("slow");
-    assertThat(run(slow, null, "compute_delay_ms=60").code()).isZero();
-    Out d = cli("diagnose", "--baseline", base.toString(), "--variant", slow.toString(), "--format", "json");
+    assertThat(run(slow, small.toString(), null, "compute_delay_ms=40").code()).isZero();
+    Out d = cli("diagnose", "--baseline", smallBase.toString(), "--variant", slow.toString(), "--format", "json");
     JsonNode dj = Json.mapper().readTree(d.out());
     assertThat(dj.at("/regression/detected").asBoolean()).as(d.out()).isTrue();
     assertThat(dj.at("/rootCause/layer").asText()).as(d.out()).isEqualTo("compute");
     assertThat(d.code()).isEqualTo(1);
 
     Path corrupt = tmp.resolve("corrupt");
-    assertThat(run(corrupt, null, "corrupt_grad_rank=1").code()).isZero();
-    Out c = cli("diagnose", "--baseline", base.toString(), "--variant", corrupt.toString(), "--format", "json");
+    assertThat(run(corrupt, small.toString(), null, "corrupt_grad_rank=1").code()).isZero();
+    Out c = cli("diagnose", "--baseline", smallBase.toString(), "--variant", corrupt.toString(), "--format", "json");
     JsonNode cj = Json.mapper().readTree(c.out());
     assertThat(cj.at("/rootCause/layer").asText()).as(c.out()).isEqualTo("correctness");
     assertThat(c.code()).isEqualTo(1);
