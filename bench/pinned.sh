@@ -1,5 +1,5 @@
 #!/bin/sh
-# The measurements of docs/perf/evidence.md on a quiet machine, pinned with taskset: 1 core and 2 cores.
+# The measurements of docs/PERFORMANCE.md on a quiet machine, pinned with taskset: 1 core and 2 cores.
 #   bench/pinned.sh JAVA CLASSPATH [WORKDIR]
 set -e
 J=$1

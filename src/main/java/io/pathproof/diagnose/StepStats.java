@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
  * Step-time statistics: the ratio of medians (variant / baseline) with a percentile-bootstrap confidence interval.
  * Seeded, so the same samples always give the same interval.
  *
- * <p>Decision rule (measured by {@code DiagnosePowerBench}, see docs/perf/accept.md): a regression is called when the
+ * <p>Decision rule (measured by {@code DiagnosePowerBench}, see docs/PERFORMANCE.md): a regression is called when the
  * ratio is at least {@link #MIN_EFFECT} above 1 and the 99 % interval lies wholly above 1; an improvement
  * symmetrically. The 99 % interval keeps A/A false alarms near 0.5 % on one side; the minimum effect keeps a
  * statistically clear but practically tiny shift (a 1 % drift on very quiet samples) from being called a regression.

@@ -8,6 +8,6 @@
  * logging data (torch 1.13 – 2.11 key names, logger.cpp) and the run manifest's {@code env}, {@code versions},
  * {@code topology}, {@code workload}. The manifest's {@code inject} key (the harness's fault knobs) is never read.
  * Step-time statistics: median ratio with a seeded percentile bootstrap; power measured in
- * {@code DiagnosePowerBench} (docs/perf/accept.md).
+ * {@code DiagnosePowerBench} (docs/PERFORMANCE.md).
  */
 package io.pathproof.diagnose;

@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  * whose variant is 5 % slower. Not a unit test (a main; *Bench is never run by surefire).
  *
  * <p>Noise sources: (1) a lognormal model, step = median × exp(σZ) with σ = ln(1+CV²)^½ for CV in 1..8 %, the
- * spread of GPU step times of a fixed canary (assumption, documented in docs/perf/accept.md); (2) resampling with
+ * spread of GPU step times of a fixed canary (assumption, documented in docs/PERFORMANCE.md); (2) resampling with
  * replacement from recorded step times (src/test/resources/io/pathproof/diagnose/steps/): the real one-H200 run
  * (plain and instrumented phases) and a gloo CPU run on a shared 2-core machine.
  *

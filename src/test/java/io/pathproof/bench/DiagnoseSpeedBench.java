@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.State;
 /**
  * Time of one {@code accept} and one {@code diagnose} on the seed-shaped run (4 ranks, 53 iterations, 12 NCCL
  * kernels, 212 hook records, 636 connector/TUNING/COLL facts), evidence already read. Run with JMH (see
- * docs/perf/accept.md).
+ * docs/PERFORMANCE.md).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
