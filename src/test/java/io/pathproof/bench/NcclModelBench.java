@@ -5,11 +5,9 @@ import io.pathproof.nccl.NcclModel;
 import io.pathproof.scenario.DType;
 import io.pathproof.scenario.Parameter;
 import io.pathproof.scenario.Scenario;
-import io.pathproof.scenario.Topology;
 import io.pathproof.scenario.Version;
 import io.pathproof.scenario.Versions;
 import io.pathproof.scenario.Workload;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,22 +35,8 @@ public class NcclModelBench {
 
   @Setup
   public void setup() {
-    List<Topology.Node> nodes = new ArrayList<>();
-    for (int n = 0; n < 1024; n++) {
-      List<Topology.Gpu> gpus = new ArrayList<>();
-      List<Topology.PciSwitch> sws = new ArrayList<>();
-      List<Topology.Nic> nics = new ArrayList<>();
-      for (int i = 0; i < 8; i++) {
-        sws.add(new Topology.PciSwitch("sw" + i, i < 4 ? "cpu0" : "cpu1", 5, 16));
-        gpus.add(new Topology.Gpu(i, "NVIDIA H200", 90, String.format("%02x:00.0", 0x18 + 0x10 * i), "sw" + i, 5, 16, 18));
-        nics.add(new Topology.Nic("mlx5_" + i, "sw" + i, 400_000, true, "ib"));
-      }
-      nodes.add(new Topology.Node("node" + n,
-          List.of(new Topology.Cpu("cpu0", 0, "x86_64", "GenuineIntel"), new Topology.Cpu("cpu1", 1, "x86_64", "GenuineIntel")),
-          sws, gpus, List.of(), nics));
-    }
     Workload w = new Workload("w", List.of(new Parameter("p", List.of(1L), DType.FLOAT32, true)), null, false, false, false);
-    scenario = new Scenario("bench", w, new Topology("h200-1024x8", nodes),
+    scenario = new Scenario("bench", w, Clusters.h200(1024),
         new Versions(Version.parse("2.11.0"), Version.parse("2.28.9"), Version.parse("13.0")), 8192,
         Map.of("NCCL_NVLS_ENABLE", "0"));
     sizes = new long[1000];
