@@ -156,6 +156,9 @@ final class KinetoReader {
 
   private static final byte[] CAT_KEY = Bytes.ascii("\"cat\"");
   private static final byte[] NCCL_NAME = Bytes.ascii("\"nccl:");
+  private static final byte[] GLOO_NAME = Bytes.ascii("\"gloo:");
+  /** The event being parsed has no category (torch 1.13's legacy array). */
+  private boolean legacy;
   private static final byte[] PARAM_COMMS = Bytes.ascii("\"record_param_comms\"");
   private static final byte[][] KEEP = {
     Bytes.ascii("kernel"), Bytes.ascii("Kernel"), Bytes.ascii("gpu_memcpy"), Bytes.ascii("gpu_memset"),
@@ -171,7 +174,15 @@ final class KinetoReader {
    */
   private void event(byte[] b, int s, int e, long line) throws IOException {
     int ci = Bytes.indexOfBySecond(b, s, e, CAT_KEY);
+    legacy = false;
     if (ci < 0) {
+      // torch 1.13's legacy profiler writes no categories; its collective calls (gloo:all_reduce, nccl:all_reduce on
+      // the backend's worker thread) are the only facts such a trace holds.
+      if (Bytes.indexOfBySecond(b, s, e, GLOO_NAME) < 0 && Bytes.indexOfBySecond(b, s, e, NCCL_NAME) < 0) {
+        return;
+      }
+      legacy = true;
+      parse(b, s, e, line);
       return;
     }
     int v = ci + CAT_KEY.length;
@@ -199,6 +210,10 @@ final class KinetoReader {
     if (!keep) {
       return;
     }
+    parse(b, s, e, line);
+  }
+
+  private void parse(byte[] b, int s, int e, long line) throws IOException {
     try (JsonParser p = FACTORY.createParser(b, s, e - s)) {
       p.nextToken();
       event(p);
@@ -422,6 +437,16 @@ final class KinetoReader {
   }
 
   private void use(long line) {
+    if (legacy && cat == null && name != null && (name.startsWith("gloo:") || name.startsWith("nccl:"))) {
+      if (ff.ranges.size() >= MAX_RANGES) {
+        droppedRanges++;
+      } else {
+        ff.ranges.add(new Evidence.Range(ff.rank, name, "legacy", tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts"),
+            durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur"), Source.event(ff.file, index)));
+      }
+      ff.facts++;
+      return;
+    }
     if (cat == null || name == null || cat == OTHER) {
       return;
     }

@@ -38,6 +38,26 @@ class KinetoReaderTest {
   }
 
   @Test
+  void legacyCpuTraceOfTorch113GivesItsGlooCollectivesAsRanges() {
+    // The shape Debian's torch 1.13 (no Kineto) writes: a bare array, no "cat", pid "CPU functions".
+    String trace = "[{\"name\": \"aten::mul\", \"ph\": \"X\", \"ts\": 265000, \"dur\": 12, \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}},"
+        + " {\"name\": \"c10d::allreduce_\", \"ph\": \"X\", \"ts\": 265402, \"dur\": 10373, \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}},"
+        + " {\"name\": \"gloo:all_reduce\", \"ph\": \"X\", \"ts\": 265512, \"dur\": 283743, \"tid\": 2, \"pid\": \"CPU functions\", \"args\": {}}]";
+    Evidence ev = Read.evidence(Ingest.KINETO, "trace-rank2.json", trace);
+    assertThat(ev.problems()).isEmpty();
+    assertThat(ev.kernels()).isEmpty();
+    assertThat(ev.ranges()).singleElement().satisfies(r -> {
+      assertThat(r.name()).isEqualTo("gloo:all_reduce");
+      assertThat(r.rank()).isEqualTo(2);
+      assertThat(r.startNs()).isEqualTo(265512000L);
+      assertThat(r.durNs()).isEqualTo(283743000L);
+      assertThat(r.source()).isEqualTo(Source.event("trace-rank2.json", 2));
+    });
+    // gloo has no GPU kernels: its calls are not "collectives without NCCL kernels".
+    assertThat(ev.findings()).noneMatch(f -> f.message().contains("HTA"));
+  }
+
+  @Test
   void legacyBareArrayOfTorch113IsRead() {
     String trace = "[" + String.format(NCCL_KERNEL, "1700000000123456.789", 12)
         + ", {\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)\","
