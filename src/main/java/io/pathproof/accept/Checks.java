@@ -74,6 +74,7 @@ final class Checks {
   List<AcceptanceRow> run() {
     seal();
     predictedBeforeRun();
+    backendAndWorldSize();
     parameterBytes();
     buckets();
     List<CollectivePrediction> colls = p.collectives();
@@ -909,6 +910,55 @@ final class Checks {
 
   // ---------------------------------------------------------------- numerics and completion
   /** Seed common error 10: a kernel that ran proves nothing about the result; the replicas must be equal. */
+  /**
+   * The run must be the job the prediction was made for: same backend, same number of ranks. Without these rows a
+   * gloo run, or a run of another world size, could pass the rows that do not depend on them.
+   */
+  private void backendAndWorldSize() {
+    Row b = new Row("backend", "process-group backend of the run").expected(String.valueOf(p.backend()));
+    String observed = v.backend();
+    if (observed == null || p.backend() == null) {
+      b.unproven("backend not in the evidence (no manifest backend, no DDP logging backend_name)");
+    } else {
+      b.kind(MANIFEST).prov(v.manifestFile() + " (backend)");
+      if (observed.equalsIgnoreCase(p.backend())) {
+        b.pass(observed);
+      } else {
+        b.fail(observed + ": the run used another backend than the one predicted");
+      }
+    }
+    rows.add(b.build());
+
+    Row w = new Row("world-size", "number of ranks of the run").expected(Integer.toString(nRanks()));
+    Integer ws = null;
+    String from = null;
+    JsonNode m = v.manifestAt("worldSize");
+    if (m.canConvertToInt()) {
+      ws = m.asInt();
+      from = v.manifestFile() + " (worldSize)";
+    } else {
+      for (Map.Entry<String, JsonNode> log : v.ddpLogging().entrySet()) {
+        JsonNode x = log.getValue() == null ? null : log.getValue().get("world_size");
+        if (x != null && x.canConvertToInt()) {
+          ws = x.asInt();
+          from = "DDP logging " + log.getKey() + " (world_size)";
+          break;
+        }
+      }
+    }
+    if (ws == null) {
+      w.unproven("world size not in the evidence");
+    } else {
+      w.kind(from.startsWith("DDP") ? DDP_LOGGING : MANIFEST).prov(from);
+      if (ws == nRanks()) {
+        w.pass(ws + " rank(s)");
+      } else {
+        w.fail(ws + " rank(s): the run is not the job that was predicted");
+      }
+    }
+    rows.add(w.build());
+  }
+
   private void replicas() {
     Row r = new Row("replicas", "parameter replicas equal on every rank after training").expected("equal on " + nRanks() + "/" + nRanks() + " ranks");
     Evidence.Replicas rep = v.evidence().replicas();

@@ -310,8 +310,25 @@ class AcceptanceTest {
       assertThat(t.row("completion-order").observed()).contains("GPU: n/a (CPU)");
       assertThat(t.row("buckets-rebuilt").verdict()).isEqualTo(Verdict.PASS);
       assertThat(t.counts().pass() + t.counts().notApplicable() + t.counts().fail() + t.counts().unproven()).isEqualTo(t.rows().size());
-      assertThat(t.verdict()).isEqualTo(Verdict.PASS);
+      if (p == gloo) {
+        assertThat(t.row("backend").verdict()).isEqualTo(Verdict.PASS);
+        assertThat(t.verdict()).isEqualTo(Verdict.PASS);
+      } else {
+        // An NCCL prediction is not accepted by a gloo run: the NCCL rows stay N/A, the backend row fails.
+        assertThat(t.row("backend").verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(t.verdict()).isEqualTo(Verdict.FAIL);
+      }
     }
+  }
+
+  @Test
+  void aRunOfAnotherWorldSizeFails() {
+    SyntheticRuns.Spec s = seedRun();
+    s.worldSize = 2;
+    AcceptanceTable t = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), SyntheticRuns.build(s));
+    assertThat(t.row("world-size").verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(t.row("world-size").observed()).startsWith("2 rank(s)");
+    assertThat(t.verdict()).isEqualTo(Verdict.FAIL);
   }
 
   @Test

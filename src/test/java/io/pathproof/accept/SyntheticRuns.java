@@ -36,6 +36,8 @@ public final class SyntheticRuns {
     public String ncclVersion = "2.22.3";
     public String torchVersion = "2.5.0a0+872d972e41.nv24.08";
     public int ranks = 4;
+    /** The manifest's worldSize when it should differ from {@code ranks} (null: not written). */
+    public Integer worldSize = null;
     public List<Long> buckets = new ArrayList<>(List.of(MIB64));
     public List<List<String>> bucketParams = new ArrayList<>(List.of(List.of("weight")));
     public long bucketCapBytes = MIB64;
@@ -262,6 +264,9 @@ public final class SyntheticRuns {
     manifest.put("backend", s.backend);
     manifest.put("start", s.start);
     manifest.put("nproc", s.ranks);
+    if (s.worldSize != null) {
+      manifest.put("worldSize", s.worldSize);
+    }
     ObjectNode versions = manifest.putObject("versions");
     versions.put("torch", s.torchVersion);
     if (!"gloo".equals(s.backend)) {
