@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Asks NCCL itself what it decides on an emulated machine: N rank processes on ONE GPU, each reporting the fake
+busId that NCCL_TOPO_FILE gives its GPU, run AllReduce (Sum, float32) over a list of sizes and keep NCCL's own log.
+
+    python3 sweep.py --lib OUT/libnccl.so.2 --topo machine.xml --out DIR [--nranks N] [--sizes 4096,...]
+                     [--env K=V ...] [--timeout 300]
+
+Runs on a GPU node with torch (torch loads its own libnccl through its RPATH, so the emulator library is put in
+LD_PRELOAD). NVLS and MNNVL stay off. DIR gets nccl-rank<R>.log per rank and result-rank<R>.json (sizes, whether
+each sum was right, wall seconds — which are NOT physical: the processes take turns on one GPU).
+"""
+import argparse
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+
+def busids(topo_xml):
+    """The busIds of the GPUs in the topology file, in the order of their gpu dev attribute."""
+    text = open(topo_xml).read()
+    found = []
+    for m in re.finditer(r'<pci busid="([^"]+)"[^>]*>\s*<gpu dev="(\d+)"', text):
+        found.append((int(m.group(2)), m.group(1)))
+    return [b for _, b in sorted(found)]
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def launch(args):
+    ids = busids(args.topo)
+    n = args.nranks or len(ids)
+    if n > len(ids):
+        sys.exit("sweep: %d ranks but the topology has %d GPUs" % (n, len(ids)))
+    os.makedirs(args.out, exist_ok=True)
+    port = free_port()
+    procs = []
+    for r in range(n):
+        env = dict(os.environ)
+        for kv in args.env:
+            k, v = kv.split("=", 1)
+            env[k] = v
+        env.update({
+            "LD_PRELOAD": os.path.abspath(args.lib),
+            "NCCL_EMULATE_BUSID": ids[r],
+            "NCCL_TOPO_FILE": os.path.abspath(args.topo),
+            "NCCL_NVLS_ENABLE": "0",
+            "NCCL_MNNVL_ENABLE": "0",
+            "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
+            "NCCL_DEBUG": "INFO",
+            "NCCL_DEBUG_SUBSYS": "INIT,ENV,GRAPH,TUNING,COLL,P2P",
+            "NCCL_DEBUG_FILE": os.path.join(os.path.abspath(args.out), "nccl-rank%d.log" % r),
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
+            "RANK": str(r), "WORLD_SIZE": str(n), "LOCAL_RANK": str(r),
+            "CUDA_VISIBLE_DEVICES": env.get("CUDA_VISIBLE_DEVICES", "0"),
+        })
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--out", args.out, "--sizes", args.sizes]
+        procs.append(subprocess.Popen(cmd, env=env))
+    deadline = time.time() + args.timeout
+    rc = 0
+    for p in procs:
+        try:
+            p.wait(timeout=max(1, deadline - time.time()))
+            rc = rc or p.returncode
+        except subprocess.TimeoutExpired:
+            rc = 124
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+    return rc
+
+
+def worker(args):
+    import torch
+    import torch.distributed as dist
+    rank, n = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    torch.cuda.set_device(0)
+    dist.init_process_group("nccl", rank=rank, world_size=n, device_id=torch.device("cuda:0"))
+    results = []
+    for size in [int(s) for s in args.sizes.split(",")]:
+        x = torch.full((size // 4,), float(rank + 1), dtype=torch.float32, device="cuda:0")
+        t0 = time.time()
+        dist.all_reduce(x)
+        torch.cuda.synchronize()
+        wall = time.time() - t0
+        want = n * (n + 1) / 2
+        results.append({"bytes": size, "correct": bool((x == want).all().item()), "wallSeconds": wall})
+        del x
+    dist.destroy_process_group()
+    with open(os.path.join(args.out, "result-rank%d.json" % rank), "w") as f:
+        json.dump({"rank": rank, "worldSize": n, "torch": torch.__version__, "results": results,
+                   "note": "emulated: NCCL decisions real, timings not physical"}, f, indent=1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib")
+    ap.add_argument("--topo")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--nranks", type=int, default=0)
+    ap.add_argument("--sizes", default=",".join(str(4096 * 4 ** i) for i in range(10)))
+    ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--worker", action="store_true")
+    args = ap.parse_args()
+    if args.worker:
+        worker(args)
+        return 0
+    if not args.lib or not args.topo:
+        ap.error("--lib and --topo are required")
+    return launch(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
