@@ -10,13 +10,11 @@ mkdir -p "$out"
 cases=()
 sweep() { name=$1; shift; echo "== $name $*"; s=$(date +%s.%N)
   cases+=("$(python3 -c 'import json,sys; a=sys.argv[2:]; env=dict(a[i+1].split("=",1) for i in range(len(a)) if a[i]=="--env"); print(json.dumps({"case":sys.argv[1],"topology":a[a.index("--topo")+1].rsplit("/",1)[-1],"env":env}))' "$name" "$@")")
-  timeout 400 python3 "$here/../../native/nccl-emulator/sweep.py" --lib "$lib" --out "$out/$name" "$@" --timeout 300
-  echo "== $name rc=$? $(python3 -c "import time;print(round(time.time()-$s,1))") s"; }
-for t in h200-nvswitch-x2 h200-nvswitch-x4 h200-nvswitch-x8 h800-like-nvswitch-8link-x8 h200-partial-mesh-ring-x4 \
-         h200-pcie-switch-x4 h200-pcie-2socket-x8; do
-  sweep "$t" --topo "$here/topologies/$t.xml"
-done
+  timeout 200 python3 "$here/../../native/nccl-emulator/sweep.py" --lib "$lib" --out "$out/$name" "$@" --timeout 180
+  echo "== $name rc=$? $(python3 -c "import time;print(round(time.time()-$s,1))") s"
+  (IFS=,; echo "[${cases[*]}]") > "$out/cases.json"; }
 x4="$here/topologies/h200-nvswitch-x4.xml"; few=1048576,67108864
+sweep h200-nvswitch-x4 --topo "$x4"
 sweep x4-channels-1 --topo "$x4" --sizes $few --env NCCL_MIN_NCHANNELS=1 --env NCCL_MAX_NCHANNELS=1
 sweep x4-proto-ll128 --topo "$x4" --sizes $few --env NCCL_PROTO=LL128
 sweep x4-algo-tree --topo "$x4" --sizes $few --env NCCL_ALGO=Tree
@@ -24,5 +22,8 @@ sweep x4-p2p-disable --topo "$x4" --sizes $few --env NCCL_P2P_DISABLE=1
 sweep x4-nthreads-256 --topo "$x4" --sizes $few --env NCCL_NTHREADS=256
 # The seed's machine (4 × V100-SXM2, NV2 between every pair) on an H200: the topology says sm 70, the patch reports
 # compute capability 70; the kernels are still the H200's (sm_90) — see docs/emulation.md for what that decides.
+for t in h200-nvswitch-x8 h200-nvswitch-x2 h800-like-nvswitch-8link-x8 h200-partial-mesh-ring-x4 h200-pcie-switch-x4 \
+         h200-pcie-2socket-x8; do
+  sweep "$t" --topo "$here/topologies/$t.xml"
+done
 sweep v100-nv2-x4-cc70 --topo "$here/topologies/v100-sxm2-nv2-x4.xml" --sizes 4096,1048576,67108864 --env NCCL_EMULATE_COMPCAP=70
-(IFS=,; echo "[${cases[*]}]") > "$out/cases.json"

@@ -161,17 +161,36 @@ final class NcclTopoXmlReader {
       return source + ":" + e.line;
     }
 
+    /**
+     * graph/topo.cc@v2.28.9-1:531-538 (ncclTopoAddCpu): an Intel socket's generation, which sets the inter-socket
+     * bandwidth (ERP 40, SRP 22, SKL 10, else BDW 6 GB/s), is read from the dump's familyid and modelid. It travels
+     * in the vendor text ("intel-erp" …) that the NCCL model's inter-CPU bandwidth reads.
+     */
+    String intelGeneration(El cpu, String vendor) {
+      if (!"intel".equals(vendor)) {
+        return vendor;
+      }
+      int family = intAttr(cpu, "familyid", -1);
+      int model = intAttr(cpu, "modelid", -1);
+      return family != 6 ? vendor
+          : model >= 0xCF ? "intel-erp"
+          : model >= 0x8F ? "intel-srp"
+          : model >= 0x55 ? "intel-skl"
+          : vendor;
+    }
+
     void addCpu(El cpu, List<String> inferred) {
       int numa = intAttr(cpu, "numaid", -1);
       String id = numa < 0 ? "cpu" : "cpu" + numa;
       String arch = cpu.attrs.getOrDefault("arch", "x86_64");
       String vendorAttr = cpu.attr("vendor");
-      String vendor =
+      String vendorBase =
           "GenuineIntel".equals(vendorAttr) ? "intel"
               : "AuthenticAMD".equals(vendorAttr) ? "amd"
               : arch.startsWith("arm") || arch.equals("aarch64") ? "arm"
               : arch.startsWith("ppc") ? "power"
               : vendorAttr == null ? null : vendorAttr.trim().toLowerCase(Locale.ROOT);
+      String vendor = intelGeneration(cpu, vendorBase);
       for (Topology.Cpu c : cpus) {
         if (c.id().equals(id)) {
           throw PathproofException.badInput(at(cpu) + ": two <cpu> with numaid " + numa + " on one host");
