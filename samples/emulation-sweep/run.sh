@@ -20,10 +20,10 @@ sweep x4-proto-ll128 --topo "$x4" --sizes $few --env NCCL_PROTO=LL128
 sweep x4-algo-tree --topo "$x4" --sizes $few --env NCCL_ALGO=Tree
 sweep x4-p2p-disable --topo "$x4" --sizes $few --env NCCL_P2P_DISABLE=1
 sweep x4-nthreads-256 --topo "$x4" --sizes $few --env NCCL_NTHREADS=256
-# The seed's machine (4 × V100-SXM2, NV2 between every pair) on an H200: the topology says sm 70, the patch reports
-# compute capability 70; the kernels are still the H200's (sm_90) — see docs/emulation.md for what that decides.
 for t in h200-nvswitch-x8 h200-nvswitch-x2 h800-like-nvswitch-8link-x8 h200-partial-mesh-ring-x4 h200-pcie-switch-x4 \
          h200-pcie-2socket-x8; do
   sweep "$t" --topo "$here/topologies/$t.xml"
 done
+# The seed's machine (4 × V100-SXM2, NV2 between every pair) on an H200: the topology says sm 70, the patch reports
+# compute capability 70; the kernels are still the H200's (sm_90) — see docs/emulation.md for what that decides.
 sweep v100-nv2-x4-cc70 --topo "$here/topologies/v100-sxm2-nv2-x4.xml" --sizes 4096,1048576,67108864 --env NCCL_EMULATE_COMPCAP=70
