@@ -129,7 +129,8 @@ final class Assembly {
     if (!ff.kind.equals(Ingest.KINETO) && !ff.kind.equals(Ingest.NSYS)) {
       return;
     }
-    if (ff.collectives() == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)) {
+    if (ff.collectives() == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)
+        || (ff.backend != null && !ff.backend.contains("nccl"))) {
       return;
     }
     List<Source> at = List.of(ff.firstCollectiveMarker != null ? ff.firstCollectiveMarker : Source.file(ff.file));

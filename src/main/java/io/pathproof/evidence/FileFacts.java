@@ -38,6 +38,8 @@ final class FileFacts {
   final List<Evidence.Distributed> distributed = new ArrayList<>();
   final List<Evidence.Copy> copies = new ArrayList<>();
   Integer worldSize;
+  /** The trace's own backend (distributedInfo.backend): a gloo run launches no NCCL kernel. */
+  String backend;
   /** nccl:* ranges (Work titles) seen; each collective also has a record_param_comms op, counted apart. */
   long collectiveMarkers;
   long paramCommsOps;
