@@ -25,6 +25,11 @@ final class Assembly {
     List<Evidence.Kernel> kernels = new ArrayList<>();
     List<Evidence.Range> ranges = new ArrayList<>();
     List<Evidence.FlightRecord> flight = new ArrayList<>();
+    List<Evidence.FlightDump> dumps = new ArrayList<>();
+    List<Evidence.Distributed> distributed = new ArrayList<>();
+    List<Evidence.Copy> copies = new ArrayList<>();
+    long emulationLines = 0;
+    Source emulationFirst = null;
     for (FileFacts ff : files) {
       reads.add(new Evidence.FileRead(ff.file, ff.kind, ff.rank, ff.bytes, ff.facts));
       problems.addAll(ff.allProblems());
@@ -32,6 +37,13 @@ final class Assembly {
       kernels.addAll(ff.kernels);
       ranges.addAll(ff.ranges);
       flight.addAll(ff.flight);
+      dumps.addAll(ff.flightDumps);
+      distributed.addAll(ff.distributed);
+      copies.addAll(ff.copies);
+      if (ff.emulationLines > 0 && emulationFirst == null) {
+        emulationFirst = ff.emulationFirst;
+      }
+      emulationLines += ff.emulationLines;
       missingNcclKernels(ff, findings);
     }
     Evidence.Nccl nccl = nccl(files, findings);
@@ -42,6 +54,7 @@ final class Assembly {
     Evidence.Replicas replicas = null;
     List<Evidence.PeerAccess> peer = new ArrayList<>();
     JsonNode manifest = null;
+    Source manifestSource = null;
     for (HarnessFacts h : harness) {
       if (h.ddp() != null) {
         if (ddp == null) {
@@ -65,13 +78,46 @@ final class Assembly {
       }
       if (manifest == null) {
         manifest = h.manifest();
+        manifestSource = runDir == null ? null : Source.file(java.nio.file.Path.of(runDir, "manifest.json").toString());
       }
       if (h.problems() != null) {
         problems.addAll(h.problems());
       }
     }
+    JsonNode emulated = manifest != null && manifest.path("emulation").isObject() ? manifest.get("emulation") : null;
+    Evidence.Emulation emulation =
+        emulated == null && emulationLines == 0
+            ? null
+            : new Evidence.Emulation(emulated, emulated == null ? null : manifestSource, emulationLines, emulationFirst);
     return new Evidence(
-        runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, findings, problems);
+        runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, merge(findings), problems,
+        distributed, copies, dumps, emulation);
+  }
+
+  private static final int SOURCES_PER_FINDING = 5;
+
+  /**
+   * The same finding (kind and message) drawn in many files — e.g. a version mismatch in each of 64 rank logs — is
+   * listed once, with its count and its first few sources.
+   */
+  static List<Evidence.Finding> merge(List<Evidence.Finding> findings) {
+    Map<String, Evidence.Finding> byKey = new LinkedHashMap<>();
+    for (Evidence.Finding f : findings) {
+      String key = f.kind() + "\u0000" + f.message();
+      Evidence.Finding old = byKey.get(key);
+      if (old == null) {
+        byKey.put(key, f);
+      } else {
+        Set<Source> srcs = new LinkedHashSet<>(old.sources());
+        for (Source s : f.sources()) {
+          if (srcs.size() < SOURCES_PER_FINDING) {
+            srcs.add(s);
+          }
+        }
+        byKey.put(key, new Evidence.Finding(old.kind(), old.message(), List.copyOf(srcs), old.count() + f.count()));
+      }
+    }
+    return new ArrayList<>(byKey.values());
   }
 
   /**
@@ -83,7 +129,8 @@ final class Assembly {
     if (!ff.kind.equals(Ingest.KINETO) && !ff.kind.equals(Ingest.NSYS)) {
       return;
     }
-    if (ff.collectives() == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)) {
+    if (ff.collectives() == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)
+        || (ff.backend != null && !ff.backend.contains("nccl"))) {
       return;
     }
     List<Source> at = List.of(ff.firstCollectiveMarker != null ? ff.firstCollectiveMarker : Source.file(ff.file));
@@ -122,7 +169,7 @@ final class Assembly {
           findings.add(
               new Evidence.Finding(
                   "nccl-version-mismatch",
-                  "NCCL " + ff.ncclVersion + " in " + ff.file + " but " + version + " elsewhere",
+                  "NCCL " + ff.ncclVersion + " in some files but " + version + " in " + versionSource.file(),
                   List.of(versionSource, ff.ncclVersionSource)));
         }
       }
@@ -141,7 +188,8 @@ final class Assembly {
             } else if (!old.equals(v)) {
               findings.add(
                   new Evidence.Finding(
-                      "env-mismatch", k + " is " + old + " in one file and " + v + " in " + ff.file,
+                      "env-mismatch", k + " is " + old + " in " + envSources.get(k).file() + " and " + v
+                          + " in some other files",
                       List.of(envSources.get(k), ff.envSources.get(k))));
             }
           });
@@ -177,15 +225,17 @@ final class Assembly {
       g.sort(
           Comparator.comparing(
               (CommRank cr) -> cr.effectiveRank(fileOf.get(cr).rank), Comparator.nullsLast(Comparator.naturalOrder())));
-      comms.add(communicator(g, fileOf, findings));
+      comms.add(communicator(g, fileOf, findings, versionBefore222(g, fileOf)));
       String commId = g.stream().map(cr -> cr.commId).filter(java.util.Objects::nonNull).findFirst().orElse(null);
       for (CommRank cr : g) {
         Integer rank = cr.effectiveRank(fileOf.get(cr).rank);
+        // Every TUNING format is printed on rank 0 of its communicator only (see NcclLogReader.rankZero).
+        Integer tuneRank = 0;
         cr.tuning.forEach(
             (k, a) ->
                 tuning.add(
                     new Evidence.Tuning(
-                        rank, k.op, k.bytes, k.algorithm, k.algorithmId < 0 ? null : k.algorithmId, k.protocol,
+                        tuneRank, k.op, k.bytes, k.algorithm, k.algorithmId < 0 ? null : k.algorithmId, k.protocol,
                         k.protocolId < 0 ? null : k.protocolId,
                         k.timeScale < 0 ? null : BigDecimal.valueOf(k.timeUnscaled, k.timeScale),
                         k.channelLo < 0 ? null : k.channelLo, k.channelHi < 0 ? null : k.channelHi, a.first, commId,
@@ -207,8 +257,31 @@ final class Assembly {
     return a.equals(b) || a.startsWith(b + "-") || b.startsWith(a + "-") || a.startsWith(b + "+") || b.startsWith(a + "+");
   }
 
+  /**
+   * True when every file of this communicator names an NCCL version older than 2.22: only then are trees connected at
+   * init (init.cc:1169@v2.22.3-1 and group.cc:147 show the lazy connection that came with NCCL_RUNTIME_CONNECT=1), so
+   * that a missing "Connected all trees" means no trees were connected.
+   */
+  private static boolean versionBefore222(List<CommRank> g, Map<CommRank, FileFacts> fileOf) {
+    for (CommRank cr : g) {
+      String v = fileOf.get(cr).ncclVersion;
+      if (v == null) {
+        return false;
+      }
+      String[] p = v.split("[.+-]");
+      try {
+        if (p.length < 2 || Integer.parseInt(p[0]) > 2 || (Integer.parseInt(p[0]) == 2 && Integer.parseInt(p[1]) >= 22)) {
+          return false;
+        }
+      } catch (NumberFormatException e) {
+        return false;
+      }
+    }
+    return !g.isEmpty();
+  }
+
   private static Evidence.Communicator communicator(
-      List<CommRank> g, Map<CommRank, FileFacts> fileOf, List<Evidence.Finding> findings) {
+      List<CommRank> g, Map<CommRank, FileFacts> fileOf, List<Evidence.Finding> findings, boolean before222) {
     CommRank first = g.stream().filter(cr -> cr.commId != null).findFirst().orElse(g.get(0));
     Set<Integer> ranks = new java.util.TreeSet<>();
     List<Evidence.RankInit> inits = new ArrayList<>();
@@ -221,9 +294,16 @@ final class Assembly {
       Integer r = cr.effectiveRank(fileOf.get(cr).rank);
       if (r != null) {
         ranks.add(r);
+        Evidence.EmulatedDevice emu =
+            cr.emulatedSource == null
+                ? null
+                : new Evidence.EmulatedDevice(
+                    cr.realBusId, cr.reportedBusId != null ? cr.reportedBusId : cr.busId, cr.realCompCap,
+                    cr.reportedCompCap, cr.emulatedSource);
         inits.add(
             new Evidence.RankInit(
-                r, cr.cudaDev, cr.busId, cr.host, cr.pid, cr.nvmlDev, cr.initTotal, cr.initPhases, cr.source));
+                r, cr.cudaDev, cr.busId, cr.host, cr.pid, cr.nvmlDev, cr.initTotal, cr.initPhases, cr.source, emu,
+                cr.launcherLabel));
       }
       trees.addAll(cr.trees);
       connections.addAll(cr.connections);
@@ -234,6 +314,9 @@ final class Assembly {
     String label = first.commId != null ? "communicator " + first.commId : "communicator of " + first.nRanks + " ranks";
     Integer nRanks = agree(g, fileOf, cr -> cr.nRanks, cr -> cr.source, "nRanks", label, findings);
     Integer coll = agree(g, fileOf, cr -> cr.collChannels, cr -> cr.channelsSource, "coll channels", label, findings);
+    if (coll == null) {
+      coll = agree(g, fileOf, cr -> cr.ringTotal, cr -> cr.ringTotalSource, "ring channels", label, findings);
+    }
     Integer nvls = agree(g, fileOf, cr -> cr.nvlsChannels, cr -> cr.channelsSource, "nvls channels", label, findings);
     Integer p2p = agree(g, fileOf, cr -> cr.p2pChannels, cr -> cr.channelsSource, "p2p channels", label, findings);
     Integer perPeer =
@@ -250,10 +333,17 @@ final class Assembly {
         graphs.addAll(cr.graphs);
       }
     }
+    Boolean trees3 = connectedTrees ? Boolean.TRUE : before222 && connectedRings ? Boolean.FALSE : null;
+    List<String> labels = new ArrayList<>();
+    for (CommRank cr : g) {
+      if (cr.launcherLabel != null && !labels.contains(cr.launcherLabel)) {
+        labels.add(cr.launcherLabel);
+      }
+    }
     return new Evidence.Communicator(
         first.commId, List.copyOf(ranks), nRanks, firstNonNull(g, cr -> cr.nNodes), firstNonNull(g, cr -> cr.localRanks),
         coll, p2p, perPeer, nvls, rings, trees, graphs, thr, List.copyOf(transports), connections, connectedRings,
-        connectedTrees, inits, first.source);
+        trees3, inits, first.source, labels);
   }
 
   private static <T> T firstNonNull(List<CommRank> g, java.util.function.Function<CommRank, T> f) {

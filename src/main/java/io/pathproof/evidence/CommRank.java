@@ -20,7 +20,8 @@ final class CommRank {
   Integer nvmlDev;
   String busId;
   Integer rank;
-  Integer launcherRank;
+  /** The launcher's tag on this rank's lines (srun, mpirun, torchrun): kept as a label, never used as the rank. */
+  String launcherLabel;
   Integer nRanks;
   Integer nNodes;
   Integer localRanks;
@@ -35,6 +36,14 @@ final class CommRank {
   Source thresholdsSource;
   final TreeMap<Integer, String> rings = new TreeMap<>();
   Source ringsSource;
+  /** The total after the slash of the ring-order lines ("Channel 00/12 : …"), the channel count of old logs. */
+  Integer ringTotal;
+  Source ringTotalSource;
+  String realBusId;
+  String reportedBusId;
+  Integer realCompCap;
+  Integer reportedCompCap;
+  Source emulatedSource;
   final List<String> trees = new ArrayList<>();
   final List<Evidence.Graph> graphs = new ArrayList<>();
   final List<Evidence.Connection> connections = new ArrayList<>();
@@ -57,11 +66,9 @@ final class CommRank {
     return ptr != -1;
   }
 
+  /** The NCCL rank printed by NCCL, else the rank in the file's name; a launcher's tag is never taken for it. */
   Integer effectiveRank(Integer fileRank) {
-    if (rank != null) {
-      return rank;
-    }
-    return launcherRank != null ? launcherRank : fileRank;
+    return rank != null ? rank : fileRank;
   }
 
   /** Moves what {@code other} (read before this rank's comm pointer was known) holds into this one. */
@@ -74,7 +81,18 @@ final class CommRank {
       pid = other.pid;
     }
     cudaDev = cudaDev != null ? cudaDev : other.cudaDev;
-    launcherRank = launcherRank != null ? launcherRank : other.launcherRank;
+    launcherLabel = launcherLabel != null ? launcherLabel : other.launcherLabel;
+    if (ringTotal == null) {
+      ringTotal = other.ringTotal;
+      ringTotalSource = other.ringTotalSource;
+    }
+    if (emulatedSource == null) {
+      realBusId = other.realBusId;
+      reportedBusId = other.reportedBusId;
+      realCompCap = other.realCompCap;
+      reportedCompCap = other.reportedCompCap;
+      emulatedSource = other.emulatedSource;
+    }
     if (collChannels == null && other.collChannels != null) {
       collChannels = other.collChannels;
       collnetChannels = other.collnetChannels;

@@ -22,7 +22,19 @@ public record Evidence(
     List<FlightRecord> flightRecorder,
     JsonNode manifest,
     List<Finding> findings,
-    List<Problem> problems) {
+    List<Problem> problems,
+    List<Distributed> distributed,
+    List<Copy> copies,
+    List<FlightDump> flightRecorderDumps,
+    Emulation emulation) {
+
+  /** The first contract (issues 3 and 4), before distributed[], copies[], flightRecorderDumps[] and emulation. */
+  public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
+      List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
+      JsonNode manifest, List<Finding> findings, List<Problem> problems) {
+    this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
+        problems, List.of(), List.of(), List.of(), null);
+  }
 
   /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
   public record FileRead(String path, String kind, Integer rank, long bytes, long facts) {}
@@ -41,7 +53,9 @@ public record Evidence(
   /**
    * One communicator (by commId; ranks seen in the evidence listed). {@code transports} are distinct transport names
    * ("P2P/CUMEM", "P2P/IPC", "P2P/direct pointer", "SHM", "NET/IB", "NET/Socket"), {@code connections} per channel per
-   * peer.
+   * peer. {@code collChannels} comes from the {@code N coll channels} line, else from the total of the ring lines
+   * ({@code Channel 00/12 : …}). {@code connectedTrees} is null (unknown) when the log does not say: since NCCL 2.22
+   * trees are connected lazily, on the first tree collective (group.cc:147@v2.22.3-1), so the line may never come.
    */
   public record Communicator(
       String commId,
@@ -60,20 +74,45 @@ public record Evidence(
       List<String> transports,
       List<Connection> connections,
       boolean connectedRings,
-      boolean connectedTrees,
+      Boolean connectedTrees,
       List<RankInit> rankInits,
-      Source source) {}
+      Source source,
+      List<String> launcherLabels) {
+    /** The first contract, before launcherLabels (the launchers' tags seen on its lines, e.g. "[1,3]<stdout>:"). */
+    public Communicator(String commId, List<Integer> ranks, Integer nRanks, Integer nNodes, Integer localRanks,
+        Integer collChannels, Integer p2pChannels, Integer p2pChannelsPerPeer, Integer nvlsChannels, List<String> rings,
+        List<String> trees, List<Graph> graphs, String threadThresholds, List<String> transports,
+        List<Connection> connections, boolean connectedRings, Boolean connectedTrees, List<RankInit> rankInits,
+        Source source) {
+      this(commId, ranks, nRanks, nNodes, localRanks, collChannels, p2pChannels, p2pChannelsPerPeer, nvlsChannels,
+          rings, trees, graphs, threadThresholds, transports, connections, connectedRings, connectedTrees, rankInits,
+          source, List.of());
+    }
+  }
 
   /**
    * The comm-init facts of one rank of a communicator. {@code nvmlDev} and the {@code Init timings} line (total and
    * per phase, seconds as printed) were added after the first contract; the old constructor is kept.
    */
   public record RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Integer nvmlDev,
-      BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source) {
+      BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source, EmulatedDevice emulated,
+      String launcherLabel) {
     public RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Source source) {
       this(rank, cudaDev, busId, host, pid, null, null, null, source);
     }
+
+    public RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Integer nvmlDev,
+        BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source) {
+      this(rank, cudaDev, busId, host, pid, nvmlDev, initTotalS, initPhasesS, source, null, null);
+    }
   }
+
+  /**
+   * What pathproof's NCCL emulator said about this rank's device: the real busId and the one NCCL was made to report
+   * (both in NCCL's {@code %lx} form, as {@code busId} prints), and the compute capability if that was faked too.
+   */
+  public record EmulatedDevice(String realBusId, String reportedBusId, Integer realComputeCapability,
+      Integer reportedComputeCapability, Source source) {}
 
   /** A {@code Pattern …} graph line. */
   public record Graph(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,
@@ -114,9 +153,19 @@ public record Evidence(
   /** A WARN line. */
   public record Warning(Integer rank, String message, Source source) {}
 
-  /** A GPU kernel (Kineto, nsys or ncu). Times in µs; {@code startNs}/{@code durNs} exact where the format allows. */
+  /**
+   * A GPU kernel (Kineto, nsys or ncu), or an NCCL kernel launch printed by pathproof's NCCL emulator (then from the
+   * log: no times, {@code smemBytes} and {@code clusterSize} as passed to cuLaunchKernelEx). Times in µs;
+   * {@code startNs}/{@code durNs} exact where the format allows.
+   */
   public record Kernel(Integer rank, String name, int[] grid, int[] block, BigDecimal durUs, Long startNs, Long durNs,
-      Integer device, Integer stream, boolean nccl, Map<String, String> collective, Source source) {}
+      Integer device, Integer stream, boolean nccl, Map<String, String> collective, Source source, Integer smemBytes,
+      Integer clusterSize) {
+    public Kernel(Integer rank, String name, int[] grid, int[] block, BigDecimal durUs, Long startNs, Long durNs,
+        Integer device, Integer stream, boolean nccl, Map<String, String> collective, Source source) {
+      this(rank, name, grid, block, durUs, startNs, durNs, device, stream, nccl, collective, source, null, null);
+    }
+  }
 
   /** A CPU-side range such as {@code nccl:all_reduce} or an NVTX range, and memcpy events. */
   public record Range(Integer rank, String name, String category, Long startNs, Long durNs, Source source) {}
@@ -142,10 +191,56 @@ public record Evidence(
   /** Peer access and copy bandwidth between two GPUs. */
   public record PeerAccess(int fromRank, int toRank, boolean canAccess, Double copyGBs, Source source) {}
 
-  /** One flight-recorder entry. */
+  /** One flight-recorder entry; {@code processGroup} from the dump's pg_config, by the entry's pg_name. */
   public record FlightRecord(Integer rank, long recordId, String profilingName, Long collectiveSeqId, List<List<Long>> inputSizes,
-      List<String> inputDtypes, String state, Long timeCreatedNs, Double durationMs, Source source) {}
+      List<String> inputDtypes, String state, Long timeCreatedNs, Double durationMs, Source source,
+      ProcessGroup processGroup) {
+    public FlightRecord(Integer rank, long recordId, String profilingName, Long collectiveSeqId,
+        List<List<Long>> inputSizes, List<String> inputDtypes, String state, Long timeCreatedNs, Double durationMs,
+        Source source) {
+      this(rank, recordId, profilingName, collectiveSeqId, inputSizes, inputDtypes, state, timeCreatedNs, durationMs,
+          source, null);
+    }
+  }
 
-  /** A conclusion drawn across facts, e.g. ranks of one communicator disagreeing on channels. */
-  public record Finding(String kind, String message, List<Source> sources) {}
+  /** A process group as torch names it: name ("0"), description ("default_pg"), size and member ranks. */
+  public record ProcessGroup(String name, String desc, Integer size, List<Integer> ranks) {}
+
+  /**
+   * One flight-recorder dump as a whole: its schema version, NCCL version (comm_lib_version), process groups and
+   * per-group progress (pg_status), and whether it was read from JSON or from torch's pickle.
+   */
+  public record FlightDump(Integer rank, String version, String ncclVersion, List<ProcessGroup> processGroups,
+      Map<String, PgStatus> pgStatus, String format, Source source) {}
+
+  /** Sequence numbers of the last collective enqueued, started and completed on one process group. */
+  public record PgStatus(Long lastEnqueued, Long lastStarted, Long lastCompleted) {}
+
+  /** A Kineto trace's {@code distributedInfo}: the rank's view of the job. */
+  public record Distributed(Integer rank, Integer worldSize, String backend, String ncclVersion,
+      List<ProcessGroup> processGroups, Source source) {}
+
+  /**
+   * A memcpy or memset on the GPU (Kineto gpu_memcpy/gpu_memset, nsys CUPTI_ACTIVITY_KIND_MEMCPY/MEMSET). {@code kind}:
+   * HtoD, DtoH, DtoD, HtoH, PtoP, … as printed, or "memset".
+   */
+  public record Copy(Integer rank, String kind, Long bytes, Long startNs, Long durNs, Integer device, Integer stream,
+      Source source) {}
+
+  /**
+   * Evidence that the run was emulated (N ranks on fewer GPUs with pathproof's NCCL patch): the manifest's
+   * {@code emulation} object, and the EMULATOR/ORACLE lines in NCCL logs. NCCL's decisions in such a run are real;
+   * its timings are not physical.
+   */
+  public record Emulation(JsonNode manifest, Source manifestSource, long logLines, Source firstLogLine) {}
+
+  /**
+   * A conclusion drawn across facts, e.g. ranks of one communicator disagreeing on channels. The same finding drawn in
+   * many files is listed once: {@code count} says how often, {@code sources} holds the first few.
+   */
+  public record Finding(String kind, String message, List<Source> sources, long count) {
+    public Finding(String kind, String message, List<Source> sources) {
+      this(kind, message, sources, 1);
+    }
+  }
 }

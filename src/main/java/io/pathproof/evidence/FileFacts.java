@@ -26,12 +26,20 @@ final class FileFacts {
   final Map<String, Source> envSources = new LinkedHashMap<>();
   final List<Evidence.Warning> warnings = new ArrayList<>();
   final List<Evidence.Finding> findings = new ArrayList<>();
+  /** EMULATOR/ORACLE lines of pathproof's NCCL emulator: how many, the first. */
+  long emulationLines;
+  Source emulationFirst;
 
   // traces
   final List<Evidence.Kernel> kernels = new ArrayList<>();
   final List<Evidence.Range> ranges = new ArrayList<>();
   final List<Evidence.FlightRecord> flight = new ArrayList<>();
+  final List<Evidence.FlightDump> flightDumps = new ArrayList<>();
+  final List<Evidence.Distributed> distributed = new ArrayList<>();
+  final List<Evidence.Copy> copies = new ArrayList<>();
   Integer worldSize;
+  /** The trace's own backend (distributedInfo.backend): a gloo run launches no NCCL kernel. */
+  String backend;
   /** nccl:* ranges (Work titles) seen; each collective also has a record_param_comms op, counted apart. */
   long collectiveMarkers;
   long paramCommsOps;

@@ -115,9 +115,10 @@ public final class Ingest {
           name.endsWith(".nsys-rep") || name.endsWith(".qdrep")
               ? "an Nsight Systems report: export it first with `nsys export --type sqlite`"
               : name.endsWith(".pkl") || (head.length > 0 && (head[0] & 0xff) == 0x80)
-                  ? "a pickle (flight-recorder dumps are read as JSON only: _dump_nccl_trace_json; pickles are never"
-                      + " loaded)"
-                  : "not a format pathproof reads (NCCL log, Kineto trace, nsys SQLite, ncu CSV, flight-recorder JSON)";
+                  ? "a pickle that is not a flight-recorder dump (no version, pg_config or entries in its first"
+                      + " 64 KiB): not read; pickles are read only as flight-recorder dumps, and never run or load code"
+                  : "not a format pathproof reads (NCCL log, Kineto trace, nsys SQLite, ncu CSV, flight-recorder JSON"
+                      + " or pickle)";
       problems.add(new Problem(f.toString(), 0, why));
     }
     return kind;
@@ -128,6 +129,11 @@ public final class Ingest {
       return NSYS;
     }
     String text = new String(head, StandardCharsets.ISO_8859_1);
+    // torch's default dump (TORCH_NCCL_DEBUG_INFO_TEMP_FILE, e.g. nccl_trace_rank_0) is a pickle, protocol 2.
+    if (head.length > 2 && (head[0] & 0xff) == 0x80 && head[1] >= 2 && head[1] <= 5
+        && (text.contains("pg_config") || text.contains("comm_lib_version") || text.contains("profiling_name"))) {
+      return FLIGHT;
+    }
     int i = 0;
     while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
       i++;

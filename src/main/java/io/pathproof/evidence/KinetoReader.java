@@ -48,6 +48,7 @@ final class KinetoReader {
   private String dur;
   private Integer device;
   private Integer stream;
+  private Long bytes;
   private int[] grid;
   private int[] block;
   private Map<String, String> collective;
@@ -202,7 +203,8 @@ final class KinetoReader {
     }
     if (!keep) {
       for (byte[] k : NCCL_RANGES) {
-        keep |= ve - v - 1 == k.length && Bytes.startsWith(b, v + 1, ve, k) && Bytes.indexOfBySecond(b, s, e, NCCL_NAME) >= 0;
+        keep |= ve - v - 1 == k.length && Bytes.startsWith(b, v + 1, ve, k)
+            && (Bytes.indexOfBySecond(b, s, e, NCCL_NAME) >= 0 || Bytes.indexOfBySecond(b, s, e, GLOO_NAME) >= 0);
       }
       keep |= ve - v - 1 == CPU_OP_BYTES.length && Bytes.startsWith(b, v + 1, ve, CPU_OP_BYTES)
           && Bytes.indexOfBySecond(b, s, e, PARAM_COMMS) >= 0;
@@ -243,6 +245,32 @@ final class KinetoReader {
       ff.ncclVersion = di.get("nccl_version").textValue();
       ff.ncclVersionSource = Source.line(ff.file, line);
     }
+    String backend = di.path("backend").isTextual() ? di.get("backend").textValue() : null;
+    ff.backend = backend;
+    java.util.List<Evidence.ProcessGroup> groups = new java.util.ArrayList<>();
+    for (JsonNode g : di.path("pg_config")) {
+      java.util.List<Integer> ranks = null;
+      if (g.path("ranks").isArray()) {
+        ranks = new java.util.ArrayList<>();
+        for (JsonNode r : g.get("ranks")) {
+          if (r.isIntegralNumber() && r.canConvertToInt()) {
+            ranks.add(r.intValue());
+          } else {
+            ranks = null;
+            ff.problem(line, "distributedInfo.pg_config ranks holds a non-integer");
+            break;
+          }
+        }
+      }
+      groups.add(new Evidence.ProcessGroup(
+          g.path("pg_name").isValueNode() ? g.get("pg_name").asText() : null,
+          g.path("pg_desc").isTextual() ? g.get("pg_desc").textValue() : null,
+          g.path("pg_size").isIntegralNumber() && g.get("pg_size").canConvertToInt() ? g.get("pg_size").intValue() : null,
+          ranks == null ? null : java.util.List.copyOf(ranks)));
+    }
+    ff.distributed.add(new Evidence.Distributed(traceRank, ff.worldSize, backend,
+        di.path("nccl_version").isTextual() ? di.get("nccl_version").textValue() : null, java.util.List.copyOf(groups),
+        Source.line(ff.file, line)));
     ff.facts++;
   }
 
@@ -250,6 +278,7 @@ final class KinetoReader {
     cat = name = ts = dur = null;
     tsNs = durNs = NO_NS;
     pid = tid = device = stream = null;
+    bytes = null;
     grid = block = null;
     collective = null;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -376,7 +405,8 @@ final class KinetoReader {
 
   /** Args are read only for kernels, memcpys and collective ops (cat and name come first in Kineto's output). */
   private boolean interesting() {
-    return cat == null || cat.equalsIgnoreCase("kernel") || "record_param_comms".equals(name);
+    return cat == null || cat.equalsIgnoreCase("kernel") || "record_param_comms".equals(name)
+        || cat.equals("gpu_memcpy") || cat.equals("gpu_memset") || cat.equals("Memcpy") || cat.equals("Memset");
   }
 
   private void args(JsonParser p) throws IOException {
@@ -385,6 +415,8 @@ final class KinetoReader {
       JsonToken v = p.nextToken();
       switch (field) {
         case "device" -> device = intOrNull(p, v);
+        case "bytes" -> bytes = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+            ? Long.valueOf(p.getLongValue()) : null;
         case "stream" -> stream = intOrNull(p, v);
         case "grid" -> grid = dims(p, v);
         case "block" -> block = dims(p, v);
@@ -469,12 +501,17 @@ final class KinetoReader {
       ff.facts++;
 
     } else if (c.equals("gpu_memcpy") || c.equals("memcpy") || c.equals("gpu_memset") || c.equals("memset")
-        || ((c.equals("user_annotation") || c.equals("gpu_user_annotation")) && name.startsWith("nccl:"))) {
+        || ((c.equals("user_annotation") || c.equals("gpu_user_annotation"))
+            && (name.startsWith("nccl:") || name.startsWith("gloo:")))) {
+      Long start = tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts");
+      Long length = durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur");
       if (ff.ranges.size() >= MAX_RANGES) {
         droppedRanges++;
       } else {
-        ff.ranges.add(new Evidence.Range(ff.rank, name, cat, tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts"),
-            durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur"), src));
+        ff.ranges.add(new Evidence.Range(ff.rank, name, cat, start, length, src));
+      }
+      if (!c.endsWith("annotation") && ff.copies.size() < MAX_RANGES) {
+        ff.copies.add(new Evidence.Copy(ff.rank, copyKind(name), bytes, start, length, device, stream, src));
       }
       ff.facts++;
       if (c.equals("user_annotation") && name.startsWith("nccl:")) {
@@ -486,6 +523,18 @@ final class KinetoReader {
       }
       ff.facts++;
     }
+  }
+
+  /** "Memcpy DtoD (Device -> Device)" → "DtoD"; "Memset (Device)" → "memset" (names as Kineto prints them). */
+  static String copyKind(String name) {
+    if (name.startsWith("Memset")) {
+      return "memset";
+    }
+    if (name.startsWith("Memcpy ")) {
+      int end = name.indexOf(' ', 7);
+      return end < 0 ? name.substring(7) : name.substring(7, end);
+    }
+    return name;
   }
 
   private void marker(Source src) {
@@ -531,6 +580,11 @@ final class KinetoReader {
           r -> java.util.Objects.equals(r.rank(), traceRank)
               ? r
               : new Evidence.Range(traceRank, r.name(), r.category(), r.startNs(), r.durNs(), r.source()));
+      ff.copies.replaceAll(
+          c -> java.util.Objects.equals(c.rank(), traceRank)
+              ? c
+              : new Evidence.Copy(traceRank, c.kind(), c.bytes(), c.startNs(), c.durNs(), c.device(), c.stream(),
+                  c.source()));
     }
     if (droppedKernels > 0 || droppedRanges > 0) {
       ff.findings.add(

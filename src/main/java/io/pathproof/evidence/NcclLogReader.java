@@ -118,7 +118,9 @@ final class NcclLogReader {
   private int hostFrom;
   private int hostTo;
   private long pid;
-  private Integer launcherRank;
+  /** The launcher's tag of this line ("[rank3]:", "[1,3]<stdout>:", "[155]", "3:"), or null; never an NCCL rank. */
+  private String launcherLabel;
+  private long launcherKey;
   private long lineNo;
 
   private final Map<Long, CommRank> byPtr = new HashMap<>();
@@ -134,6 +136,7 @@ final class NcclLogReader {
   private long lastPtrKey;
   private CommRank lastPtrComm;
   private final Map<Long, String> hosts = new HashMap<>();
+  private final java.util.List<String> knownHosts = new java.util.ArrayList<>();
   private final CommRank.CollKey collProbe = new CommRank.CollKey();
   private final CommRank.TuneKey tuneProbe = new CommRank.TuneKey();
   private int warnings;
@@ -203,30 +206,146 @@ final class NcclLogReader {
     if (e > s && b[e - 1] == '\r') {
       e--;
     }
+    int m = marker(b, s, e);
+    if (m < 0) {
+      return;
+    }
+    int next = nextFragment(b, m + NCCL_.length + 5, e);
+    if (next < 0) {
+      fragment(b, s, m, e);
+      return;
+    }
+    // Several processes wrote into one file at once: the line holds pieces of several lines, each with NCCL's own
+    // prefix. Each piece is read as a line of its own (its prefix names its process, so no communicator is split).
+    int pieces = 0;
+    int from = s;
+    while (m >= 0) {
+      int end = next < 0 ? e : next;
+      fragment(b, from, m, end);
+      pieces++;
+      if (next < 0) {
+        break;
+      }
+      from = next;
+      m = marker(b, from, e);
+      next = m < 0 ? -1 : nextFragment(b, m + NCCL_.length + 5, e);
+    }
+    out.problem(lineNo, "torn line: " + pieces + " NCCL lines written into one by several processes at once;"
+        + " each piece was read apart");
+  }
+
+  /** The first "NCCL " followed by INFO, WARN or version in {@code b[s, e)}, or -1. */
+  private static int marker(byte[] b, int s, int e) {
     int from = s;
     while (true) {
       int m = Bytes.indexOf(b, from, e, NCCL_);
       if (m < 0) {
-        return;
+        return -1;
       }
       int after = m + NCCL_.length;
-      if (Bytes.startsWith(b, after, e, INFO_)) {
-        parsePrefix(b, s, m);
-        info(b, after + INFO_.length, e);
-        return;
-      }
-      if (Bytes.startsWith(b, after, e, WARN_)) {
-        parsePrefix(b, s, m);
-        warn(Bytes.string(b, after + WARN_.length, e).strip());
-        return;
-      }
-      if (Bytes.startsWith(b, after, e, VERSION_)) {
-        parsePrefix(b, s, m);
-        version(Bytes.string(b, m, e));
-        return;
+      if (Bytes.startsWith(b, after, e, INFO_) || Bytes.startsWith(b, after, e, WARN_)
+          || Bytes.startsWith(b, after, e, VERSION_)) {
+        return m;
       }
       from = after;
     }
+  }
+
+  private void fragment(byte[] b, int s, int m, int e) {
+    int after = m + NCCL_.length;
+    parsePrefix(b, s, m);
+    if (Bytes.startsWith(b, after, e, INFO_)) {
+      info(b, after + INFO_.length, e);
+    } else if (Bytes.startsWith(b, after, e, WARN_)) {
+      warn(Bytes.string(b, after + WARN_.length, e).strip());
+    } else {
+      version(Bytes.string(b, m, e));
+    }
+  }
+
+  /**
+   * Where a second line's NCCL prefix ({@code host:pid:tid [dev] NCCL INFO|WARN}, debug.cc:196@v2.22.3-1) starts
+   * inside {@code b[from, e)}, or -1. The host may be glued to the end of the piece before it ("0 1vm:472:472"): a
+   * host name already seen in this file is preferred as the longest match.
+   */
+  private int nextFragment(byte[] b, int from, int e) {
+    int m = from;
+    while ((m = Bytes.indexOf(b, m, e, NCCL_)) >= 0) {
+      int after = m + NCCL_.length;
+      boolean info = Bytes.startsWith(b, after, e, INFO_);
+      if (info || Bytes.startsWith(b, after, e, WARN_)) {
+        int start = prefixStart(b, from, m, info);
+        if (start >= 0) {
+          return start;
+        }
+      }
+      m = after;
+    }
+    return -1;
+  }
+
+  /** The start of {@code host:pid:tid [dev] } (+ "file.cc:123 (func) " for WARN) that ends at {@code m}, or -1. */
+  private int prefixStart(byte[] b, int lo, int m, boolean info) {
+    int q = m - 1;
+    if (q < lo || b[q] != ' ') {
+      return -1;
+    }
+    if (!info) {
+      // WARN: "[dev] file.cc:123 " or "[dev] file.cc:123 (func) ": back to the last ']' within 256 bytes.
+      int limit = Math.max(lo, m - 256);
+      while (q >= limit && b[q] != ']') {
+        q--;
+      }
+      if (q < limit) {
+        return -1;
+      }
+    } else {
+      q--;
+    }
+    if (q < lo || b[q] != ']') {
+      return -1;
+    }
+    int o = q - 1;
+    while (o >= lo && Bytes.isDigit(b[o])) {
+      o--;
+    }
+    if (o < lo || b[o] != '[' || o == q - 1) {
+      return -1;
+    }
+    int te = o;
+    while (te > lo && b[te - 1] == ' ') {
+      te--;
+    }
+    // tid, pid: digits after the last two ':'.
+    int c2 = te - 1;
+    while (c2 >= lo && Bytes.isDigit(b[c2])) {
+      c2--;
+    }
+    if (c2 < lo || b[c2] != ':' || c2 == te - 1) {
+      return -1;
+    }
+    int c1 = c2 - 1;
+    while (c1 >= lo && Bytes.isDigit(b[c1])) {
+      c1--;
+    }
+    if (c1 < lo || b[c1] != ':' || c1 == c2 - 1) {
+      return -1;
+    }
+    int hs = c1;
+    while (hs > lo && b[hs - 1] != ' ' && b[hs - 1] != '\t') {
+      hs--;
+    }
+    if (hs == c1) {
+      return -1;
+    }
+    // The longest known host name that ends the token; else the whole token.
+    for (String h : knownHosts) {
+      int start = c1 - h.length();
+      if (start > hs && start >= lo && Bytes.startsWith(b, start, c1, Bytes.ascii(h))) {
+        return start;
+      }
+    }
+    return hs;
   }
 
   /**
@@ -261,12 +380,14 @@ final class NcclLogReader {
   private int lastHostLen;
 
   private void parsePrefixFully(byte[] b, int s, int m) {
-    launcherRank = null;
+    launcherLabel = null;
+    launcherKey = -1;
     cudaDev = -1;
     pid = -1;
     hostFrom = hostTo = -1;
     long tid = -1;
     int p = Bytes.skipSpaces(b, s, m);
+    int tagFrom = p;
     if (p < m && b[p] == '[') {
       int close = p + 1;
       while (close < m && b[close] != ']') {
@@ -275,7 +396,7 @@ final class NcclLogReader {
       if (close < m) {
         Integer r = launcherTag(b, p + 1, close, m);
         if (r != null) {
-          launcherRank = r;
+          launcherKey = r;
           p = close + 1;
           if (p < m && b[p] == '<') {
             while (p < m && b[p] != '>') {
@@ -286,7 +407,16 @@ final class NcclLogReader {
           if (p < m && b[p] == ':') {
             p++;
           }
+          launcherLabel = Bytes.string(b, tagFrom, Math.min(p, m)).strip();
         }
+      }
+    } else if (p < m && Bytes.isDigit(b[p])) {
+      // srun --label: "%d: " (the task id, not the communicator's rank), before NCCL's own prefix.
+      int d = Bytes.digitsEnd(b, p, m);
+      if (d + 1 < m && b[d] == ':' && b[d + 1] == ' ' && d - p < 8) {
+        launcherKey = Bytes.parseLong(b, p, d);
+        launcherLabel = Bytes.string(b, p, d + 1);
+        p = d + 2;
       }
     }
     // [cudaDev]: the last bracket before the marker (for WARN, "file.cc:123 " sits in between).
@@ -342,12 +472,19 @@ final class NcclLogReader {
       }
       h = h * 31 + pid;
       if (h != lastHostKey) {
-        hosts.putIfAbsent(h, Bytes.string(b, hostFrom, hostTo));
+        if (!hosts.containsKey(h)) {
+          String host = Bytes.string(b, hostFrom, hostTo);
+          hosts.put(h, host);
+          if (knownHosts.size() < 64 && !knownHosts.contains(host)) {
+            knownHosts.add(host);
+            knownHosts.sort((x, y) -> y.length() - x.length());
+          }
+        }
         lastHostKey = h;
       }
       processKey = h;
-    } else if (launcherRank != null) {
-      processKey = 0x9E3779B97F4A7C15L * (launcherRank + 1L);
+    } else if (launcherKey >= 0) {
+      processKey = 0x9E3779B97F4A7C15L * (launcherKey + 1L);
     } else {
       processKey = 0;
     }
@@ -555,6 +692,9 @@ final class NcclLogReader {
     if (cr == null) {
       cr = context();
     }
+    cr = rankZero(cr);
+    lastTuneOp = k.op;
+    lastTuneThread = threadKey;
     CommRank.Agg a = cr.tuning.get(k);
     if (a == null) {
       cr.tuning.put(k.copy(), new CommRank.Agg(Source.line(file, lineNo), null, 1));
@@ -564,6 +704,38 @@ final class NcclLogReader {
     cr.facts++;
     out.facts++;
   }
+
+  /**
+   * NCCL prints TUNING only on rank 0 of a communicator ({@code if (comm->rank == 0)}: enqueue.cc:1613@v2.22.3-1,
+   * enqueue.cc:1855@v2.23.4-1, enqueue.cc:740@v2.28.9-1). When one process drives several GPUs the thread's last COLL
+   * line may be another rank's: the line goes to rank 0 of the same communicator (same commId, else same process and
+   * size) when this file holds it.
+   */
+  private CommRank rankZero(CommRank cr) {
+    if (cr.rank == null || cr.rank == 0) {
+      return cr;
+    }
+    if (cr == lastZeroFrom) {
+      return lastZeroTo;
+    }
+    CommRank zero = cr;
+    for (CommRank o : out.commRanks) {
+      if (o.rank != null && o.rank == 0 && o != cr
+          && (cr.commId != null ? cr.commId.equals(o.commId)
+              : o.commId == null && o.processKey == cr.processKey && java.util.Objects.equals(o.nRanks, cr.nRanks))) {
+        zero = o;
+        break;
+      }
+    }
+    lastZeroFrom = cr;
+    lastZeroTo = zero;
+    return zero;
+  }
+
+  private CommRank lastZeroFrom;
+  private CommRank lastZeroTo;
+  private String lastTuneOp;
+  private long lastTuneThread;
 
   /** "%f": digits, '.', digits, kept exactly as unscaled value and scale. */
   private static boolean time(byte[] b, int s, int e, CommRank.TuneKey k) {
@@ -655,8 +827,9 @@ final class NcclLogReader {
     }
   }
 
+  /** A line outside any communicator has no NCCL rank, unless the file is named after one; a launcher tag is not. */
   private Integer lineRank() {
-    return launcherRank != null ? launcherRank : fileRank;
+    return fileRank;
   }
 
   // ---------------------------------------------------------------- rare lines
@@ -709,6 +882,11 @@ final class NcclLogReader {
           initTimings(msg);
         }
       }
+      case 'E', 'O' -> {
+        if (msg.startsWith("EMULATOR") || msg.startsWith("ORACLE")) {
+          emulator(msg);
+        }
+      }
       default -> {}
     }
     if (Bytes.isDigit((byte) msg.charAt(0)) && msg.contains(" coll channels, ")) {
@@ -729,6 +907,114 @@ final class NcclLogReader {
     out.facts++;
   }
 
+  private static final Pattern EMU_BUSID =
+      Pattern.compile("^(?:EMULATOR: cudaDev \\d+ real busId ([0-9a-fA-F]+) reported as ([0-9a-fA-F]+)"
+          + "|ORACLE: real busId ([0-9a-fA-F:.]+) reported as ([0-9a-fA-F:.]+))\\s*$");
+  private static final Pattern EMU_CC =
+      Pattern.compile("^EMULATOR: compute capability (\\d+) reported as (\\d+)\\s*$");
+  private static final Pattern EMU_LAUNCH =
+      Pattern.compile("^(?:EMULATOR|ORACLE) launch:(?: rank (\\d+))? grid (\\d+) block (\\d+) smem (-?\\d+) cluster (\\d+)\\s*$");
+
+  /**
+   * Lines of pathproof's NCCL emulator patch (native/nccl-emulator/emulator-2.28.patch): "EMULATOR: cudaDev %d real
+   * busId %lx reported as %lx" and "EMULATOR: compute capability %d reported as %d" (nvmlwrap.cc, inside
+   * commAlloc), "EMULATOR launch: rank %d grid %u block %u smem %d cluster %u" (enqueue.cc, just before
+   * cuLaunchKernelEx); and the first patch's "ORACLE: real busId %s reported as %s" (PCI form) and "ORACLE launch:
+   * grid … " (rank 0 only, no rank printed).
+   */
+  private void emulator(String msg) {
+    Matcher m = EMU_LAUNCH.matcher(msg);
+    if (m.find()) {
+      launch(m);
+      return;
+    }
+    m = EMU_BUSID.matcher(msg);
+    if (m.find()) {
+      String real = m.group(1) != null ? m.group(1) : busIdHex(m.group(3));
+      String reported = m.group(2) != null ? m.group(2) : busIdHex(m.group(4));
+      if (real == null || reported == null) {
+        out.problem(lineNo, "emulator busId line not understood");
+        return;
+      }
+      CommRank cr = context();
+      cr.realBusId = real.toLowerCase(java.util.Locale.ROOT);
+      cr.reportedBusId = reported.toLowerCase(java.util.Locale.ROOT);
+      cr.emulatedSource = Source.line(file, lineNo);
+      emulated();
+      return;
+    }
+    m = EMU_CC.matcher(msg);
+    if (m.find()) {
+      CommRank cr = context();
+      setInt(m.group(1), v -> cr.realCompCap = v);
+      setInt(m.group(2), v -> cr.reportedCompCap = v);
+      if (cr.emulatedSource == null) {
+        cr.emulatedSource = Source.line(file, lineNo);
+      }
+      emulated();
+      return;
+    }
+    out.problem(lineNo, "emulator line not understood");
+  }
+
+  private void emulated() {
+    if (out.emulationLines++ == 0) {
+      out.emulationFirst = Source.line(file, lineNo);
+    }
+    counted();
+  }
+
+  /** "0000:41:00.0" → "41000", NCCL's busIdToInt64 (hex digits only) printed with %lx. */
+  static String busIdHex(String pci) {
+    StringBuilder hex = new StringBuilder();
+    for (int i = 0; i < pci.length(); i++) {
+      char c = pci.charAt(i);
+      if (Character.digit(c, 16) >= 0) {
+        hex.append(c);
+      } else if (c != ':' && c != '.') {
+        return null;
+      }
+    }
+    if (hex.length() == 0 || hex.length() > 16) {
+      return null;
+    }
+    return Long.toHexString(Long.parseUnsignedLong(hex.toString(), 16));
+  }
+
+  /**
+   * A launch line → an NCCL kernel fact of the log (grid.x = channels, block.x = threads, as NCCL passed them to the
+   * driver). The rank is the one printed, else that of the communicator of this thread; the kernel is named after the
+   * collective of the thread's last TUNING line, when there is one.
+   */
+  private void launch(Matcher m) {
+    long g = Long.parseLong(m.group(2).length() > 10 ? "-1" : m.group(2));
+    long bl = Long.parseLong(m.group(3).length() > 10 ? "-1" : m.group(3));
+    long sm = m.group(4).length() > 10 ? Integer.MIN_VALUE : Long.parseLong(m.group(4));
+    long cl = Long.parseLong(m.group(5).length() > 10 ? "-1" : m.group(5));
+    if (g < 0 || g > Integer.MAX_VALUE || bl < 0 || bl > Integer.MAX_VALUE || sm < Integer.MIN_VALUE + 1
+        || sm > Integer.MAX_VALUE || cl < 0 || cl > Integer.MAX_VALUE) {
+      out.problem(lineNo, "emulator launch line has a number out of range");
+      return;
+    }
+    Integer rank;
+    if (m.group(1) != null) {
+      rank = m.group(1).length() > 9 ? null : Integer.valueOf(m.group(1));
+    } else {
+      CommRank cr = lastCollByThread.get(threadKey);
+      if (cr == null) {
+        cr = currentOrNull();
+      }
+      rank = cr != null ? cr.effectiveRank(fileRank) : fileRank;
+    }
+    String op = lastTuneThread == threadKey ? lastTuneOp : null;
+    out.kernels.add(
+        new Evidence.Kernel(
+            rank, op == null ? "NCCL kernel launch" : "NCCL kernel launch " + op, new int[] {(int) g, 1, 1},
+            new int[] {(int) bl, 1, 1}, null, null, null, cudaDev >= 0 ? cudaDev : null, null, true, null,
+            Source.line(file, lineNo), (int) sm, (int) cl));
+    emulated();
+  }
+
   private void channelLine(String msg) {
     Matcher m = CONNECTION.matcher(msg);
     if (m.find()) {
@@ -743,6 +1029,16 @@ final class NcclLogReader {
       cr.rings.putIfAbsent(ch, order);
       if (cr.ringsSource == null) {
         cr.ringsSource = Source.line(file, lineNo);
+      }
+      // "Channel %02d/%02d :" with nrings = the channels being connected (rings.cc:47@v2.28.9-1, connect.cc:508;
+      // rings.cc:35@v2.5.7-1): the channel count of logs without the "coll channels" line.
+      if (m.group(2) != null && cr.ringTotal == null) {
+        try {
+          cr.ringTotal = Integer.valueOf(m.group(2));
+          cr.ringTotalSource = Source.line(file, lineNo);
+        } catch (NumberFormatException ex) {
+          out.problem(lineNo, "ring line has a channel total out of range");
+        }
       }
       counted();
     }
@@ -1046,8 +1342,8 @@ final class NcclLogReader {
     if (cr.cudaDev == null && cudaDev >= 0) {
       cr.cudaDev = cudaDev;
     }
-    if (cr.launcherRank == null) {
-      cr.launcherRank = launcherRank;
+    if (cr.launcherLabel == null) {
+      cr.launcherLabel = launcherLabel;
     }
   }
 

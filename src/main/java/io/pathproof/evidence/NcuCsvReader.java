@@ -244,7 +244,25 @@ final class NcuCsvReader {
       String metric = get(rec, col, "Metric Name");
       if ("Duration".equals(metric)) {
         durUs = toUs(number(get(rec, col, "Metric Value")), get(rec, col, "Metric Unit"));
+      } else if ("Grid Size".equals(metric) && grid == null) {
+        grid = launchDims(get(rec, col, "Metric Value"));
+      } else if ("Block Size".equals(metric) && block == null) {
+        block = launchDims(get(rec, col, "Metric Value"));
       }
+    }
+
+    /**
+     * The older layout (no Grid/Block Size columns; section "Launch Statistics" rows "Grid Size", "Block Size") gives
+     * a tuple or one number, the product of the three dimensions. One number is a shape only for an NCCL kernel,
+     * whose grid and block are one-dimensional ({@code dim3 grid = {nChannels, 1, 1}}, enqueue.cc:1570@v2.28.9-1).
+     */
+    private int[] launchDims(String value) {
+      int[] t = tuple(value);
+      if (t != null) {
+        return t;
+      }
+      Integer n = intOrNull(value);
+      return n != null && name != null && KernelNames.isNccl(name) ? new int[] {n, 1, 1} : null;
     }
 
     void emit(FileFacts ff) {

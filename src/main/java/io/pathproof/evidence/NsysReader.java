@@ -26,6 +26,12 @@ final class NsysReader {
   static final String KERNELS = "CUPTI_ACTIVITY_KIND_KERNEL";
   static final String NVTX = "NVTX_EVENTS";
   static final String STRINGS = "StringIds";
+  static final String MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  static final String MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET";
+  /** CUpti_ActivityMemcpyKind (cupti_activity.h): the copyKind column's values. */
+  private static final String[] COPY_KINDS = {
+    "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"
+  };
 
   private NsysReader() {}
 
@@ -45,6 +51,12 @@ final class NsysReader {
       }
       if (tables.containsKey(NVTX)) {
         nvtx(c, tables.get(NVTX), strings, ff);
+      }
+      if (tables.containsKey(MEMCPY)) {
+        copies(c, MEMCPY, tables.get(MEMCPY), ff);
+      }
+      if (tables.containsKey(MEMSET)) {
+        copies(c, MEMSET, tables.get(MEMSET), ff);
       }
     } catch (SQLException e) {
       ff.problem(0, "not a readable SQLite export: " + firstLine(e.getMessage()));
@@ -69,7 +81,7 @@ final class NsysReader {
       }
     }
     for (String t : names) {
-      if (!t.equals(KERNELS) && !t.equals(NVTX) && !t.equals(STRINGS)) {
+      if (!t.equals(KERNELS) && !t.equals(NVTX) && !t.equals(STRINGS) && !t.equals(MEMCPY) && !t.equals(MEMSET)) {
         continue;
       }
       Set<String> cols = new LinkedHashSet<>();
@@ -168,6 +180,35 @@ final class NsysReader {
               ff.firstCollectiveMarker = src;
             }
           }
+        }
+        row++;
+      }
+    }
+  }
+
+  /** Memcpy (copyKind from CUpti_ActivityMemcpyKind) and memset rows → copies[], in start order. */
+  private static void copies(Connection c, String table, Set<String> cols, FileFacts ff) throws SQLException {
+    if (!cols.contains("start") || !cols.contains("end")) {
+      ff.problem(0, table + " has no start/end columns");
+      return;
+    }
+    boolean memset = table.equals(MEMSET);
+    String sql = "SELECT k.\"start\", k.\"end\", " + col(cols, "bytes") + ", " + col(cols, "deviceId") + ", "
+        + col(cols, "streamId") + ", " + (memset ? "NULL" : col(cols, "copyKind")) + " FROM " + q(table)
+        + " k ORDER BY k.\"start\"";
+    long row = 0;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        Long start = longOrNull(rs, 1);
+        Long end = longOrNull(rs, 2);
+        if (start == null || end == null || end < start) {
+          ff.problem(row + 1, table + " row " + (row + 1) + ": start and end are required (end ≥ start)");
+        } else if (ff.copies.size() < KinetoReader.MAX_RANGES) {
+          Integer kind = intOrNull(rs, 6);
+          String k = memset ? "memset" : kind != null && kind >= 0 && kind < COPY_KINDS.length ? COPY_KINDS[kind] : "unknown";
+          ff.copies.add(new Evidence.Copy(ff.rank, k, longOrNull(rs, 3), start, end - start, intOrNull(rs, 4),
+              intOrNull(rs, 5), Source.event(ff.file + ":" + table, row)));
+          ff.facts++;
         }
         row++;
       }

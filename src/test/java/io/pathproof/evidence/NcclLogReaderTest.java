@@ -73,15 +73,23 @@ class NcclLogReaderTest {
   }
 
   @Test
-  void everyLauncherPrefixGivesTheRank() {
+  void launcherPrefixesAreLabelsNeverTheNcclRank() {
     String body = "NCCL INFO comm 0x1 rank %d nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0\n";
-    String tor = "[rank5]:vm:442:442 [5] NCCL INFO Channel 00/0 : 5[5] -> 6[6] via P2P/CUMEM\n";
-    Evidence ev = Read.log(tor);
-    assertThat(ev.nccl().communicators().get(0).ranks()).containsExactly(5);
+    Evidence ev = Read.log("[rank5]:vm:442:442 [5] NCCL INFO Channel 00/0 : 5[5] -> 6[6] via P2P/CUMEM\n");
+    assertThat(ev.nccl().communicators().get(0).ranks()).isEmpty();
+    assertThat(ev.nccl().communicators().get(0).launcherLabels()).containsExactly("[rank5]:");
     Evidence mpi = Read.log("[1,6]<stdout>:node:12:12 [6] NCCL INFO Channel 00/0 : 6[6] -> 7[7] via P2P/IPC\n");
-    assertThat(mpi.nccl().communicators().get(0).ranks()).containsExactly(6);
+    assertThat(mpi.nccl().communicators().get(0).ranks()).isEmpty();
+    assertThat(mpi.nccl().communicators().get(0).launcherLabels()).containsExactly("[1,6]<stdout>:");
     Evidence tag = Read.log("[155] crow:5330:5499 [3] NCCL INFO threadThresholds 8/8/64 | 2048/8/64\n");
-    assertThat(tag.nccl().communicators().get(0).ranks()).containsExactly(155);
+    assertThat(tag.nccl().communicators().get(0).launcherLabels()).containsExactly("[155]");
+    // srun --label prints the task id; the communicator's rank (here 3 of a split) is what NCCL prints.
+    Evidence srun = Read.log(" 7: host:1:2 [0] " + String.format(body, 3) + " 7: host:1:2 [0] NCCL INFO Connected all rings\n");
+    Evidence.Communicator c = srun.nccl().communicators().get(0);
+    assertThat(c.ranks()).containsExactly(3);
+    assertThat(c.launcherLabels()).containsExactly("7:");
+    assertThat(c.rankInits().get(0).launcherLabel()).isEqualTo("7:");
+    assertThat(c.rankInits().get(0).host()).isEqualTo("host");
     Evidence stamp = Read.log("2024-06-01T10:00:00.123456 host:1:2 [0] " + String.format(body, 7));
     assertThat(stamp.nccl().communicators().get(0).ranks()).containsExactly(7);
     Evidence bare = Read.log("  [0] " + String.format(body, 2));
