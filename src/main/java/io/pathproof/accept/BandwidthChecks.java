@@ -77,6 +77,10 @@ final class BandwidthChecks extends CheckFamily {
       rows.add(r.na("not applicable (1 rank: no bus traffic)").build());
       return;
     }
+    if (voided("busbw") != null) {
+      rows.add(r.unproven(disclaimed(voided("busbw"))).build());
+      return;
+    }
     List<Double> durs = new ArrayList<>();
     for (int rank = 0; rank < nRanks(); rank++) {
       for (Evidence.Kernel k : kernelsOf(c, rank, nRanks() == 1)) {

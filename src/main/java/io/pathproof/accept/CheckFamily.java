@@ -42,6 +42,21 @@ abstract class CheckFamily {
     this.rows = ctx.rows();
   }
 
+  /**
+   * The cannot-predict note of the prediction that voids {@code field} (one of
+   * {@link CommunicatorPrediction#VOIDABLE}), or null: a row whose expected value rests on an input the model declined
+   * to predict is UNPROVEN with that note, never PASS, never FAIL.
+   */
+  String voided(String field) {
+    CommunicatorPrediction cp = p.communicator();
+    return cp == null ? null : cp.voidedBy(field);
+  }
+
+  /** The observed text of a row the prediction disclaimed. */
+  static String disclaimed(String note) {
+    return "not judged: the prediction disclaims it (" + note + ")";
+  }
+
   DTypeInfo dtypeOf(CollectivePrediction c) {
     Prediction.Buckets b = p.buckets();
     if (b != null) {

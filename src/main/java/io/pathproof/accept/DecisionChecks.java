@@ -119,6 +119,10 @@ final class DecisionChecks extends CheckFamily {
           .na("not applicable (1 rank: NCCL prints no TUNING line and launches no kernel)").build());
       return;
     }
+    if (voided("algorithm") != null) {
+      rows.add(r.unproven(disclaimed(voided("algorithm"))).build());
+      return;
+    }
     tuningRow(r, c, true, exp);
   }
 
@@ -134,6 +138,10 @@ final class DecisionChecks extends CheckFamily {
     if (c.noKernel()) {
       rows.add(r.expected("none: a 1-rank communicator copies, no protocol is selected")
           .na("not applicable (1 rank: NCCL prints no TUNING line and launches no kernel)").build());
+      return;
+    }
+    if (voided("protocol") != null) {
+      rows.add(r.unproven(disclaimed(voided("protocol"))).build());
       return;
     }
     tuningRow(r, c, false, exp);
@@ -178,6 +186,10 @@ final class DecisionChecks extends CheckFamily {
     }
     if (c.noKernel()) {
       rows.add(r.na("not applicable (1 rank: no tuning)").build());
+      return;
+    }
+    if (voided("tuner-time") != null) {
+      rows.add(r.unproven(disclaimed(voided("tuner-time"))).build());
       return;
     }
     if (c.tunerTimeUs() == null) {
@@ -233,8 +245,12 @@ final class DecisionChecks extends CheckFamily {
       rows.add(r.na(glooReason).build());
       return;
     }
-    if (cp == null || cp.cannotPredict() != null) {
-      rows.add(r.unproven("the model could not predict the communicator" + (cp == null ? "" : ": " + cp.cannotPredict())).build());
+    if (cp == null) {
+      rows.add(r.unproven("the model could not predict the communicator").build());
+      return;
+    }
+    if (voided("coll-channels") != null) {
+      rows.add(r.unproven(disclaimed(voided("coll-channels"))).build());
       return;
     }
     Set<Integer> seen = new TreeSet<>();

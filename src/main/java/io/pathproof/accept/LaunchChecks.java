@@ -35,6 +35,10 @@ final class LaunchChecks extends CheckFamily {
       rows.add(r.na(glooReason).build());
       return;
     }
+    if (!c.noKernel() && voided("launch-shape") != null) {
+      rows.add(r.unproven(disclaimed(voided("launch-shape"))).build());
+      return;
+    }
     boolean single = nRanks() == 1;
     List<Evidence.Kernel> mine = kernelsOf(c, rank, single);
     Verdict verdict = Verdict.NOT_APPLICABLE;

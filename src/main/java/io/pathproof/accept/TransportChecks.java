@@ -36,6 +36,11 @@ final class TransportChecks extends CheckFamily {
           .na("not applicable (1 rank: no peer connection)").build());
       return;
     }
+    if (voided("transport") != null) {
+      rows.add(new Row("transport", "transport per peer").expected(exp == null ? "(none predicted)" : exp)
+          .unproven(disclaimed(voided("transport"))).build());
+      return;
+    }
     TreeMap<String, Set<String>> perPeer = new TreeMap<>();
     TreeMap<String, List<Source>> sources = new TreeMap<>();
     Set<String> gdrOnP2p = new TreeSet<>();
@@ -82,18 +87,110 @@ final class TransportChecks extends CheckFamily {
         obs += " (a GDR flag on a P2P connector is ignored: P2P is GPU-to-GPU, never GPUDirect RDMA)";
       }
       if (exp == null) {
-        r.unproven(obs + "; the prediction names no transport");
-      } else if (matches(exp, en.getValue())) {
+        rows.add(r.unproven(obs + "; the prediction names no transport").build());
+        continue;
+      }
+      judge(r, en.getKey(), sources.get(en.getKey()), Expected.parse(exp), en.getValue(), obs);
+    }
+  }
+
+  /**
+   * A predicted transport: kinds joined by " + " (one per peer kind, e.g. intra-node P2P + inter-node NET), each a
+   * single mechanism or alternatives joined by " or " where the model cannot choose, and after ": " why it cannot.
+   */
+  record Expected(List<List<String>> kinds, String unknownReason) {
+    static Expected parse(String text) {
+      String body = text;
+      String reason = null;
+      int colon = text.indexOf(": ");
+      if (colon >= 0) {
+        body = text.substring(0, colon);
+        reason = text.substring(colon + 2).trim();
+      }
+      List<List<String>> kinds = new ArrayList<>();
+      for (String part : body.split(" \\+ ")) {
+        List<String> alts = new ArrayList<>();
+        for (String a : part.split(" or ")) {
+          if (!a.isBlank()) {
+            alts.add(a.trim());
+          }
+        }
+        if (!alts.isEmpty()) {
+          kinds.add(alts);
+        }
+      }
+      return new Expected(kinds, reason);
+    }
+
+    /** The predicted kind of the observed transport's family (P2P, SHM, NET …), or null. */
+    List<String> kindOf(String observed) {
+      for (List<String> k : kinds) {
+        for (String alt : k) {
+          if (NcclNames.transportFamily(alt).equals(NcclNames.transportFamily(observed))) {
+            return k;
+          }
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * The mechanism, not the family: a definite prediction (P2P/CUMEM, P2P/IPC, SHM, NET/IB …) passes only on that
+   * mechanism. Where the prediction names alternatives (cuMem support is not an input), the row is split: the family
+   * row PASSes or FAILs, the mechanism row is UNPROVEN with the prediction's reason (FAIL if none of them was used).
+   */
+  private void judge(Row r, String peer, List<Source> srcs, Expected exp, Set<String> observed, String obs) {
+    boolean familyOk = true;
+    boolean mechanismOk = true;
+    boolean undecided = false;
+    List<String> predictedKinds = new ArrayList<>();
+    for (String o : observed) {
+      List<String> kind = exp.kindOf(o);
+      if (kind == null) {
+        familyOk = false;
+        continue;
+      }
+      predictedKinds.add(String.join(" or ", kind));
+      boolean any = false;
+      for (String alt : kind) {
+        any |= matches(alt, o);
+      }
+      mechanismOk &= any;
+      undecided |= kind.size() > 1;
+    }
+    if (!undecided) {
+      if (familyOk && mechanismOk) {
         r.pass(obs);
-      } else if (sameKind(exp, en.getValue())) {
-        // P2P/CUMEM vs P2P/IPC: the same GPU-to-GPU transport; only how the peer buffer is mapped differs (cuMem
-        // support of the driver, NCCL_CUMEM_ENABLE), which the prediction can only assume. Not a path difference.
-        r.pass(obs + "; predicted " + exp + ": same " + NcclNames.transportFamily(exp) + " transport, other buffer mapping");
       } else {
-        r.fail(obs);
+        r.fail(obs + (familyOk ? "; predicted mechanism " + String.join(", ", predictedKinds) + ": another mechanism" : ""));
       }
       rows.add(r.build());
+      return;
     }
+    r.check("transport family from rank " + peer.replace("->", " to rank "));
+    if (familyOk) {
+      r.pass(obs + "; family " + NcclNames.transportFamily(observed.iterator().next()) + " as predicted");
+    } else {
+      r.fail(obs);
+    }
+    rows.add(r.build());
+    Row m = new Row("transport-mechanism/" + peer, "transport mechanism from rank " + peer.replace("->", " to rank "))
+        .expected(String.join(", ", predictedKinds)).kind(NCCL_LOG);
+    for (Source s : srcs) {
+      if (m.provenanceSize() >= 2) {
+        break;
+      }
+      m.prov(EvidenceView.src(s));
+    }
+    String seen = String.join(", ", observed);
+    if (!mechanismOk) {
+      m.fail(seen + ": none of the predicted mechanisms");
+    } else {
+      m.unproven(seen + "; not judged: the prediction could not choose the mechanism ("
+          + (exp.unknownReason() == null ? "alternatives predicted" : exp.unknownReason()) + ")");
+    }
+    rows.add(m.build());
   }
 
   private static String describe(Set<String> ts) {
@@ -105,36 +202,16 @@ final class TransportChecks extends CheckFamily {
     return "";
   }
 
-  /** Every observed transport is P2P, as predicted, differing only in the mapping mechanism (CUMEM, IPC, direct pointer). */
-  private static boolean sameKind(String expected, Set<String> observed) {
-    if (!"P2P".equals(NcclNames.transportFamily(expected)) || expected.toUpperCase(Locale.ROOT).contains("GDR")) {
+  /** The observed transport is the predicted mechanism; a prediction may name just the family ("P2P"). */
+  private static boolean matches(String expected, String observed) {
+    String e = expected.trim().toUpperCase(Locale.ROOT);
+    String u = observed.toUpperCase(Locale.ROOT);
+    if (!NcclNames.transportFamily(e).equals(NcclNames.transportFamily(u))) {
       return false;
     }
-    for (String o : observed) {
-      if (!"P2P".equals(NcclNames.transportFamily(o))) {
-        return false;
-      }
+    if (e.contains("GDR") && !u.contains("GDR")) {
+      return false;
     }
-    return true;
-  }
-
-  /** Every observed transport of a peer is of the predicted kind; a prediction may name just the family ("P2P"). */
-  private static boolean matches(String expected, Set<String> observed) {
-    String e = expected.trim().toUpperCase(Locale.ROOT);
-    boolean expectsGdr = e.contains("GDR");
-    for (String o : observed) {
-      String u = o.toUpperCase(Locale.ROOT);
-      if (!NcclNames.transportFamily(e).equals(NcclNames.transportFamily(u))) {
-        return false;
-      }
-      if (expectsGdr && !u.contains("GDR")) {
-        return false;
-      }
-      String eNoGdr = e.replace("/GDRDMA", "").replace("/GDR", "");
-      if (!u.startsWith(eNoGdr)) {
-        return false;
-      }
-    }
-    return true;
+    return u.startsWith(e.replace("/GDRDMA", "").replace("/GDR", ""));
   }
 }
