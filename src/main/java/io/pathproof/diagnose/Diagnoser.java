@@ -107,6 +107,37 @@ final class Diagnoser {
     return fb.kernelUs.length > 0 && fv.kernelUs.length > 0 ? StepStats.compare(fb.kernelUs, fv.kernelUs) : null;
   }
 
+  /** Both runs' machine load, and the step-time comparison with each step's run-queue wait taken out. */
+  record LoadComparison(MachineLoad baseline, MachineLoad variant, StepStats.Comparison withoutWait, boolean stepRegressed) {
+    /** The step regressed, the variant waited longer for a CPU, and without that wait it did not regress. */
+    boolean explains() {
+      return stepRegressed && variant.runQueueMs() > baseline.runQueueMs() && !withoutWait.regression();
+    }
+  }
+
+  private LoadComparison loadComparison(Diagnosis.Regression reg) {
+    if (fb.load == null || fv.load == null) {
+      return null;
+    }
+    return new LoadComparison(fb.load, fv.load, StepStats.compare(fb.load.stepsWithoutWait(), fv.load.stepsWithoutWait()), reg.detected());
+  }
+
+  private static String loadNote(LoadComparison load) {
+    return load == null ? null : "machine load: baseline " + load.baseline().describe() + "; variant " + load.variant().describe()
+        + "; without run-queue wait the step still regressed (" + ratio(load.withoutWait()) + ")";
+  }
+
+  /** The path layers that had evidence in both runs and did not change. */
+  private static List<String> examinedPath(List<Diagnosis.Elimination> eliminated) {
+    List<String> out = new ArrayList<>();
+    for (Diagnosis.Elimination e : eliminated) {
+      if (Fingerprint.PATH_LAYERS.contains(e.layer())) {
+        out.add(e.layer());
+      }
+    }
+    return out;
+  }
+
   private static String ms(double x) {
     return String.format(Locale.ROOT, "%.3f ms", x);
   }
@@ -123,6 +154,11 @@ final class Diagnoser {
     StepStats.Comparison compute = computeComparison();
     StepStats.Comparison kernels = kernelComparison();
     List<Diagnosis.LayerDiff> all = new ArrayList<>(diffs);
+    LoadComparison load = loadComparison(reg);
+    if (load != null) {
+      all.add(new Diagnosis.LayerDiff(Fingerprint.MACHINE_LOAD, load.baseline().describe(), load.variant().describe() + " (steps without "
+          + "run-queue wait: " + ratio(load.withoutWait()) + ")", load.explains(), List.of("manifest"), List.of()));
+    }
     boolean computeChanged = compute != null && (compute.regression() || compute.improvement());
     boolean kernelChanged = kernels != null && (kernels.regression() || kernels.improvement());
     if (compute != null) {
@@ -206,7 +242,8 @@ final class Diagnoser {
         root = Remedies.configured(layer, target, only.getKey(), only.getValue(), changedLayers, diffs, effect, effectSeen, fb);
       } else if (computeChanged && effectSeen) {
         conclusion = "root cause";
-        root = Remedies.compute(compute, effect, "the one configuration change (" + describe(only.getValue()) + ") left the path unchanged");
+        root = Remedies.compute(compute, effect, "the one configuration change (" + describe(only.getValue()) + ") left the path unchanged",
+            loadNote(load));
         candidates.add(new Diagnosis.Candidate(only.getKey(), layer, describe(only.getValue()), false));
       } else if (effectSeen || !changedLayers.isEmpty()) {
         conclusion = "unexplained";
@@ -221,12 +258,20 @@ final class Diagnoser {
     } else if (!changedLayers.isEmpty()) {
       conclusion = "root cause";
       root = Remedies.unconfigured(changedLayers.get(0), changedLayers, diffs, effect);
+    } else if (load != null && load.explains()) {
+      conclusion = "confounded by machine load";
+      root = Remedies.machineLoad(load, effect);
     } else if (computeChanged && effectSeen) {
       conclusion = "root cause";
-      root = Remedies.compute(compute, effect, "no configuration and no path change");
+      root = Remedies.compute(compute, effect, "no configuration and no path change", loadNote(load));
     } else if (kernelChanged && effectSeen) {
       conclusion = "root cause";
       root = Remedies.slowerLinks(kernels, effect, fb);
+    } else if ("regression".equals(reg.verdict()) && !examinedPath(eliminated).isEmpty()) {
+      // Every path layer with evidence is unchanged, nothing was configured differently and the communication did not
+      // slow down: what is left of the step is compute, even where its own estimate is too noisy to decide alone.
+      conclusion = "root cause";
+      root = Remedies.residualCompute(compute, effect, examinedPath(eliminated), loadNote(load));
     } else if (effectSeen) {
       conclusion = "unexplained";
       root = Remedies.unexplained("no configuration, path, compute or kernel-time difference explains the step time", changedLayers, diffs,

@@ -13,9 +13,10 @@ import java.util.Locale;
  * configuration changed, a root cause needs the configuration diff, the path diff and the measured effect to agree
  * (seed: 唯一配置diff + path diff + effect); more than one changed variable is "confounded" (common error 11).
  *
- * <p>{@code conclusion} ∈ {@code root cause}, {@code confounded}, {@code no change}, {@code unexplained},
- * {@code unproven} (no difference found, but step times missing). Layers ∈
- * correctness, ddp-buckets, algorithm, protocol, transport, channels, threads, compute, configuration, none; owners
+ * <p>{@code conclusion} ∈ {@code root cause}, {@code confounded}, {@code confounded by machine load} (the variant waited
+ * longer for a CPU and that wait explains the slower step), {@code no change}, {@code unexplained}, {@code unproven} (no
+ * difference found, but step times missing). Layers ∈ correctness, ddp-buckets, algorithm, protocol, transport,
+ * channels, threads, compute, configuration, machine-load, none; owners
  * ∈ PyTorch, NCCL host, NCCL device, CUDA+hardware, application. The public entry of the diagnose room is
  * {@link #diagnose} (and {@link #verifyFix}).
  */

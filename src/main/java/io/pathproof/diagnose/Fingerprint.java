@@ -29,6 +29,8 @@ final class Fingerprint {
   static final String COMPUTE = "compute";
   static final String CONFIGURATION = "configuration";
   static final String NONE = "none";
+  /** Not a layer of the job: the machine was busier during one run (run-queue wait), which explains the change. */
+  static final String MACHINE_LOAD = "machine-load";
 
   /** The structural layers, upstream first: the order of elimination (seed, 回归根因推理). */
   static final List<String> PATH_LAYERS = List.of(BUCKETS, ALGORITHM, PROTOCOL, TRANSPORT, CHANNELS, THREADS);
@@ -45,6 +47,8 @@ final class Fingerprint {
   /** NCCL AllReduce kernel durations (µs). */
   final double[] kernelUs;
   final Correctness correctness;
+  /** The machine's load beside the step times, or null where the run did not record it. */
+  final MachineLoad load;
 
   /** Within-run correctness: replica digests grouped, numerics samples of the majority. */
   record Correctness(Boolean equal, Map<String, List<Integer>> digestGroups, List<Double> samples, String source) {
@@ -88,6 +92,7 @@ final class Fingerprint {
     this.compute = compute();
     this.kernelUs = kernelDurations();
     this.correctness = correctness();
+    this.load = MachineLoad.of(e);
   }
 
   private static <T> List<T> list(List<T> l) {
@@ -300,10 +305,13 @@ final class Fingerprint {
   }
 
   /**
-   * Per measured iteration: step time minus the bucket communication time (hook entry to GPU done where the run has
-   * GPU boundaries, else to future done; summed over the buckets of that iteration), the median over ranks. What is
-   * left is forward, backward outside communication and the optimizer: the compute a slower model, data loader or
-   * clock would change. On NCCL the future completes at enqueue, not when the AllReduce finished (the harness's
+   * Per measured iteration: step time minus the time during which some bucket was in communication (hook entry to GPU
+   * done where the run has GPU boundaries, else to future done), the median over ranks. What is left is forward,
+   * backward outside communication and the optimizer: the compute a slower model, data loader or clock would change.
+   * The communication time is the union of the buckets' intervals, not their sum: on gloo the next bucket is ready
+   * while the previous one is still in flight, and a sum counted that time twice (a negative compute on a loaded
+   * machine, issue 11). The union lies inside the step, so the estimate is never negative; it is clamped at 0 for
+   * clocks that disagree. On NCCL the future completes at enqueue, not when the AllReduce finished (the harness's
    * note; ProcessGroupNCCL futures are CUDA-aware), so only GPU done bounds the communication there.
    */
   private double[] compute() {
@@ -311,18 +319,18 @@ final class Fingerprint {
     if (hooks.isEmpty()) {
       return new double[0];
     }
-    Map<String, Double> comm = new TreeMap<>();
+    Map<String, List<long[]>> intervals = new TreeMap<>();
     for (Evidence.BucketRecord b : hooks) {
       Long end = b.gpuDoneNs() != null ? b.gpuDoneNs() : b.futureDoneNs();
-      if (b.readyNs() != null && end != null) {
-        comm.merge(b.rank() + "/" + b.iteration(), (end - b.readyNs()) / 1e6, Double::sum);
+      if (b.readyNs() != null && end != null && end >= b.readyNs()) {
+        intervals.computeIfAbsent(b.rank() + "/" + b.iteration(), k -> new ArrayList<>()).add(new long[] {b.readyNs(), end});
       }
     }
     TreeMap<Integer, List<Double>> perIt = new TreeMap<>();
     for (Evidence.Step s : measuredSteps()) {
-      Double c = comm.get(s.rank() + "/" + s.iteration());
-      if (c != null) {
-        perIt.computeIfAbsent(s.iteration(), i -> new ArrayList<>()).add(s.ms() - c);
+      List<long[]> iv = intervals.get(s.rank() + "/" + s.iteration());
+      if (iv != null) {
+        perIt.computeIfAbsent(s.iteration(), i -> new ArrayList<>()).add(Math.max(0.0, s.ms() - unionMs(iv)));
       }
     }
     double[] out = new double[perIt.size()];
@@ -331,6 +339,30 @@ final class Fingerprint {
       out[i++] = StepStats.median(l.stream().mapToDouble(Double::doubleValue).toArray());
     }
     return out;
+  }
+
+  /** The length of the union of [start, end] intervals, in ms. */
+  static double unionMs(List<long[]> intervals) {
+    List<long[]> iv = new ArrayList<>(intervals);
+    iv.sort(Comparator.comparingLong(x -> x[0]));
+    long total = 0;
+    long curStart = Long.MIN_VALUE;
+    long curEnd = Long.MIN_VALUE;
+    for (long[] x : iv) {
+      if (x[0] > curEnd) {
+        if (curEnd > curStart) {
+          total += curEnd - curStart;
+        }
+        curStart = x[0];
+        curEnd = x[1];
+      } else {
+        curEnd = Math.max(curEnd, x[1]);
+      }
+    }
+    if (curEnd > curStart) {
+      total += curEnd - curStart;
+    }
+    return total / 1e6;
   }
 
   private double[] kernelDurations() {

@@ -116,17 +116,59 @@ final class Remedies {
         List.of("a larger timeout: nothing hangs", "forcing the old choice with NCCL_* variables: it hides why the choice changed"), RERUN);
   }
 
-  static Diagnosis.RootCause compute(StepStats.Comparison compute, String effect, String context) {
+  static Diagnosis.RootCause compute(StepStats.Comparison compute, String effect, String context, String loadNote) {
     String change = String.format(Locale.ROOT, "compute outside communication rose from %.3f to %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f)",
         compute.baselineMedian(), compute.variantMedian(), compute.ratio(), compute.ciLow(), compute.ciHigh());
-    return new Diagnosis.RootCause(Fingerprint.COMPUTE, "application", change,
-        List.of("configuration / path: " + context, "compute: " + change + " (hook ready to GPU-done / future-done times and step times)", "effect: " + effect,
-            "the bucket communication time did not change: the slowdown is outside the AllReduce"),
+    List<String> evidence = new ArrayList<>(List.of("configuration / path: " + context,
+        "compute: " + change + " (hook ready to GPU-done / future-done times and step times)", "effect: " + effect,
+        "the bucket communication time did not change: the slowdown is outside the AllReduce"));
+    if (loadNote != null) {
+      evidence.add(loadNote);
+    }
+    return computeCause(change, evidence);
+  }
+
+  /** Every path layer with evidence is unchanged and nothing else explains the step: the residual is compute. */
+  static Diagnosis.RootCause residualCompute(StepStats.Comparison compute, String effect, List<String> unchanged, String loadNote) {
+    String change = "the step regressed with every examined path layer unchanged (" + String.join(", ", unchanged)
+        + "), no configuration change and no slower communication: the residual is compute outside communication";
+    List<String> evidence = new ArrayList<>(List.of("configuration diff: none", "path diff: none (" + String.join(", ", unchanged) + " equal)",
+        "effect: " + effect));
+    if (compute != null) {
+      evidence.add(String.format(Locale.ROOT, "compute estimate %.3f → %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f): too noisy to decide "
+          + "alone, consistent with the residual", compute.baselineMedian(), compute.variantMedian(), compute.ratio(), compute.ciLow(), compute.ciHigh()));
+    }
+    if (loadNote != null) {
+      evidence.add(loadNote);
+    }
+    return computeCause(change, evidence);
+  }
+
+  private static Diagnosis.RootCause computeCause(String change, List<String> evidence) {
+    return new Diagnosis.RootCause(Fingerprint.COMPUTE, "application", change, evidence,
         "find what slowed forward, backward or the optimizer step (model code, data loading, a sleep or sync, GPU clocks) and undo it; "
             + "profile the compute kernels and CPU ranges of one step on each rank",
         List.of("NCCL tuning (channels, NCCL_ALGO, NCCL_PROTO): the communication path and its time are unchanged",
             "a larger DDP bucket: communication is not what slowed down", "a larger timeout: nothing hangs"),
         RERUN);
+  }
+
+  /** The variant waited longer for a CPU, and that wait explains the slower step: not a change of the job. */
+  static Diagnosis.RootCause machineLoad(Diagnoser.LoadComparison load, String effect) {
+    String change = String.format(Locale.ROOT, "confounded by machine load: the variant's ranks waited %.3f ms per step for a CPU "
+        + "(baseline %.3f ms); without that wait the step time shows no regression (%s)", load.variant().runQueueMs(),
+        load.baseline().runQueueMs(), ratioText(load.withoutWait()));
+    return new Diagnosis.RootCause(Fingerprint.MACHINE_LOAD, "CUDA+hardware", change,
+        List.of("configuration diff: none", "path diff: none", "effect: " + effect, "machine load: baseline " + load.baseline().describe(),
+            "machine load: variant " + load.variant().describe()),
+        "nothing in the job to fix: re-run baseline and variant interleaved (or both on a quiet machine) and diagnose again",
+        List.of("any change to the job (model, DDP, NCCL): the job did the same work; the machine gave it less CPU",
+            "a larger timeout: nothing hangs"),
+        "re-run both runs back to back on the same quiet machine, then pathproof diagnose again");
+  }
+
+  private static String ratioText(StepStats.Comparison c) {
+    return String.format(Locale.ROOT, "ratio %.3f, 95%% CI %.3f..%.3f", c.ratio(), c.ciLow(), c.ciHigh());
   }
 
   static Diagnosis.RootCause slowerLinks(StepStats.Comparison kernels, String effect, Fingerprint fb) {

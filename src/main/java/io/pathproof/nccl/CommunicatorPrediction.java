@@ -1,11 +1,17 @@
 package io.pathproof.nccl;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What ncclCommInitRank will settle on for the scenario's communicator: channel counts after Postset and the env
  * clamps, p2p channels, the ring and tree graphs, transport per peer kind, and the INIT lines it will print.
  * {@code cannotPredict} is non-null when an input the model needs is missing (then the numbers are not meaningful).
+ * {@code voids} says, for each cannot-predict note, which predicted fields it voids (the acceptance rows of those
+ * names are UNPROVEN with that note): {@code algorithm}, {@code protocol}, {@code tuner-time}, {@code coll-channels},
+ * {@code launch-shape} (channels used → gridX, blockX), {@code transport}, {@code busbw}. Omitted from the JSON when
+ * empty, so predictions sealed before it existed keep their seal.
  */
 public record CommunicatorPrediction(
     int nRanks,
@@ -21,9 +27,43 @@ public record CommunicatorPrediction(
     String channelsInitLine,
     String threadThresholdsLine,
     String cannotPredict,
-    List<String> notes) {
+    List<String> notes,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids) {
+  /** Every field a cannot-predict note may void, in table order. */
+  public static final List<String> VOIDABLE =
+      List.of("algorithm", "protocol", "tuner-time", "coll-channels", "launch-shape", "transport", "busbw");
+
   public CommunicatorPrediction {
     ringOrders = ringOrders == null ? List.of() : List.copyOf(ringOrders);
     notes = notes == null ? List.of() : List.copyOf(notes);
+    voids = voids == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(voids));
+  }
+
+  /** A prediction without per-note voids (older callers). */
+  public CommunicatorPrediction(int nRanks, int nNodes, int collChannels, int p2pChannels, int p2pChannelsPerPeer, int nvlsChannels,
+      GraphSummary ringGraph, GraphSummary treeGraph, String transport, List<String> ringOrders, String channelsInitLine,
+      String threadThresholdsLine, String cannotPredict, List<String> notes) {
+    this(nRanks, nNodes, collChannels, p2pChannels, p2pChannelsPerPeer, nvlsChannels, ringGraph, treeGraph, transport, ringOrders,
+        channelsInitLine, threadThresholdsLine, cannotPredict, notes, null);
+  }
+
+  /**
+   * The cannot-predict note that voids {@code field}, or null. A prediction that carries a note but no voids (sealed
+   * before voids existed) voids every field: never judge what the model disclaimed.
+   */
+  public String voidedBy(String field) {
+    if (cannotPredict == null) {
+      return null;
+    }
+    if (voids.isEmpty()) {
+      return cannotPredict;
+    }
+    java.util.List<String> notes = new java.util.ArrayList<>();
+    voids.forEach((note, fields) -> {
+      if (fields.contains(field)) {
+        notes.add(note);
+      }
+    });
+    return notes.isEmpty() ? null : String.join("; ", notes);
   }
 }

@@ -63,6 +63,8 @@ public final class NcclModel {
     Map<String, String> env = scenario.env();
     List<String> notes = new ArrayList<>();
     List<String> cannot = new ArrayList<>();
+    // Which predicted fields each cannot-predict note voids (accept leaves those rows UNPROVEN with the note).
+    Map<String, List<String>> voids = new java.util.LinkedHashMap<>();
 
     // Ranks node by node, GPU by GPU (Scenario's contract).
     List<Host> hosts = new ArrayList<>();
@@ -96,6 +98,7 @@ public final class NcclModel {
       for (Host h : hosts) {
         if (h.node().nics().isEmpty()) {
           cannot.add("cannot predict: host " + h.node().hostname() + " has no NIC in the topology (network paths unknown)");
+          voids.put(cannot.get(cannot.size() - 1), CommunicatorPrediction.VOIDABLE);
         }
       }
     }
@@ -221,15 +224,20 @@ public final class NcclModel {
     if (nvsPresent && minCc >= 90 && nRanks > 1 && (nvlsEnable == null || NcclEnv.longOr(nvlsEnable, 2) != 0)) {
       cannot.add("cannot predict: NVLS may be enabled on this NVSwitch sm" + minCc
           + " system (multicast support of the driver/fabric manager is not an input); set NCCL_NVLS_ENABLE=0");
+      // NVLS enters the tuner's table and its own channels; the ring's peer connections are made as before.
+      voids.put(cannot.get(cannot.size() - 1), List.of("algorithm", "protocol", "tuner-time", "coll-channels", "launch-shape", "busbw"));
     }
     if (NcclEnv.get(env, "NCCL_TUNER_PLUGIN") != null) {
       cannot.add("cannot predict: NCCL_TUNER_PLUGIN is set; a tuner plugin may override the cost table");
+      // A tuner plugin picks algorithm, protocol, channels and threads per call; the communicator is set up as before.
+      voids.put(cannot.get(cannot.size() - 1), List.of("algorithm", "protocol", "tuner-time", "launch-shape", "busbw"));
     }
     if (NcclEnv.longOr(NcclEnv.get(env, "NCCL_COLLNET_ENABLE"), 0) == 1) {
       notes.add("NCCL_COLLNET_ENABLE=1 but no CollNet plugin is described; CollNet is modelled as unsupported");
     }
     if (NcclEnv.get(env, "NCCL_GRAPH_FILE") != null) {
       cannot.add("cannot predict: NCCL_GRAPH_FILE replaces the graph search with a file that is not an input");
+      voids.put(cannot.get(cannot.size() - 1), CommunicatorPrediction.VOIDABLE);
     }
 
     String nt = NcclEnv.get(env, "NCCL_NTHREADS");
@@ -276,7 +284,7 @@ public final class NcclModel {
     GraphSummary treeSum = tree.summary();
     CommunicatorPrediction cp = new CommunicatorPrediction(nRanks, nNodes, collChannelsV, p2pn, p2pPerPeer, nvlsChannels,
         ringSum, treeSum, transport, ringOrders, initLine, tm.threadThresholdsLine(),
-        cannot.isEmpty() ? null : String.join("; ", cannot), notes);
+        cannot.isEmpty() ? null : String.join("; ", cannot), notes, voids);
     return new NcclModel(scenario, table, nRanks, nNodes, tm, cp, ring, tree, collChannelsV, transport);
   }
 
@@ -481,6 +489,7 @@ public final class NcclModel {
   private static String transport(TopoSystem sys, Map<String, String> env, Version cuda, int nNodes,
       Topology.Node host, List<String> notes) {
     List<String> kinds = new ArrayList<>();
+    boolean[] unknownCumem = {false};
     if (sys.count(TopoSystem.GPU) > 1) {
       boolean p2pAll = true;
       boolean read = true;
@@ -498,10 +507,15 @@ public final class NcclModel {
       if (p2pAll) {
         String cumemEnv = NcclEnv.get(env, "NCCL_CUMEM_ENABLE");
         boolean cumem = cumemEnv != null ? NcclEnv.longOr(cumemEnv, 1) != 0 : cuda == null || cuda.major() >= 12;
-        if (cumemEnv == null) {
-          notes.add("cuMem assumed " + (cumem ? "on" : "off") + " (driver support is not an input; NCCL_CUMEM_ENABLE decides)");
+        String rd = read ? "/read" : "";
+        if (cumemEnv == null && cumem) {
+          // Unset, NCCL enables cuMem only where the driver supports it, which is not an input: say so, so that
+          // accept judges the P2P family and leaves the mechanism unproven (issue 11 §2).
+          unknownCumem[0] = true;
+          kinds.add("P2P/CUMEM" + rd + " or P2P/IPC" + rd);
+        } else {
+          kinds.add((cumem ? "P2P/CUMEM" : "P2P/IPC") + rd);
         }
-        kinds.add((cumem ? "P2P/CUMEM" : "P2P/IPC") + (read ? "/read" : ""));
       } else if (!shmDisabled) {
         kinds.add("SHM");
       } else {
@@ -516,7 +530,7 @@ public final class NcclModel {
       String net = k.contains("ib") || k.contains("roce") || k.isEmpty() ? "NET/IB" : "NET/Socket";
       kinds.add(net + (gdr && net.equals("NET/IB") ? "/GDRDMA" : ""));
     }
-    return kinds.isEmpty() ? "none" : String.join(" + ", kinds);
+    return kinds.isEmpty() ? "none" : String.join(" + ", kinds) + (unknownCumem[0] ? ": cuMem support unknown" : "");
   }
 
   /** Rank orders of the communicator's rings (channel c uses graph channel c mod graph channels), ≤ 64 ranks. */

@@ -35,6 +35,8 @@ public final class PredictionTable {
       if (c.cannotPredict() != null) {
         sb.append("  ").append(c.cannotPredict()).append('\n');
       }
+      // Which rows each note leaves UNPROVEN in accept, so the table and the JSON say the same.
+      c.voids().forEach((note, fields) -> sb.append("  voids ").append(String.join(", ", fields)).append(": ").append(note).append('\n'));
       sb.append(String.format(Locale.ROOT, "  collChannels %d, p2pChannels %d (%d per peer), nvlsChannels %d, transport %s%n",
           c.collChannels(), c.p2pChannels(), c.p2pChannelsPerPeer(), c.nvlsChannels(), c.transport()));
       graph(sb, "ring graph", c.ringGraph());

@@ -207,6 +207,9 @@ def main(argv):
         logging = {"_error": repr(e)}
     write_json(os.path.join(run_dir, "ddp-logging-rank%d.json" % rank), logging)
 
+    loads = [None] * world
+    dist.all_gather_object(loads, machine_load_summary(steps, rank))
+
     digest = replica_digest(torch, model.module)
     digests = [None] * world
     dist.all_gather_object(digests, digest)
@@ -232,6 +235,7 @@ def main(argv):
         manifest.update({"harnessEnd": now_iso(), "harnessFinished": True, "hosts": hosts,
                          "parameterOrder": [model.module.original_names[n] for n, _ in model.module.named_parameters()],
                          "profiledIterations": list(window) if window else None})
+        manifest["machineLoad"] = {"cpuCount": os.cpu_count(), "ranks": loads}
         write_json(manifest_path, manifest)
     # The DDP model (its Reducer holds the process group) stays alive until os._exit below. Freeing it when main()
     # returns runs ~ProcessGroupGloo with the GIL held, which joins a gloo worker thread that is itself waiting for the
@@ -401,6 +405,7 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
         else:
             anchor_ns, e0 = time.time_ns(), None
         t0 = time.perf_counter()
+        load0 = machine_load_sample()
         if recorder is not None:
             recorder.begin(it, anchor_ns, e0)
         opt.zero_grad(set_to_none=True)
@@ -430,11 +435,39 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
         phase = "warmup" if it < warmup else "measured"
         profiled = bool(profiler_window and profiler_window[0] <= it < profiler_window[1])
         row = {"rank": rank, "iteration": it, "phase": phase, "ms": ms, "clock": clock, "profiled": profiled}
+        row.update(machine_load_delta(load0, machine_load_sample()))
         out.write(json.dumps(row, sort_keys=True) + "\n")
         out.flush()
         steps.append(row)
     out.close()
     return steps
+
+
+def machine_load_sample():
+    """Process CPU time, this (main) thread's run-queue wait from /proc/thread-self/schedstat, the 1-min load."""
+    wait = None
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            wait = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return time.process_time(), wait, os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+def machine_load_delta(a, b):
+    """Load beside the wall time of one step: CPU time, time runnable but not running (the machine busy), load."""
+    out = {"cpuMs": (b[0] - a[0]) * 1e3, "loadavg1": b[2]}
+    if a[1] is not None and b[1] is not None:
+        out["runQueueMs"] = (b[1] - a[1]) / 1e6
+    return out
+
+
+def machine_load_summary(steps, rank):
+    """The measured steps' machine load, gathered into the manifest (diagnose reads the manifest, not step files)."""
+    m = [s for s in steps if s["phase"] == "measured"]
+    return {"rank": rank, "iterations": [s["iteration"] for s in m], "wallMs": [s["ms"] for s in m],
+            "cpuMs": [s.get("cpuMs") for s in m], "runQueueMs": [s.get("runQueueMs") for s in m],
+            "loadavg1": [s.get("loadavg1") for s in m]}
 
 
 def extra_compute(torch, cuda, device, ms):

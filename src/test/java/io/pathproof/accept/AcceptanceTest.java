@@ -148,11 +148,11 @@ class AcceptanceTest {
     // A prediction of GPUDirect RDMA is refuted by a P2P connection.
     Prediction gdr = withComm(SyntheticRuns.seedPrediction(), "NET/IB/GDRDMA");
     assertThat(Acceptance.accept(sealed(gdr), SyntheticRuns.build(s)).row("transport/0->1").verdict()).isEqualTo(Verdict.FAIL);
-    // P2P/IPC where P2P/CUMEM was predicted: the same transport, another mapping of the peer buffer.
+    // P2P/IPC where P2P/CUMEM was definitely predicted: the mechanism, not the family (issue 11 §2).
     Prediction cumem = withComm(SyntheticRuns.seedPrediction(), "P2P/CUMEM");
     AcceptanceRow c = Acceptance.accept(sealed(cumem), SyntheticRuns.build(s)).row("transport/1->2");
-    assertThat(c.verdict()).isEqualTo(Verdict.PASS);
-    assertThat(c.observed()).contains("predicted P2P/CUMEM: same P2P transport");
+    assertThat(c.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(c.observed()).contains("predicted mechanism P2P/CUMEM: another mechanism");
     // SHM where P2P was predicted fails.
     s.transport = "SHM/direct/direct";
     s.gdrFlagOnConnections = false;
@@ -420,6 +420,82 @@ class AcceptanceTest {
     List<Evidence.Kernel> ks = e.kernels().stream().filter(k -> !k.nccl()).toList();
     return new Evidence(e.runDir(), e.files(), e.nccl(), ks, e.ranges(), e.ddp(), e.steps(), e.replicas(), e.peerAccess(), e.flightRecorder(),
         e.manifest(), e.findings(), e.problems());
+  }
+
+  @Test
+  void transportTheModelCannotChooseIsSplitIntoFamilyAndMechanism() {
+    SyntheticRuns.Spec s = seedRun(); // P2P/IPC on every peer
+    Prediction either = withComm(SyntheticRuns.seedPrediction(), "P2P/CUMEM or P2P/IPC: cuMem support unknown");
+    AcceptanceTable t = Acceptance.accept(sealed(either), SyntheticRuns.build(s));
+    AcceptanceRow family = t.row("transport/0->1");
+    assertThat(family.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(family.check()).startsWith("transport family");
+    AcceptanceRow mech = t.row("transport-mechanism/0->1");
+    assertThat(mech.verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(mech.observed()).startsWith("P2P/IPC").contains("cuMem support unknown");
+    assertThat(mech.expected()).isEqualTo("P2P/CUMEM or P2P/IPC");
+    assertThat(mech.evidence()).containsExactly("nccl-log");
+    // A mechanism that is none of the alternatives fails; another family fails the family row.
+    s.transport = "P2P/direct pointer";
+    assertThat(Acceptance.accept(sealed(either), SyntheticRuns.build(s)).row("transport-mechanism/0->1").verdict()).isEqualTo(Verdict.FAIL);
+    s.transport = "SHM/direct/direct";
+    AcceptanceTable shm = Acceptance.accept(sealed(either), SyntheticRuns.build(s));
+    assertThat(shm.row("transport/0->1").verdict()).isEqualTo(Verdict.FAIL);
+    // A definite prediction keeps one row per peer.
+    assertThat(accept(seedRun()).row("transport-mechanism/0->1")).isNull();
+  }
+
+  @Test
+  void aCannotPredictNoteVoidsEveryRowItTouchesAndOnlyThose() {
+    // NVLS possibly on (Hopper NVSwitch): algorithm, protocol, tuner time, coll channels, launch shape and bus bandwidth
+    // rest on it; transport, bus bytes and the collective's count do not.
+    String note = "cannot predict: NVLS may be enabled on this NVSwitch sm90 system";
+    Prediction nvls = withNote(SyntheticRuns.seedPrediction(), note,
+        java.util.Map.of(note, List.of("algorithm", "protocol", "tuner-time", "coll-channels", "launch-shape", "busbw")));
+    AcceptanceTable t = Acceptance.accept(sealed(nvls), SyntheticRuns.build(seedRun()));
+    for (String id : List.of("algorithm/bucket0", "protocol/bucket0", "tuner-time/bucket0", "coll-channels", "launch-shape/rank0/bucket0",
+        "launch-shape/rank3/bucket0", "busbw/bucket0")) {
+      assertThat(t.row(id).verdict()).as(id).isEqualTo(Verdict.UNPROVEN);
+      assertThat(t.row(id).observed()).as(id).contains(note);
+    }
+    for (String id : List.of("transport/0->1", "bus-bytes/bucket0", "collective/bucket0")) {
+      assertThat(t.row(id).verdict()).as(id).isEqualTo(Verdict.PASS);
+    }
+    // Nor can a disclaimed row FAIL: a run with other decisions stays UNPROVEN there.
+    SyntheticRuns.Spec other = seedRun();
+    other.algoId = 0;
+    other.protoId = 0;
+    other.gridX = 3;
+    AcceptanceTable o = Acceptance.accept(sealed(nvls), SyntheticRuns.build(other));
+    assertThat(o.row("algorithm/bucket0").verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(o.row("protocol/bucket0").verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(o.row("launch-shape/rank0/bucket0").verdict()).isEqualTo(Verdict.UNPROVEN);
+    // A note sealed without voids (before they existed) voids every voidable row, transport included.
+    Prediction old = withNote(SyntheticRuns.seedPrediction(), note, null);
+    AcceptanceTable ot = Acceptance.accept(sealed(old), SyntheticRuns.build(seedRun()));
+    assertThat(ot.row("transport").verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(ot.row("algorithm/bucket0").verdict()).isEqualTo(Verdict.UNPROVEN);
+  }
+
+  @Test
+  void thePredictionSaysWhichFieldsANoteVoids() {
+    // The h200-x8 preset with NVLS left on (the preset turns it off).
+    io.pathproof.scenario.Scenario x8 = io.pathproof.scenario.Scenarios.load("h200-x8");
+    io.pathproof.nccl.NcclModel m = io.pathproof.nccl.NcclModel.of(new io.pathproof.scenario.Scenario(x8.name(), x8.workload(), x8.topology(),
+        x8.versions(), x8.ranks(), java.util.Map.of(), x8.backend()));
+    CommunicatorPrediction c = m.communicator();
+    assertThat(c.cannotPredict()).contains("NVLS");
+    assertThat(c.voids()).hasSize(1);
+    assertThat(c.voids().values().iterator().next()).contains("algorithm", "protocol", "launch-shape").doesNotContain("transport");
+    assertThat(c.voidedBy("launch-shape")).contains("NVLS");
+    assertThat(c.voidedBy("transport")).isNull();
+  }
+
+  private static Prediction withNote(Prediction p, String note, java.util.Map<String, List<String>> voids) {
+    CommunicatorPrediction c = p.communicator();
+    return new Prediction(p.schema(), p.inputs(), p.backend(), p.buckets(), new CommunicatorPrediction(c.nRanks(), c.nNodes(), c.collChannels(),
+        c.p2pChannels(), c.p2pChannelsPerPeer(), c.nvlsChannels(), null, null, c.transport(), List.of(), null, null, note, List.of(), voids),
+        p.collectives(), p.assumptions(), null);
   }
 
   private static Prediction withCollective(Prediction p, java.util.function.UnaryOperator<CollectivePrediction> f) {

@@ -1,0 +1,172 @@
+package io.pathproof.accept;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.ddp.Bucket;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.predict.Prediction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * DDP bucket rows: the logical parameter bytes and the bucket layout per rank and iteration, from the comm hook and
+ * from DDP's own logging data.
+ */
+final class BucketChecks extends CheckFamily {
+  BucketChecks(CheckFamily.Context ctx) {
+    super(ctx);
+  }
+
+  void parameterBytes() {
+    Prediction.Buckets b = p.buckets();
+    Row r = new Row("parameter-bytes", "logical parameter bytes");
+    if (b == null) {
+      rows.add(r.expected("(no bucket prediction)").unproven("the prediction holds no buckets").build());
+      return;
+    }
+    r.expected(b.parameterBytes() + " B in " + b.parameterCount() + " parameter(s)");
+    List<String> obs = new ArrayList<>();
+    boolean bad = false;
+    // DDP's own count (logger.cpp total_parameter_size_bytes), per rank.
+    for (Map.Entry<String, JsonNode> en : new TreeMap<>(v.ddpLogging()).entrySet()) {
+      JsonNode t = en.getValue() == null ? null : en.getValue().get("total_parameter_size_bytes");
+      if (t != null && t.canConvertToLong()) {
+        r.kind(DDP_LOGGING).prov("ddp logging rank " + en.getKey() + " total_parameter_size_bytes");
+        obs.add("rank " + en.getKey() + ": " + t.asLong() + " B (DDP logging)");
+        bad |= t.asLong() != b.parameterBytes();
+      }
+    }
+    // The flat buckets of one iteration hold every gradient once: their sum is the logical gradient size.
+    for (Map.Entry<Integer, TreeMap<Integer, List<Evidence.BucketRecord>>> en : v.hooksByRankIteration().entrySet()) {
+      Map.Entry<Integer, List<Evidence.BucketRecord>> first = en.getValue().firstEntry();
+      long sum = 0;
+      for (Evidence.BucketRecord br : first.getValue()) {
+        sum += br.bytes();
+      }
+      r.kind(HOOK).prov(EvidenceView.src(first.getValue().get(0).source()));
+      obs.add("rank " + en.getKey() + ": " + sum + " B in the buckets of iteration " + first.getKey() + " (hook)");
+      bad |= sum != b.parameterBytes();
+    }
+    if (obs.isEmpty()) {
+      r.unproven("no hook records and no DDP logging data");
+    } else if (bad) {
+      r.fail(String.join("; ", obs));
+    } else {
+      r.pass(summarize(obs, b.parameterBytes() + " B"));
+    }
+    rows.add(r.build());
+  }
+
+  void buckets() {
+    Prediction.Buckets b = p.buckets();
+    if (b == null) {
+      rows.add(new Row("buckets", "buckets per rank per iteration").expected("(no bucket prediction)")
+          .unproven("the prediction holds no buckets").build());
+      return;
+    }
+    boolean rebuilds = !b.rebuilt().isEmpty() && b.firstRebuiltIteration() >= 0;
+    if (rebuilds) {
+      bucketPhase("buckets-construction", "construction buckets per rank per iteration (iterations < "
+          + b.firstRebuiltIteration() + ")", b.construction(), 0, b.firstRebuiltIteration(), "bucket_sizes");
+      bucketPhase("buckets-rebuilt", "rebuilt buckets per rank per iteration (iterations >= " + b.firstRebuiltIteration() + ")",
+          b.rebuilt(), b.firstRebuiltIteration(), Integer.MAX_VALUE, "rebuilt_bucket_sizes");
+    } else {
+      bucketPhase("buckets", "buckets per rank per iteration (never rebuilt)", b.construction(), 0, Integer.MAX_VALUE,
+          "bucket_sizes");
+    }
+  }
+
+  private void bucketPhase(String id, String check, List<Bucket> expected, int fromIt, int toIt, String loggingKey) {
+    List<Long> exp = new ArrayList<>();
+    for (Bucket bk : expected) {
+      exp.add(bk.bytes());
+    }
+    Row r = new Row(id, check).expected(expected.size() + " bucket(s) " + exp + " B");
+    int groups = 0;
+    List<String> bad = new ArrayList<>();
+    Set<String> ranks = new TreeSet<>();
+    for (Map.Entry<Integer, TreeMap<Integer, List<Evidence.BucketRecord>>> en : v.hooksByRankIteration().entrySet()) {
+      for (Map.Entry<Integer, List<Evidence.BucketRecord>> it : en.getValue().entrySet()) {
+        if (it.getKey() < fromIt || it.getKey() >= toIt) {
+          continue;
+        }
+        groups++;
+        ranks.add(String.valueOf(en.getKey()));
+        List<Long> got = new ArrayList<>();
+        String paramsProblem = null;
+        for (Evidence.BucketRecord br : it.getValue()) {
+          got.add(br.bytes());
+          if (br.index() < expected.size()) {
+            List<String> ep = expected.get(br.index()).params();
+            if (br.params() != null && !br.params().isEmpty() && !ep.isEmpty() && !paramNames(br.params()).equals(paramNames(ep))) {
+              paramsProblem = "bucket " + br.index() + " params " + br.params() + " (expected " + ep + ")";
+            }
+          }
+        }
+        if (!got.equals(exp) || paramsProblem != null) {
+          if (bad.size() < 4) {
+            bad.add("rank " + en.getKey() + " iteration " + it.getKey() + ": " + got.size() + " bucket(s) " + got + " B"
+                + (paramsProblem == null ? "" : ", " + paramsProblem));
+            r.prov(EvidenceView.src(it.getValue().get(0).source()));
+          }
+        } else if (r.provenanceSize() < 2) {
+          r.prov(EvidenceView.src(it.getValue().get(0).source()));
+        }
+      }
+    }
+    if (groups > 0) {
+      r.kind(HOOK);
+    }
+    // DDP's own record of the bucket sizes (logger.cpp): an independent second kind.
+    List<String> logBad = new ArrayList<>();
+    int logs = 0;
+    for (Map.Entry<String, JsonNode> en : new TreeMap<>(v.ddpLogging()).entrySet()) {
+      JsonNode s = en.getValue() == null ? null : en.getValue().get(loggingKey);
+      if (s == null || s.isNull() || s.asText().isBlank()) {
+        continue;
+      }
+      List<Long> got = new ArrayList<>();
+      try {
+        for (String part : s.asText().split(",")) {
+          got.add(Long.parseLong(part.trim()));
+        }
+      } catch (NumberFormatException ex) {
+        continue;
+      }
+      logs++;
+      r.kind(DDP_LOGGING).prov("ddp logging rank " + en.getKey() + " " + loggingKey);
+      if (!got.equals(exp)) {
+        logBad.add("rank " + en.getKey() + " " + loggingKey + " " + got);
+      }
+    }
+    if (groups == 0 && logs == 0) {
+      r.unproven("no hook records for these iterations and no DDP logging of " + loggingKey);
+    } else if (!bad.isEmpty() || !logBad.isEmpty()) {
+      List<String> all = new ArrayList<>(bad);
+      all.addAll(logBad);
+      r.fail(String.join("; ", all));
+    } else {
+      String o = groups > 0
+          ? expected.size() + " bucket(s) " + exp + " B in each of " + groups + " rank×iteration(s) (ranks " + ranks + ")"
+          : expected.size() + " bucket(s) " + exp + " B";
+      r.pass(o + (logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + logs + " rank(s)" : ""));
+    }
+    rows.add(r.build());
+  }
+
+  /**
+   * Parameter names without the {@code module.} prefix that {@code DistributedDataParallel.named_parameters()} adds
+   * (the wrapped model is its attribute {@code module}): a hook that names parameters through the DDP object and a
+   * prediction that names them through the model mean the same parameter.
+   */
+  private static List<String> paramNames(List<String> names) {
+    List<String> out = new ArrayList<>();
+    for (String n : names) {
+      out.add(n != null && n.startsWith("module.") ? n.substring("module.".length()) : n);
+    }
+    return out;
+  }
+}

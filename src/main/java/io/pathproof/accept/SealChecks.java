@@ -1,0 +1,159 @@
+package io.pathproof.accept;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.core.PathproofException;
+import io.pathproof.predict.PredictionIo;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Seal and provenance rows: the seal is intact, the prediction was made before the run, the run records this
+ * prediction's seal, and the run is the job that was predicted (backend, world size).
+ */
+final class SealChecks extends CheckFamily {
+  SealChecks(CheckFamily.Context ctx) {
+    super(ctx);
+  }
+
+  void seal() {
+    Row r = new Row("seal", "prediction seal intact").expected("SHA-256 over the prediction, its creation time and tool");
+    try {
+      PredictionIo.verify(p, "prediction");
+ r.kind(SEAL).prov("prediction seal (sha256 over content + createdAt + tool)");
+      r.pass("sha256 " + p.seal().sha256() + " matches (created " + p.seal().createdAt() + " by " + p.seal().tool() + ")");
+    } catch (PathproofException ex) {
+      r.kind(SEAL).prov("prediction seal").fail(ex.getMessage());
+    }
+    rows.add(r.build());
+  }
+
+  /** Seed common error 1: a prediction written after the run is not a prediction. */
+  void predictedBeforeRun() {
+    Row r = new Row("predicted-before-run", "prediction created before the run's first evidence");
+    Instant created = null;
+    if (p.seal() != null && p.seal().createdAt() != null) {
+      try {
+        created = Instant.parse(p.seal().createdAt());
+      } catch (DateTimeParseException ex) {
+        r.expected("seal.createdAt readable").fail("seal.createdAt '" + p.seal().createdAt() + "' is not an ISO-8601 instant");
+        rows.add(r.build());
+        return;
+      }
+    }
+    EvidenceView.Dated start = v.runStart();
+    r.expected(created == null ? "a sealed creation time" : "created " + created + " < run start");
+    if (created == null) {
+      r.fail("the prediction carries no creation time (unsealed)");
+    } else if (start == null) {
+      r.unproven("run start unknown: no manifest start time, no flight-recorder timestamps");
+    } else {
+      r.kind(start.what().startsWith("manifest") ? MANIFEST : FR).prov(start.where() + " (" + start.what() + ")");
+      if (created.isBefore(start.time())) {
+        r.pass("run started " + start.time() + " (" + start.what() + ")");
+      } else {
+        r.fail("run started " + start.time() + " (" + start.what() + "), before the prediction was created: "
+            + "a prediction written after the run is not a prediction (common error 1)");
+      }
+    }
+    rows.add(r.build());
+    recordedSeal();
+  }
+
+  /**
+   * The run harness records the seal of the prediction it was started with (manifest, issue 4). Listed only when the
+   * manifest names one: a run made for another prediction does not test this one.
+   */
+  private void recordedSeal() {
+    if (p.seal() == null || p.seal().sha256() == null) {
+      return;
+    }
+    List<String> found = new ArrayList<>();
+    findPredictionSeal(v.manifest(), "", false, found);
+    if (found.isEmpty()) {
+      return;
+    }
+    Row r = new Row("run-made-for-prediction", "the run records this prediction's seal").expected("sha256 " + p.seal().sha256())
+        .kind(MANIFEST);
+    boolean match = false;
+    for (String f : found) {
+      String[] kv = f.split("=", 2);
+      r.prov(v.manifestFile() + " (" + kv[0] + ")");
+      match |= kv[1].equalsIgnoreCase(p.seal().sha256());
+    }
+    if (match) {
+      r.pass("the manifest names this seal");
+    } else {
+      r.fail("the manifest names another prediction: " + found);
+    }
+    rows.add(r.build());
+  }
+
+  private static void findPredictionSeal(JsonNode n, String path, boolean underPrediction, List<String> out) {
+    if (n == null) {
+      return;
+    }
+    if (n.isObject()) {
+      n.fields().forEachRemaining(en -> {
+        if (!en.getKey().equals("inject")) {
+          findPredictionSeal(en.getValue(), path.isEmpty() ? en.getKey() : path + "." + en.getKey(),
+              underPrediction || en.getKey().toLowerCase(Locale.ROOT).contains("prediction"), out);
+        }
+      });
+    } else if (n.isTextual() && underPrediction && n.asText().matches("[0-9a-fA-F]{64}")) {
+      out.add(path + "=" + n.asText());
+    }
+  }
+
+  /**
+   * The run must be the job the prediction was made for: same backend, same number of ranks. Without these rows a
+   * gloo run, or a run of another world size, could pass the rows that do not depend on them.
+   */
+  void backendAndWorldSize() {
+    Row b = new Row("backend", "process-group backend of the run").expected(String.valueOf(p.backend()));
+    String observed = v.backend();
+    if (observed == null || p.backend() == null) {
+      b.unproven("backend not in the evidence (no manifest backend, no DDP logging backend_name)");
+    } else {
+      b.kind(MANIFEST).prov(v.manifestFile() + " (backend)");
+      if (observed.equalsIgnoreCase(p.backend())) {
+        b.pass(observed);
+      } else {
+        b.fail(observed + ": the run used another backend than the one predicted");
+      }
+    }
+    rows.add(b.build());
+
+    Row w = new Row("world-size", "number of ranks of the run").expected(Integer.toString(nRanks()));
+    Integer ws = null;
+    String from = null;
+    JsonNode m = v.manifestAt("worldSize");
+    if (m.canConvertToInt()) {
+      ws = m.asInt();
+      from = v.manifestFile() + " (worldSize)";
+    } else {
+      for (Map.Entry<String, JsonNode> log : v.ddpLogging().entrySet()) {
+        JsonNode x = log.getValue() == null ? null : log.getValue().get("world_size");
+        if (x != null && x.canConvertToInt()) {
+          ws = x.asInt();
+          from = "DDP logging " + log.getKey() + " (world_size)";
+          break;
+        }
+      }
+    }
+    if (ws == null) {
+      w.unproven("world size not in the evidence");
+    } else {
+      w.kind(from.startsWith("DDP") ? DDP_LOGGING : MANIFEST).prov(from);
+      if (ws == nRanks()) {
+        w.pass(ws + " rank(s)");
+      } else {
+        w.fail(ws + " rank(s): the run is not the job that was predicted");
+      }
+    }
+    rows.add(w.build());
+  }
+}
