@@ -242,6 +242,10 @@ public final class Runner {
         return fail(dir, manifest, ExitCode.NO_GPU,
             "run: --backend nccl but " + py.executable() + " (torch " + py.torchVersion() + ") sees no CUDA GPU; use --backend gloo");
       }
+      if (emulate != null && !py.nccl()) {
+        return fail(dir, manifest, ExitCode.NO_GPU, "run: --emulate but " + py.executable() + " (torch "
+            + py.torchVersion() + ") has no NCCL backend");
+      }
       if (emulate == null && req.nproc() > py.gpus()) { // emulated ranks share one GPU on purpose
         return fail(dir, manifest, ExitCode.NO_GPU, "run: --backend nccl needs one GPU per rank: --nproc " + req.nproc()
             + " but " + py.gpus() + " GPU(s) visible (NCCL refuses two ranks on one GPU)");

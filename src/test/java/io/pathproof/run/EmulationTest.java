@@ -104,6 +104,10 @@ class EmulationTest {
 
   @Test
   void theCommandLineRefusesWithOneLineAndItsExitCode(@TempDir Path tmp) throws Exception {
+    StringWriter help = new StringWriter();
+    assertThat(io.pathproof.cli.Main.run(new String[] {"run", "--help"}, new PrintWriter(help, true),
+        new PrintWriter(new StringWriter(), true))).isZero();
+    assertThat(help.toString()).contains("--emulate=TOPOLOGY", "--nccl-lib=DIR", "--emulate-compcap=CC");
     StringWriter err = new StringWriter();
     int code = io.pathproof.cli.Main.run(new String[] {"run", "--workload", "one-64mib-fp32", "--emulate",
         "h200-sxm-x4-nvswitch", "--nccl-lib", tmp.resolve("none").toString(), "--out", tmp.resolve("r").toString()},
