@@ -4,6 +4,7 @@ import io.pathproof.core.PathproofException;
 import io.pathproof.run.Runner;
 import io.pathproof.scenario.Scenario;
 import io.pathproof.scenario.Scenarios;
+import io.pathproof.scenario.Topology;
 import io.pathproof.scenario.Workload;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -78,6 +79,19 @@ public final class RunCommand implements Callable<Integer> {
   @Option(names = "--overhead", description = "also time a plain phase (no hook, no profiler) to measure the instrumentation's cost")
   boolean overhead;
 
+  @Option(names = "--emulate", paramLabel = "TOPOLOGY",
+      description = "emulate this single-node machine (preset, JSON, NCCL XML, nvidia-smi text) on the one real GPU:"
+          + " NCCL decisions real, timings not physical (needs --nccl-lib)")
+  String emulate;
+
+  @Option(names = "--nccl-lib", paramLabel = "DIR",
+      description = "the patched NCCL for --emulate: DIR/libnccl.so.2 from scripts/build-nccl-emulator.sh NCCL_SRC DIR")
+  Path ncclLib;
+
+  @Option(names = "--emulate-compcap", paramLabel = "CC",
+      description = "with --emulate: the compute capability NCCL reports, e.g. 70 (NCCL_EMULATE_COMPCAP)")
+  Integer emulateCompCap;
+
   @Option(names = "--out", required = true, description = "the run directory (new or empty)")
   Path out;
 
@@ -108,6 +122,17 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     injections.addAll(inject);
+    Runner.Emulate emu = null;
+    if (emulate != null) {
+      Topology et = Scenarios.topology(emulate);
+      emu = new Runner.Emulate(emulate, et, ncclLib, emulateCompCap);
+      topo = topo == null ? et.name() : topo;
+      if (nproc == null && what.scenario == null) {
+        ranks = et.gpuCount(); // one rank per emulated GPU unless told otherwise
+      }
+    } else if (ncclLib != null || emulateCompCap != null) {
+      throw PathproofException.usage("--nccl-lib and --emulate-compcap go with --emulate TOPOLOGY");
+    }
     List<String> cl = new ArrayList<>();
     cl.add("pathproof");
     List<String> given = spec.commandLine().getParseResult().originalArgs();
@@ -127,7 +152,7 @@ public final class RunCommand implements Callable<Integer> {
       err.print("\r[" + "#".repeat(fill) + " ".repeat(width - fill) + "] " + done + "/" + total + " steps (rank 0)");
       err.flush();
     } : null;
-    Runner.Result r = Runner.run(req, bar);
+    Runner.Result r = Runner.run(req, bar, emu);
     if (terminal) {
       err.println();
     }

@@ -40,12 +40,19 @@ final class RankProcesses {
 
   /** One process per local rank, with torchrun's worker environment. */
   static RankProcesses spawn(String python, Runner.Request req, Path dir, List<String> harnessArgs, Map<String, String> env) {
+    return spawn(python, req, dir, harnessArgs, env, r -> Map.of());
+  }
+
+  /** As above, each rank's environment completed by {@code perRank} of its global rank (the emulator's busIds). */
+  static RankProcesses spawn(String python, Runner.Request req, Path dir, List<String> harnessArgs, Map<String, String> env,
+      java.util.function.IntFunction<Map<String, String>> perRank) {
     List<Slot> s = new ArrayList<>();
     for (int local = 0; local < req.nproc(); local++) {
       int rank = req.nodeRank() * req.nproc() + local;
       Map<String, String> e = new HashMap<>(env);
       e.put("RANK", Integer.toString(rank));
       e.put("LOCAL_RANK", Integer.toString(local));
+      e.putAll(perRank.apply(rank));
       List<String> argv = new ArrayList<>();
       argv.add(python);
       argv.addAll(harnessArgs);

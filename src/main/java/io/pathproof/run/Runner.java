@@ -106,6 +106,17 @@ public final class Runner {
    */
   public record Result(Path runDir, boolean complete, int exitCode, String message, List<RankExit> ranks, String command) {}
 
+  /**
+   * {@code run --emulate}: the single-node machine to emulate on the one real GPU ({@code topologyLabel} as given,
+   * for the manifest), the directory (or file) of the patched NCCL, and an optional compute capability NCCL reports.
+   */
+  public record Emulate(String topologyLabel, io.pathproof.scenario.Topology topology, Path ncclLib, Integer compCap) {
+    public Emulate {
+      Objects.requireNonNull(topology, "topology");
+      topologyLabel = topologyLabel == null ? topology.name() : topologyLabel;
+    }
+  }
+
   /** Progress of the measured run: steps done by rank 0 of the total; called from the monitoring thread. */
   public interface Progress {
     void steps(int done, int total);
@@ -127,7 +138,13 @@ public final class Runner {
 
   /** Runs the job (or, for srun, prepares the run directory and returns the command). */
   public static Result run(Request req, Progress progress) {
+    return run(req, progress, null);
+  }
+
+  /** As {@link #run(Request, Progress)}; {@code emulate} non-null runs the ranks under the NCCL emulator. */
+  public static Result run(Request req, Progress progress, Emulate emulate) {
     Injection inj = Injection.parse(req.inject(), req.worldSize());
+    Emulation.Library emuLib = emulate == null ? null : Emulation.check(req, emulate, inj);
     String sealSha = null;
     if (req.prediction() != null) {
       Prediction p = PredictionIo.readVerified(req.prediction()); // exit 9 on a missing or broken seal
@@ -213,7 +230,7 @@ public final class Runner {
     pyn.put("torch", py.torchVersion());
     pyn.put("cudaGpus", py.gpus());
 
-    Backend backend = req.backend();
+    Backend backend = emulate != null ? Backend.NCCL : req.backend();
     if (backend == Backend.AUTO) {
       // nccl needs one GPU per rank (it refuses two ranks on one GPU); with fewer GPUs, gloo still runs
       backend = py.cuda() && py.gpus() >= req.nproc() && py.nccl() ? Backend.NCCL : Backend.GLOO;
@@ -225,13 +242,17 @@ public final class Runner {
         return fail(dir, manifest, ExitCode.NO_GPU,
             "run: --backend nccl but " + py.executable() + " (torch " + py.torchVersion() + ") sees no CUDA GPU; use --backend gloo");
       }
-      if (req.nproc() > py.gpus()) {
+      if (emulate != null && !py.nccl()) {
+        return fail(dir, manifest, ExitCode.NO_GPU, "run: --emulate but " + py.executable() + " (torch "
+            + py.torchVersion() + ") has no NCCL backend");
+      }
+      if (emulate == null && req.nproc() > py.gpus()) { // emulated ranks share one GPU on purpose
         return fail(dir, manifest, ExitCode.NO_GPU, "run: --backend nccl needs one GPU per rank: --nproc " + req.nproc()
             + " but " + py.gpus() + " GPU(s) visible (NCCL refuses two ranks on one GPU)");
       }
     }
 
-    Launcher launcher = req.launcher();
+    Launcher launcher = emulate != null ? Launcher.SPAWN : req.launcher();
     if (launcher == Launcher.AUTO) {
       launcher = torchrunWorks(py) ? Launcher.TORCHRUN : Launcher.SPAWN;
     }
@@ -239,11 +260,21 @@ public final class Runner {
 
     List<String> harnessArgs = harnessArgs(req, dir, be, inj);
     Map<String, String> env = rankEnv(req, dir, backend, inj, addr, port);
+    java.util.function.IntFunction<Map<String, String>> perRank = r -> Map.of();
+    if (emulate != null) {
+      Emulation.RealGpu real = Emulation.probe(py.executable());
+      io.pathproof.scenario.NcclTopoXmlWriter.Emulated xml =
+          io.pathproof.scenario.NcclTopoXmlWriter.write(emulate.topology(), real.busId());
+      writeText(dir.resolve(Emulation.XML), xml.xml());
+      manifest.set("emulation", Emulation.manifest(emulate, emuLib, real, xml.busIds(), req.nproc()));
+      env.putAll(Emulation.env(dir, emuLib, emulate));
+      perRank = r -> Emulation.busIdEnv(xml.busIds().get(r));
+    }
     ObjectNode launcherEnv = manifest.putObject("launcherEnv");
     env.forEach(launcherEnv::put);
     RankProcesses ranks = launcher == Launcher.TORCHRUN
         ? RankProcesses.torchrun(py.executable(), req, dir, harnessArgs, env, addr, port)
-        : RankProcesses.spawn(py.executable(), req, dir, harnessArgs, env);
+        : RankProcesses.spawn(py.executable(), req, dir, harnessArgs, env, perRank);
     manifest.set("rankArgv", Json.mapper().valueToTree(ranks.argvs()));
     RunManifest.write(dir, manifest);
 
@@ -332,6 +363,7 @@ public final class Runner {
   private static Result finish(Path dir, Request req, RankProcesses.Outcome o) {
     ObjectNode manifest = RunManifest.read(dir);
     manifest.put("end", Instant.now().toString());
+    Emulation.complete(manifest);
     ArrayNode rs = manifest.putArray("ranks");
     for (RankExit r : o.ranks()) {
       rs.add(Json.mapper().valueToTree(r));
@@ -423,6 +455,14 @@ public final class Runner {
     n.put("staticGraph", w.staticGraph());
     n.put("gradientAsBucketView", w.gradientAsBucketView());
     RunManifest.writeJson(file, n);
+  }
+
+  static void writeText(Path target, String text) {
+    try {
+      Files.writeString(target, text);
+    } catch (IOException e) {
+      throw PathproofException.badInput("run: cannot write " + target + ": " + e.getMessage());
+    }
   }
 
   static void copyHarness(Path target) {

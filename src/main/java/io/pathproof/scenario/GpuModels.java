@@ -58,6 +58,16 @@ final class GpuModels {
     return null;
   }
 
+  /** The PCI device id of a model name, exactly as {@link #DEVICE_IDS} spells it; null when not known. */
+  static Integer deviceOf(String model) {
+    for (DeviceId d : DEVICE_IDS) {
+      if (d.model().equals(model)) {
+        return d.id();
+      }
+    }
+    return null;
+  }
+
   /** NVLinks a GPU of this capability can have: NCCL's NVML probe bound (graph/xml.cc:768@v2.28.9-1). */
   static int maxNvLinks(int sm) {
     return sm < 60 ? 0 : sm < 70 ? 4 : sm < 80 ? 6 : sm < 90 ? 12 : 18;

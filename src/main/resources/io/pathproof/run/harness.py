@@ -141,7 +141,8 @@ def main(argv):
         if not torch.cuda.is_available():
             print("harness: backend nccl but no CUDA GPU is visible", file=sys.stderr)
             return 7
-        device = torch.device("cuda", local_rank % torch.cuda.device_count())
+        # PATHPROOF_CUDA_DEVICE (run --emulate): every rank on that one real GPU, each reporting an emulated busId.
+        device = torch.device("cuda", env_int("PATHPROOF_CUDA_DEVICE", local_rank % torch.cuda.device_count()))
         torch.cuda.set_device(device)
     else:
         device = torch.device("cpu")
@@ -159,7 +160,7 @@ def main(argv):
         manifest.update(host_facts(torch, cuda))
         write_json(manifest_path, manifest)
 
-    if cuda and local_rank == 0:
+    if cuda and local_rank == 0 and "PATHPROOF_CUDA_DEVICE" not in os.environ:  # emulated: no real peers to copy to
         peer_access(torch, run_dir, rank, local_world)
 
     dist.init_process_group(backend, timeout=datetime.timedelta(seconds=args.pg_timeout))

@@ -1,0 +1,262 @@
+package io.pathproof.run;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pathproof.core.ExitCode;
+import io.pathproof.core.Json;
+import io.pathproof.core.PathproofException;
+import io.pathproof.scenario.NcclTopoXmlWriter;
+import io.pathproof.scenario.Topology;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code run --emulate}: N rank processes on the one real GPU, each reporting the busId of one GPU of an emulated
+ * single-node machine, with NCCL built from source with pathproof's patch (native/nccl-emulator/) preloaded. NCCL's
+ * own code then makes its decisions for the emulated machine (topology search, algorithm, protocol, channels, launch
+ * shape); its timings are not physical, since the processes take turns on one GPU. Every refusal here happens before
+ * the run directory is made and before any process starts.
+ */
+final class Emulation {
+  /** The words every consumer (manifest, accept, diagnose, report) keys on; keep them as they are. */
+  static final String NOTE = "emulated: NCCL decisions real, timings not physical";
+  static final String XML = "emulated-topo.xml";
+  static final String LIBRARY = "libnccl.so.2";
+  /** The patched library reads this variable (nvmlwrap.cc of the patch); a stock NCCL has no such string. */
+  static final String MARK = "NCCL_EMULATE_BUSID";
+  /** Variables the emulation sets itself; an injection of one would break it (multicast on a shared GPU, …). */
+  static final List<String> OWNED = List.of("NCCL_TOPO_FILE", "NCCL_NVLS_ENABLE", "NCCL_MNNVL_ENABLE",
+      "NCCL_EMULATE_BUSID", "NCCL_EMULATE_COMPCAP");
+  static final String BUILD_HINT = "build it with scripts/build-nccl-emulator.sh NCCL_SRC OUT and pass --nccl-lib OUT";
+
+  private Emulation() {}
+
+  /** The patched library and what its build recorded (BUILD-INFO, written by scripts/build-nccl-emulator.sh). */
+  record Library(Path file, String label, String sha256, Map<String, String> buildInfo) {}
+
+  /** The real GPU as torch sees CUDA device 0; either part null when not found out. */
+  record RealGpu(String name, String busId) {}
+
+  /** Checks the request against the emulation; returns the library. Usage errors exit 2, bad topologies exit 3. */
+  static Library check(Runner.Request req, Runner.Emulate emu, Injection inj) {
+    Topology t = emu.topology();
+    if (t.nodes().size() != 1) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": " + t.nodes().size()
+          + " nodes, but emulation is single-node (one host, no network)");
+    }
+    if (t.gpuCount() == 0) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": the topology has no GPU to emulate");
+    }
+    if (req.nproc() > t.gpuCount()) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": --nproc " + req.nproc()
+          + " but the topology has " + t.gpuCount() + " GPU(s): one rank per emulated GPU");
+    }
+    if (req.nnodes() != 1) {
+      throw PathproofException.usage("--emulate: emulation is single-node; --nnodes must be 1, got " + req.nnodes());
+    }
+    if (req.backend() == Runner.Backend.GLOO) {
+      throw PathproofException.usage("--emulate: emulates NCCL; --backend must be nccl (or auto), got gloo");
+    }
+    if (req.launcher() == Runner.Launcher.TORCHRUN || req.launcher() == Runner.Launcher.SRUN) {
+      throw PathproofException.usage("--emulate: each rank needs its own busId, so pathproof starts the ranks itself;"
+          + " use --launcher spawn (or auto), not " + req.launcher().name().toLowerCase(java.util.Locale.ROOT));
+    }
+    for (String k : OWNED) {
+      if (inj.env().containsKey(k)) {
+        throw PathproofException.usage("--emulate: " + k + " is set by the emulation and cannot be injected");
+      }
+    }
+    if (emu.compCap() != null && (emu.compCap() < 30 || emu.compCap() > 200)) {
+      throw PathproofException.usage("--emulate-compcap " + emu.compCap() + ": not a CUDA capability (e.g. 70, 90)");
+    }
+    return library(emu.ncclLib());
+  }
+
+  /** DIR/libnccl.so.2 (or the file itself), refused with the way to build it when missing or not patched. */
+  static Library library(Path given) {
+    if (given == null) {
+      throw PathproofException.usage("--emulate needs --nccl-lib DIR, the patched NCCL: " + BUILD_HINT);
+    }
+    Path file = Files.isDirectory(given) ? given.resolve(LIBRARY) : given;
+    Path dir = file.toAbsolutePath().normalize().getParent();
+    if (!Files.isRegularFile(file)) {
+      throw PathproofException.usage("--nccl-lib " + given + ": no " + LIBRARY + " there; " + BUILD_HINT);
+    }
+    String sha;
+    boolean patched;
+    try (InputStream in = Files.newInputStream(file)) {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      patched = scan(in, MARK.getBytes(StandardCharsets.US_ASCII), md);
+      sha = HexFormat.of().formatHex(md.digest());
+    } catch (IOException e) {
+      throw PathproofException.usage("--nccl-lib " + file + ": cannot read: " + e.getMessage() + "; " + BUILD_HINT);
+    } catch (NoSuchAlgorithmException e) {
+      throw new PathproofException(ExitCode.INTERNAL, "run: no SHA-256 in this Java runtime", e);
+    }
+    if (!patched) {
+      throw PathproofException.usage("--nccl-lib " + file + ": a stock NCCL (no " + MARK + "; it refuses two ranks on"
+          + " one GPU); " + BUILD_HINT);
+    }
+    String label = (dir == null || dir.getFileName() == null ? "" : dir.getFileName() + "/") + file.getFileName();
+    return new Library(file.toAbsolutePath().normalize(), label, sha, buildInfo(dir));
+  }
+
+  /** True when {@code needle} occurs in the stream; every byte also goes through {@code md}. */
+  static boolean scan(InputStream in, byte[] needle, MessageDigest md) throws IOException {
+    byte[] buf = new byte[1 << 20];
+    int matched = 0;
+    boolean found = false;
+    int n;
+    while ((n = in.read(buf)) > 0) {
+      md.update(buf, 0, n);
+      if (found) {
+        continue;
+      }
+      for (int i = 0; i < n && !found; i++) {
+        // The needle has no repeated prefix, so a mismatch can restart at this byte.
+        matched = buf[i] == needle[matched] ? matched + 1 : buf[i] == needle[0] ? 1 : 0;
+        found = matched == needle.length;
+      }
+    }
+    return found;
+  }
+
+  static Map<String, String> buildInfo(Path dir) {
+    Map<String, String> m = new LinkedHashMap<>();
+    Path f = dir == null ? null : dir.resolve("BUILD-INFO");
+    if (f == null || !Files.isRegularFile(f)) {
+      return m;
+    }
+    try {
+      for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+        int eq = line.indexOf('=');
+        if (eq > 0) {
+          m.put(line.substring(0, eq).trim(), line.substring(eq + 1).trim());
+        }
+      }
+    } catch (IOException e) {
+      // an unreadable BUILD-INFO leaves the version fields null; NCCL's own log still names its version
+    }
+    return m;
+  }
+
+  private static final String GPU_PROBE = String.join("\n",
+      "import subprocess, torch",
+      "p = torch.cuda.get_device_properties(0)",
+      "bus = ''",
+      "try:",
+      "    bus = '%04x:%02x:%02x.0' % (p.pci_domain_id, p.pci_bus_id, p.pci_device_id)",
+      "except Exception:",
+      "    try:",
+      "        u = str(p.uuid).lower()",
+      "        out = subprocess.run(['nvidia-smi', '--query-gpu=uuid,pci.bus_id', '--format=csv,noheader'],",
+      "                             capture_output=True, text=True, timeout=60).stdout",
+      "        for line in out.splitlines():",
+      "            c = [x.strip() for x in line.split(',')]",
+      "            if len(c) >= 2 and u and c[0].lower().endswith(u):",
+      "                bus = c[1]",
+      "    except Exception:",
+      "        pass",
+      "print('PATHPROOF_GPU_NAME ' + p.name)",
+      "print('PATHPROOF_GPU_BUS ' + bus)",
+      "");
+
+  /**
+   * CUDA device 0 as the ranks will see it (same environment): its name and PCI busId (torch's properties, else
+   * nvidia-smi by UUID). A busId not found out leaves rank 0 with a made-up one like the other ranks.
+   */
+  static RealGpu probe(String python) {
+    try {
+      Process p = new ProcessBuilder(python, "-c", GPU_PROBE).redirectErrorStream(true).start();
+      p.getOutputStream().close();
+      if (!p.waitFor(180, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return new RealGpu(null, null);
+      }
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      String name = null;
+      String bus = null;
+      for (String line : out.split("\\R")) {
+        if (line.startsWith("PATHPROOF_GPU_NAME ")) {
+          name = line.substring(19).strip();
+        } else if (line.startsWith("PATHPROOF_GPU_BUS ")) {
+          bus = NcclTopoXmlWriter.normalize(line.substring(18));
+        }
+      }
+      return new RealGpu(name == null || name.isEmpty() ? null : name, bus);
+    } catch (IOException e) {
+      return new RealGpu(null, null);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new RealGpu(null, null);
+    }
+  }
+
+  /** The environment every rank shares under emulation; the busId is per rank ({@link #busIdEnv}). */
+  static Map<String, String> env(Path dir, Library lib, Runner.Emulate emu) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("NCCL_TOPO_FILE", dir.resolve(XML).toString());
+    // torch loads its own libnccl through its RPATH; only a preload makes it use the patched one.
+    String prior = System.getenv("LD_PRELOAD");
+    env.put("LD_PRELOAD", lib.file() + (prior == null || prior.isBlank() ? "" : ":" + prior));
+    // NVLink SHARP and multi-node NVLink would create multicast objects on the one real GPU: never under emulation.
+    env.put("NCCL_NVLS_ENABLE", "0");
+    env.put("NCCL_MNNVL_ENABLE", "0");
+    env.put("PATHPROOF_CUDA_DEVICE", "0"); // harness.py: every rank on CUDA device 0, the one real GPU
+    if (emu.compCap() != null) {
+      env.put("NCCL_EMULATE_COMPCAP", Integer.toString(emu.compCap()));
+    }
+    return env;
+  }
+
+  static Map<String, String> busIdEnv(String busId) {
+    return Map.of(MARK, busId);
+  }
+
+  /** The manifest's {@code "emulation"} block (written only for emulated runs). */
+  static ObjectNode manifest(Runner.Emulate emu, Library lib, RealGpu real, List<String> busIds, int ranks) {
+    ObjectNode n = Json.mapper().createObjectNode();
+    n.put("emulated", true);
+    n.put("note", NOTE);
+    n.put("topology", emu.topologyLabel());
+    n.put("topologyXml", XML);
+    n.put("gpus", ranks);
+    n.put("topologyGpus", emu.topology().gpuCount());
+    n.put("realGpu", real.name());
+    n.put("realBusId", real.busId());
+    n.put("library", lib.label());
+    n.put("librarySha256", lib.sha256());
+    n.put("ncclVersion", lib.buildInfo().get("nccl_version"));
+    n.put("patch", lib.buildInfo().get("patch"));
+    n.put("patchSha256", lib.buildInfo().get("patch_sha256"));
+    if (emu.compCap() == null) {
+      n.putNull("compCapOverride");
+    } else {
+      n.put("compCapOverride", emu.compCap());
+    }
+    ArrayNode b = n.putArray("busIds");
+    busIds.subList(0, ranks).forEach(b::add);
+    return n;
+  }
+
+  /** After the run: the real GPU's name from the harness's GPU list when the probe did not give it. */
+  static void complete(ObjectNode manifest) {
+    if (!(manifest.get("emulation") instanceof ObjectNode e) || !e.path("realGpu").isNull()) {
+      return;
+    }
+    String name = manifest.path("gpus").path(0).path("name").asText(null);
+    if (name != null) {
+      e.put("realGpu", name);
+    }
+  }
+}
