@@ -70,8 +70,11 @@ final class Assembly {
         problems.addAll(h.problems());
       }
     }
+    Evidence.NcclProfiler profiler = NcclProfilerReader.assemble(files, manifest, nccl.version());
+    NcclProfilerReader.disagreements(nccl, profiler, findings);
     return new Evidence(
-        runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, findings, problems);
+        runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, findings, problems,
+        profiler);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.pathproof.evidence;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
 import java.util.List;
@@ -22,7 +23,16 @@ public record Evidence(
     List<FlightRecord> flightRecorder,
     JsonNode manifest,
     List<Finding> findings,
-    List<Problem> problems) {
+    List<Problem> problems,
+    @JsonInclude(JsonInclude.Include.NON_NULL) NcclProfiler ncclProfiler) {
+
+  /** The contract before NCCL's profiler plugin (issue 13) joined the evidence. */
+  public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
+      List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
+      JsonNode manifest, List<Finding> findings, List<Problem> problems) {
+    this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
+        problems, null);
+  }
 
   /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
   public record FileRead(String path, String kind, Integer rank, long bytes, long facts) {}
@@ -72,6 +82,43 @@ public record Evidence(
       BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source) {
     public RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Source source) {
       this(rank, cudaDev, busId, host, pid, null, null, null, source);
+    }
+  }
+
+  /**
+   * What pathproof's NCCL profiler plugin (native/nccl-profiler) recorded: {@code status} "loaded" (its records in
+   * {@code colls}) or "not-loaded" with {@code message} saying why, e.g. "profiler plugin not loaded (NCCL wants
+   * v4)". The evidence's {@code ncclProfiler} is null (and absent from JSON) when the run did not ask for it.
+   */
+  public record NcclProfiler(String status, String message, Integer apiVersion, List<ProfiledColl> colls) {}
+
+  /**
+   * One distinct NCCL decision of one rank as NCCL's profiler reported it, over {@code calls} collectives:
+   * {@code event} "coll" (a task: algorithm, protocol, channels, warps = threads / 32) or "collApi" (a one-rank
+   * communicator's call, which has none of those). Durations are GPU-clock spans of the complete calls (null when
+   * none), {@code firstSeq} NCCL's sequence number of the first; {@code source} the first line.
+   */
+  public record ProfiledColl(Integer rank, String commId, String event, String func, long count, String datatype,
+      String algorithm, String protocol, Integer channels, Integer warps, long calls, long incomplete, Long firstSeq,
+      Long minDurNs, Long maxDurNs, Long sumDurNs, String clock, Source source) {
+    /** Threads per block (warps × 32), or null. */
+    public Integer threads() {
+      return warps == null ? null : warps * 32;
+    }
+
+    /** count × the size of NCCL's datatype (ncclTypeSize, src/include/collectives.h:42@v2.28.9-1), or null. */
+    public Long bytes() {
+      if (datatype == null) {
+        return null;
+      }
+      int size = switch (datatype) {
+        case "ncclInt8", "ncclUint8", "ncclFloat8e4m3", "ncclFloat8e5m2" -> 1;
+        case "ncclFloat16", "ncclBfloat16" -> 2;
+        case "ncclInt32", "ncclUint32", "ncclFloat32" -> 4;
+        case "ncclInt64", "ncclUint64", "ncclFloat64" -> 8;
+        default -> 0;
+      };
+      return size == 0 ? null : count * size;
     }
   }
 
