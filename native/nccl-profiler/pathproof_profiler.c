@@ -88,6 +88,14 @@ struct ppKernelCh {
   uint64_t stop;
 };
 
+/* NCCL hands init a pointer to its one, process-wide activation mask (src/plugin/profiler.cc:223,232@v2.28.9-1) and
+ * reads it at every collective; NCCL's example plugin switches it at run time the same way (exampleProfilerStart,
+ * ext-profiler/example/plugin.cc:816@v2.28.9-1). pathproof's harness uses that to keep the plugin silent during the
+ * plain phase of `run --overhead`, so the two phases differ only by the instrumentation. */
+static int* ncclMask;
+static int fullMask;
+static int wanted = 1;
+
 static uint64_t nowNs(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -196,7 +204,9 @@ static ncclResult_t ppInit(void** context, uint64_t commId, int* eActivationMask
   writeLine(ctx, line, len);
   /* The mask is one variable for the whole process (src/plugin/profiler.cc:232@v2.28.9-1): ask for what any
    * communicator needs; startEvent keeps only what this one reports. */
-  *eActivationMask = ncclProfileColl | ncclProfileCollApi | (kernelEvents ? ncclProfileKernelCh : 0);
+  fullMask = ncclProfileColl | ncclProfileCollApi | (kernelEvents ? ncclProfileKernelCh : 0);
+  ncclMask = eActivationMask;
+  __atomic_store_n(eActivationMask, __atomic_load_n(&wanted, __ATOMIC_RELAXED) ? fullMask : 0, __ATOMIC_RELAXED);
   *context = ctx;
   if (logfn) logfn(NCCL_LOG_INFO, NCCL_INIT, __FILE__, __LINE__, "pathproof profiler v%d: rank %d of %d -> %s",
                    PP_API_VERSION, rank, nRanks, path);
@@ -331,6 +341,16 @@ static ncclResult_t ppFinalize(void* context) {
   pthread_mutex_destroy(&ctx->lock);
   free(ctx);
   return ncclSuccess;
+}
+
+/* Switches recording on (1) or off (0) for every communicator of this process; takes effect at the next collective.
+ * Returns 1 when NCCL has loaded and initialised the plugin, else 0 (the choice is kept for its init). Called by the
+ * harness through ctypes on the same file NCCL opened, which the dynamic loader maps once. */
+__attribute__((visibility("default"))) int pathproof_profiler_enable(int on) {
+  __atomic_store_n(&wanted, on ? 1 : 0, __ATOMIC_RELAXED);
+  if (!ncclMask) return 0;
+  __atomic_store_n(ncclMask, on ? fullMask : 0, __ATOMIC_RELAXED);
+  return 1;
 }
 
 __attribute__((visibility("default"))) ncclProfiler_v5_t ncclProfiler_v5 = {

@@ -109,6 +109,25 @@ int main(int argc, char** argv) {
     CHECK(strstr(text, "\"event\":\"finalize\",\"rank\":2,\"written\":3,\"lost\":0") != NULL, "finalize line");
   }
 
+  /* The harness's switch: off writes the mask NCCL reads to 0, on restores it. */
+  int (*enable)(int) = (int (*)(int))dlsym(lib, "pathproof_profiler_enable");
+  CHECK(enable != NULL, "exports pathproof_profiler_enable");
+  if (enable) {
+    void* ctx2 = NULL;
+    int m2 = -1;
+    p->init(&ctx2, 0x2ull, &m2, "", 1, 2, 0, NULL);
+    CHECK(enable(0) == 1 && m2 == 0, "off clears NCCL's mask");
+    CHECK(enable(1) == 1 && (m2 & ncclProfileColl), "on restores it");
+    enable(0);
+    int m3 = -1;
+    void* ctx3 = NULL;
+    p->init(&ctx3, 0x3ull, &m3, "", 1, 2, 1, NULL);
+    CHECK(m3 == 0, "a communicator made while off starts silent");
+    enable(1);
+    p->finalize(ctx2);
+    p->finalize(ctx3);
+  }
+
   /* A one-rank communicator: NCCL reports only API calls (memcpy, no task). */
   ctx = NULL;
   p->init(&ctx, 0x1ull, &mask, "", 1, 1, 0, NULL);
