@@ -18,8 +18,9 @@
  *   startNs/endNs  the earliest kernel-channel start and latest kernel-channel stop, GPU globaltimer ns, written by the
  *              kernel and read by NCCL's proxy thread (src/transport/profiler.cc:34-43@v2.28.9-1); only when
  *              kernel-channel events are on (the default)
- * One-rank communicators run a collective as a cudaMemcpyAsync without a task (src/enqueue.cc:2569-2571@v2.28.9-1):
- * there NCCL reports only the API call, and the line says "event":"collApi" with no algorithm, protocol or channels.
+ * One-rank communicators run a collective as a cudaMemcpyAsync before any task or API event exists
+ * (src/enqueue.cc:2569-2571@v2.28.9-1; the API event starts later, in collTaskAppend, src/enqueue.cc:2466): NCCL
+ * reports nothing for them, and the file holds only the comm and finalize lines.
  *
  * Environment:
  *   PATHPROOF_NCCL_PROFILER_DIR     where the files go (default: the working directory)
@@ -48,9 +49,8 @@
 #define PP_FORMAT "pathproof.nccl-profiler/1"
 #define PP_API_VERSION 5
 #define PP_LINE 1024
-#define PP_FUNCS 16
 
-enum ppKind { PP_COLL = 0x70c011, PP_COLL_API = 0x70c0a1, PP_KERNEL_CH = 0x70c0c4 };
+enum ppKind { PP_COLL = 0x70c011, PP_KERNEL_CH = 0x70c0c4 };
 
 struct ppColl;
 
@@ -61,8 +61,6 @@ struct ppContext {
   int kernelEvents;
   pthread_mutex_t lock;
   struct ppColl* pending;           /* collectives whose kernel channels have not all stopped */
-  const char* apiFunc[PP_FUNCS];    /* one-rank API events: a sequence number per function, as NCCL keeps */
-  uint64_t apiSeq[PP_FUNCS];
   uint64_t written, lost;
 };
 
@@ -115,12 +113,7 @@ static void emit(struct ppColl* c, int complete) {
   char line[PP_LINE];
   int len;
   struct ppContext* ctx = c->ctx;
-  if (c->kind == PP_COLL_API) {
-    len = snprintf(line, sizeof line,
-        "{\"event\":\"collApi\",\"rank\":%d,\"seq\":%" PRIu64 ",\"func\":\"%s\",\"count\":%zu,\"datatype\":\"%s\","
-        "\"root\":%d,\"hostStartNs\":%" PRIu64 ",\"hostEndNs\":%" PRIu64 "}\n",
-        ctx->rank, c->seq, orNull(c->func), c->count, orNull(c->datatype), c->root, c->hostStartNs, c->hostEndNs);
-  } else if (c->chStopped > 0) {
+  if (c->chStopped > 0) {
     len = snprintf(line, sizeof line,
         "{\"event\":\"coll\",\"rank\":%d,\"seq\":%" PRIu64 ",\"func\":\"%s\",\"count\":%zu,\"datatype\":\"%s\","
         "\"root\":%d,\"algorithm\":\"%s\",\"protocol\":\"%s\",\"channels\":%d,\"warps\":%d,"
@@ -202,25 +195,16 @@ static ncclResult_t ppInit(void** context, uint64_t commId, int* eActivationMask
       PP_FORMAT, PP_API_VERSION, commId, name, rank, nRanks, nNodes, (int)getpid(), kernelEvents ? "true" : "false",
       nowNs());
   writeLine(ctx, line, len);
-  /* The mask is one variable for the whole process (src/plugin/profiler.cc:232@v2.28.9-1): ask for what any
-   * communicator needs; startEvent keeps only what this one reports. */
-  fullMask = ncclProfileColl | ncclProfileCollApi | (kernelEvents ? ncclProfileKernelCh : 0);
+  /* The mask is one variable for the whole process (src/plugin/profiler.cc:232@v2.28.9-1); every communicator
+   * asks for the same events. Group and API events come too (NCCL starts them when Coll is on,
+   * src/plugin/profiler.cc:233,292): startEvent gives them no handle. */
+  fullMask = ncclProfileColl | (kernelEvents ? ncclProfileKernelCh : 0);
   ncclMask = eActivationMask;
   __atomic_store_n(eActivationMask, __atomic_load_n(&wanted, __ATOMIC_RELAXED) ? fullMask : 0, __ATOMIC_RELAXED);
   *context = ctx;
   if (logfn) logfn(NCCL_LOG_INFO, NCCL_INIT, __FILE__, __LINE__, "pathproof profiler v%d: rank %d of %d -> %s",
                    PP_API_VERSION, rank, nRanks, path);
   return ncclSuccess;
-}
-
-static uint64_t apiSeq(struct ppContext* ctx, const char* func) {
-  for (int i = 0; i < PP_FUNCS; i++) {
-    if (ctx->apiFunc[i] == func || ctx->apiFunc[i] == NULL) {
-      ctx->apiFunc[i] = func;
-      return ctx->apiSeq[i]++;
-    }
-  }
-  return UINT64_MAX;
 }
 
 static ncclResult_t ppStartEvent(void* context, void** eHandle, ncclProfilerEventDescr_v5_t* d) {
@@ -248,18 +232,6 @@ static ncclResult_t ppStartEvent(void* context, void** eHandle, ncclProfilerEven
     ctx->pending = c;
     pthread_mutex_unlock(&ctx->lock);
     *eHandle = c;
-  } else if (d->type == ncclProfileCollApi && ctx->nRanks == 1) {
-    struct ppColl* c = calloc(1, sizeof *c);
-    if (!c) return ncclSuccess;
-    c->kind = PP_COLL_API;
-    c->ctx = ctx;
-    c->func = d->collApi.func;
-    c->datatype = d->collApi.datatype;
-    c->count = d->collApi.count;
-    c->root = d->collApi.root;
-    c->seq = apiSeq(ctx, c->func);  /* API events of one communicator come from the thread that calls NCCL */
-    c->hostStartNs = nowNs();
-    *eHandle = c;
   } else if (d->type == ncclProfileKernelCh) {
     struct ppColl* c = d->parentObj;  /* the task event's handle; NULL or not ours for p2p tasks */
     if (!c || c->kind != PP_COLL) return ncclSuccess;
@@ -286,12 +258,7 @@ static ncclResult_t ppRecordEventState(void* eHandle, ncclProfilerEventState_v5_
 static ncclResult_t ppStopEvent(void* eHandle) {
   if (!eHandle) return ncclSuccess;
   int kind = *(int*)eHandle;
-  if (kind == PP_COLL_API) {
-    struct ppColl* c = eHandle;
-    c->hostEndNs = nowNs();
-    emit(c, 1);
-    free(c);
-  } else if (kind == PP_COLL) {
+  if (kind == PP_COLL) {
     struct ppColl* c = eHandle;
     struct ppContext* ctx = c->ctx;
     pthread_mutex_lock(&ctx->lock);

@@ -94,8 +94,7 @@ public record Evidence(
 
   /**
    * One distinct NCCL decision of one rank as NCCL's profiler reported it, over {@code calls} collectives:
-   * {@code event} "coll" (a task: algorithm, protocol, channels, warps = threads / 32) or "collApi" (a one-rank
-   * communicator's call, which has none of those). Durations are GPU-clock spans of the complete calls (null when
+   * {@code event} "coll" (a task: algorithm, protocol, channels, warps = threads / 32). Durations are GPU-clock spans of the complete calls (null when
    * none), {@code firstSeq} NCCL's sequence number of the first; {@code source} the first line.
    */
   public record ProfiledColl(Integer rank, String commId, String event, String func, long count, String datatype,

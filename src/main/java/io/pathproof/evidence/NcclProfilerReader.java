@@ -17,8 +17,8 @@ import java.util.Objects;
 
 /**
  * Reads the JSON lines of pathproof's NCCL profiler plugin ({@code native/nccl-profiler}, format
- * {@code pathproof.nccl-profiler/1}): a {@code comm} line, one {@code coll} (or, on one-rank communicators,
- * {@code collApi}) line per collective, a {@code finalize} line. The fields are NCCL's own task fields at launch
+ * {@code pathproof.nccl-profiler/1}): a {@code comm} line, one {@code coll} line per collective, a {@code finalize}
+ * line. A one-rank communicator has no {@code coll} line: NCCL copies before any profiler event exists. The fields are NCCL's own task fields at launch
  * (src/plugin/profiler.cc:393-453@v2.28.9-1). Identical decisions of one rank are kept once with {@code calls}
  * counting them, so memory does not grow with the run's length; GPU durations are summed, with min and max.
  */
@@ -83,7 +83,7 @@ final class NcclProfilerReader {
       }
       switch (j.get("event").textValue()) {
         case "comm" -> comm(j, n, f, ff);
-        case "coll", "collApi" -> coll(j, n, f, ff);
+        case "coll" -> coll(j, n, f, ff);
         case "finalize" -> {
           if (j.path("lost").asLong(0) > 0) {
             ff.findings.add(new Evidence.Finding("nccl-profiler-lost-lines",
