@@ -141,6 +141,8 @@ public final class Runner {
     m.put("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,COLL,GRAPH,P2P");
     // The flight recorder's ring is 0 entries (off) in torch 2.5/2.6 unless set (pytorch-ddp-model.md section 4).
     m.put("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000");
+    // Start and end CUDA events per collective in the flight recorder: bucket timing without the Python comm hook.
+    m.put("TORCH_NCCL_ENABLE_TIMING", "1");
     return m;
   }
 

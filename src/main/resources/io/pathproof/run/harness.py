@@ -135,6 +135,9 @@ def main(argv):
     os.environ.setdefault("NCCL_GRAPH_DUMP_FILE", os.path.join(run_dir, "nccl-graph.xml"))
     # Flight recorder ring: torch 2.5/2.6 default to 0 entries (off), 2.14 to 2000; set it on every version.
     os.environ.setdefault("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000")
+    # CUDA-event start and end of every collective in the flight recorder (duration_ms): per-bucket timing on the
+    # iterations that run without the recording comm hook (--hook-every), for one event record per collective.
+    os.environ.setdefault("TORCH_NCCL_ENABLE_TIMING", "1")
 
     import torch
     import torch.distributed as dist
