@@ -72,6 +72,7 @@ final class Assembly {
     }
     Evidence.NcclProfiler profiler = NcclProfilerReader.assemble(files, manifest, nccl.version());
     NcclProfilerReader.disagreements(nccl, profiler, findings);
+    NcclProfilerReader.crossRank(profiler, findings);
     return new Evidence(
         runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, findings, problems,
         profiler);

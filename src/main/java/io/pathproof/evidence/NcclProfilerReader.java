@@ -284,6 +284,36 @@ final class NcclProfilerReader {
     }
   }
 
+  /**
+   * Ranks of one communicator that ran the same collective (function, count, datatype) with another algorithm,
+   * protocol, channel count or warp count, as NCCL's profiler saw it: ranks that disagree can hang (NVIDIA/nccl #1136).
+   */
+  static void crossRank(Evidence.NcclProfiler prof, List<Evidence.Finding> findings) {
+    if (prof == null) {
+      return;
+    }
+    Map<String, Evidence.ProfiledColl> first = new LinkedHashMap<>();
+    int reported = 0;
+    for (Evidence.ProfiledColl c : prof.colls()) {
+      if (!"coll".equals(c.event()) || c.rank() == null) {
+        continue;
+      }
+      String what = c.commId() + "|" + c.func() + "|" + c.count() + "|" + c.datatype();
+      Evidence.ProfiledColl a = first.putIfAbsent(what, c);
+      if (a == null || a.rank().equals(c.rank())) {
+        continue;
+      }
+      String da = a.algorithm() + "/" + a.protocol() + " on " + a.channels() + " channel(s), " + a.warps() + " warps";
+      String dc = c.algorithm() + "/" + c.protocol() + " on " + c.channels() + " channel(s), " + c.warps() + " warps";
+      if (!da.equals(dc) && reported++ < 10) {
+        findings.add(new Evidence.Finding("cross-rank-disagreement",
+            c.func() + " count " + c.count() + " " + c.datatype() + ": NCCL's profiler saw rank " + a.rank() + " run "
+                + da + " but rank " + c.rank() + " " + dc + " (NVIDIA/nccl #1136)",
+            List.of(a.source(), c.source())));
+      }
+    }
+  }
+
   private static String text(JsonNode j, String k) {
     JsonNode v = j.get(k);
     return v != null && v.isTextual() ? v.textValue() : null;

@@ -100,6 +100,24 @@ class NcclProfilerReaderTest {
   }
 
   @Test
+  void ranksOfOneCommunicatorThatRanTheSameCallDifferentlyAreAFinding() {
+    String comm = "{\"event\":\"comm\",\"format\":\"pathproof.nccl-profiler/1\",\"apiVersion\":5,\"commId\":\"c\",\"rank\":%d,\"nRanks\":2}\n";
+    String coll = "{\"event\":\"coll\",\"rank\":%d,\"func\":\"AllReduce\",\"count\":1024,\"datatype\":\"ncclFloat32\","
+        + "\"algorithm\":\"RING\",\"protocol\":\"LL\",\"channels\":%d,\"warps\":8}\n";
+    Evidence same = Read.files(
+        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank0-c.jsonl", (String.format(comm, 0) + String.format(coll, 0, 2)).getBytes()),
+        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank1-c.jsonl", (String.format(comm, 1) + String.format(coll, 1, 2)).getBytes()));
+    assertThat(same.findings()).isEmpty();
+    Evidence differ = Read.files(
+        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank0-c.jsonl", (String.format(comm, 0) + String.format(coll, 0, 2)).getBytes()),
+        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank1-c.jsonl", (String.format(comm, 1) + String.format(coll, 1, 1)).getBytes()));
+    assertThat(differ.findings()).singleElement().satisfies(f -> {
+      assertThat(f.kind()).isEqualTo("cross-rank-disagreement");
+      assertThat(f.message()).contains("rank 0 run RING/LL on 2 channel(s)").contains("rank 1 RING/LL on 1 channel(s)");
+    });
+  }
+
+  @Test
   void aRequestedPluginWithoutRecordsSaysWhichVersionNcclWanted(@TempDir Path dir) throws IOException {
     Files.writeString(dir.resolve("manifest.json"), "{\"schema\":\"pathproof.run.manifest/1\","
         + "\"launcherEnv\":{\"NCCL_PROFILER_PLUGIN\":\"/opt/libnccl-profiler-pathproof.so\"},"
