@@ -92,6 +92,16 @@ public final class RunCommand implements Callable<Integer> {
       description = "with --emulate: the compute capability NCCL reports, e.g. 70 (NCCL_EMULATE_COMPCAP)")
   Integer emulateCompCap;
 
+  @Option(names = "--hook-every", defaultValue = "" + Runner.Instrumentation.DEFAULT_HOOK_EVERY,
+      description = "record buckets with the Python comm hook on every K-th measured iteration (also iterations 0, 1 and"
+          + " the profiler window; 1 = all); the others run DDP's own C++ allreduce (default: ${DEFAULT-VALUE})")
+  int hookEvery;
+
+  @Option(names = "--profiler-plugin", defaultValue = "auto", paramLabel = "PATH|auto|none",
+      description = "pathproof's NCCL profiler plugin (native/nccl-profiler); auto = $PATHPROOF_NCCL_PROFILER_PLUGIN or"
+          + " target/nccl-profiler/libnccl-profiler-pathproof.so when built (default: ${DEFAULT-VALUE})")
+  String profilerPlugin;
+
   @Option(names = "--out", required = true, description = "the run directory (new or empty)")
   Path out;
 
@@ -152,7 +162,7 @@ public final class RunCommand implements Callable<Integer> {
       err.print("\r[" + "#".repeat(fill) + " ".repeat(width - fill) + "] " + done + "/" + total + " steps (rank 0)");
       err.flush();
     } : null;
-    Runner.Result r = Runner.run(req, bar, emu);
+    Runner.Result r = Runner.run(req, new Runner.Instrumentation(hookEvery, profilerPlugin), bar, emu);
     if (terminal) {
       err.println();
     }

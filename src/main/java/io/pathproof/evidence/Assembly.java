@@ -89,9 +89,12 @@ final class Assembly {
         emulated == null && emulationLines == 0
             ? null
             : new Evidence.Emulation(emulated, emulated == null ? null : manifestSource, emulationLines, emulationFirst);
+    Evidence.NcclProfiler profiler = NcclProfilerReader.assemble(files, manifest, nccl.version());
+    NcclProfilerReader.disagreements(nccl, profiler, findings);
+    NcclProfilerReader.crossRank(profiler, findings);
     return new Evidence(
         runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, merge(findings), problems,
-        distributed, copies, dumps, emulation);
+        distributed, copies, dumps, emulation, profiler);
   }
 
   private static final int SOURCES_PER_FINDING = 5;

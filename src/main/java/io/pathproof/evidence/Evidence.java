@@ -1,5 +1,6 @@
 package io.pathproof.evidence;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
 import java.util.List;
@@ -26,14 +27,18 @@ public record Evidence(
     List<Distributed> distributed,
     List<Copy> copies,
     List<FlightDump> flightRecorderDumps,
-    Emulation emulation) {
+    Emulation emulation,
+    @JsonInclude(JsonInclude.Include.NON_NULL) NcclProfiler ncclProfiler) {
 
-  /** The first contract (issues 3 and 4), before distributed[], copies[], flightRecorderDumps[] and emulation. */
+  /**
+   * The first contract (issues 3 and 4), before distributed[], copies[], flightRecorderDumps[], emulation and NCCL's
+   * profiler plugin (issue 13) joined the evidence.
+   */
   public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
       List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
       JsonNode manifest, List<Finding> findings, List<Problem> problems) {
     this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
-        problems, List.of(), List.of(), List.of(), null);
+        problems, List.of(), List.of(), List.of(), null, null);
   }
 
   /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
@@ -113,6 +118,42 @@ public record Evidence(
    */
   public record EmulatedDevice(String realBusId, String reportedBusId, Integer realComputeCapability,
       Integer reportedComputeCapability, Source source) {}
+
+  /**
+   * What pathproof's NCCL profiler plugin (native/nccl-profiler) recorded: {@code status} "loaded" (its records in
+   * {@code colls}) or "not-loaded" with {@code message} saying why, e.g. "profiler plugin not loaded (NCCL wants
+   * v4)". The evidence's {@code ncclProfiler} is null (and absent from JSON) when the run did not ask for it.
+   */
+  public record NcclProfiler(String status, String message, Integer apiVersion, List<ProfiledColl> colls) {}
+
+  /**
+   * One distinct NCCL decision of one rank as NCCL's profiler reported it, over {@code calls} collectives:
+   * {@code event} "coll" (a task: algorithm, protocol, channels, warps = threads / 32). Durations are GPU-clock spans of the complete calls (null when
+   * none), {@code firstSeq} NCCL's sequence number of the first; {@code source} the first line.
+   */
+  public record ProfiledColl(Integer rank, String commId, String event, String func, long count, String datatype,
+      String algorithm, String protocol, Integer channels, Integer warps, long calls, long incomplete, Long firstSeq,
+      Long minDurNs, Long maxDurNs, Long sumDurNs, String clock, Source source) {
+    /** Threads per block (warps × 32), or null. */
+    public Integer threads() {
+      return warps == null ? null : warps * 32;
+    }
+
+    /** count × the size of NCCL's datatype (ncclTypeSize, src/include/collectives.h:42@v2.28.9-1), or null. */
+    public Long bytes() {
+      if (datatype == null) {
+        return null;
+      }
+      int size = switch (datatype) {
+        case "ncclInt8", "ncclUint8", "ncclFloat8e4m3", "ncclFloat8e5m2" -> 1;
+        case "ncclFloat16", "ncclBfloat16" -> 2;
+        case "ncclInt32", "ncclUint32", "ncclFloat32" -> 4;
+        case "ncclInt64", "ncclUint64", "ncclFloat64" -> 8;
+        default -> 0;
+      };
+      return size == 0 ? null : count * size;
+    }
+  }
 
   /** A {@code Pattern …} graph line. */
   public record Graph(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,

@@ -45,6 +45,9 @@ final class FileFacts {
   long paramCommsOps;
   Source firstCollectiveMarker;
 
+  // NCCL profiler plugin
+  NcclProfilerReader.Facts profiler;
+
   long collectives() {
     return Math.max(collectiveMarkers, paramCommsOps);
   }

@@ -26,6 +26,7 @@ public final class Ingest {
   static final String NSYS = "nsys-sqlite";
   static final String NCU = "ncu-csv";
   static final String FLIGHT = "flight-recorder";
+  static final String NCCL_PROFILER = "nccl-profiler";
 
   private static final int SNIFF = 1 << 16;
   private static final int MAX_DEPTH = 4;
@@ -142,6 +143,9 @@ public final class Ingest {
     if (first == '{' || first == '[') {
       if (text.contains("\"traceEvents\"") || (first == '[' && text.contains("\"ph\""))) {
         return KINETO;
+      }
+      if (text.contains(NcclProfilerReader.FORMAT_MARK)) {
+        return NCCL_PROFILER;
       }
       // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
       if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
@@ -273,6 +277,7 @@ public final class Ingest {
       case KINETO -> KinetoReader.read(in, ff);
       case FLIGHT -> FlightRecorderReader.read(in, ff);
       case NCU -> NcuCsvReader.read(in, ff);
+      case NCCL_PROFILER -> NcclProfilerReader.read(in, ff);
       default -> throw new IllegalArgumentException("not a stream kind: " + ff.kind);
     }
   }

@@ -97,6 +97,25 @@ public final class Runner {
     }
   }
 
+  /**
+   * What the instrumentation costs (issue 13): the recording Python comm hook runs on every {@code hookEvery}-th
+   * measured iteration (and iterations 0, 1 and the profiler window; 1 = every iteration), DDP's own C++ allreduce on
+   * the others; {@code profilerPlugin} is "auto", "none" or the path of pathproof's NCCL profiler plugin.
+   */
+  public record Instrumentation(int hookEvery, String profilerPlugin) {
+    /** Chosen by measurement: docs/PERFORMANCE.md, "Instrumentation overhead". Keep equal to harness.py's HOOK_EVERY. */
+    public static final int DEFAULT_HOOK_EVERY = 16;
+
+    public static final Instrumentation DEFAULT = new Instrumentation(DEFAULT_HOOK_EVERY, "auto");
+
+    public Instrumentation {
+      if (hookEvery < 1) {
+        throw PathproofException.usage("--hook-every: must be >= 1 (1 = the comm hook on every iteration), got " + hookEvery);
+      }
+      profilerPlugin = profilerPlugin == null || profilerPlugin.isBlank() ? "auto" : profilerPlugin;
+    }
+  }
+
   /** How one local rank ended: its exit code (null if it never started), and how it ended. */
   public record RankExit(int rank, Integer exitCode, String ended, String stdout, String stderr) {}
 
@@ -133,16 +152,32 @@ public final class Runner {
     m.put("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,COLL,GRAPH,P2P");
     // The flight recorder's ring is 0 entries (off) in torch 2.5/2.6 unless set (pytorch-ddp-model.md section 4).
     m.put("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000");
+    // Start and end CUDA events per collective in the flight recorder: bucket timing without the Python comm hook.
+    m.put("TORCH_NCCL_ENABLE_TIMING", "1");
     return m;
   }
 
   /** Runs the job (or, for srun, prepares the run directory and returns the command). */
   public static Result run(Request req, Progress progress) {
-    return run(req, progress, null);
+    return run(req, Instrumentation.DEFAULT, progress, null);
   }
 
   /** As {@link #run(Request, Progress)}; {@code emulate} non-null runs the ranks under the NCCL emulator. */
   public static Result run(Request req, Progress progress, Emulate emulate) {
+    return run(req, Instrumentation.DEFAULT, progress, emulate);
+  }
+
+  /** As {@link #run(Request, Progress)} with the given instrumentation. */
+  public static Result run(Request req, Instrumentation ins, Progress progress) {
+    return run(req, ins, progress, null);
+  }
+
+  /**
+   * As {@link #run(Request, Progress)} with the given instrumentation; {@code emulate} non-null runs the ranks under
+   * the NCCL emulator.
+   */
+  public static Result run(Request req, Instrumentation ins, Progress progress, Emulate emulate) {
+    ProfilerPlugin.Choice plugin = ProfilerPlugin.resolve(ins.profilerPlugin(), System.getenv(), Path.of(""));
     Injection inj = Injection.parse(req.inject(), req.worldSize());
     Emulation.Library emuLib = emulate == null ? null : Emulation.check(req, emulate, inj);
     String sealSha = null;
@@ -259,6 +294,7 @@ public final class Runner {
     manifest.put("launcher", launcher.name().toLowerCase(java.util.Locale.ROOT));
 
     List<String> harnessArgs = harnessArgs(req, dir, be, inj);
+    harnessArgs.addAll(List.of("--hook-every", Integer.toString(ins.hookEvery())));
     Map<String, String> env = rankEnv(req, dir, backend, inj, addr, port);
     java.util.function.IntFunction<Map<String, String>> perRank = r -> Map.of();
     if (emulate != null) {
@@ -270,6 +306,11 @@ public final class Runner {
       env.putAll(Emulation.env(dir, emuLib, emulate));
       perRank = r -> Emulation.busIdEnv(xml.busIds().get(r));
     }
+    if (backend == Backend.NCCL) {
+      env.putAll(ProfilerPlugin.env(plugin, dir, System.getenv(), inj.env()));
+    }
+    manifest.set("ncclProfilerPlugin", ProfilerPlugin.manifest(plugin, be));
+    manifest.put("hookEvery", ins.hookEvery());
     ObjectNode launcherEnv = manifest.putObject("launcherEnv");
     env.forEach(launcherEnv::put);
     RankProcesses ranks = launcher == Launcher.TORCHRUN
@@ -465,8 +506,16 @@ public final class Runner {
     }
   }
 
+  /** The harness's own module (instrumentation cost), copied beside it: harness.py imports it from its directory. */
+  static final String HARNESS_MODULE = "pathproof_instrumentation.py";
+
   static void copyHarness(Path target) {
-    try (InputStream in = Runner.class.getResourceAsStream(HARNESS)) {
+    copyResource(HARNESS, target);
+    copyResource(HARNESS_MODULE, target.resolveSibling(HARNESS_MODULE));
+  }
+
+  private static void copyResource(String name, Path target) {
+    try (InputStream in = Runner.class.getResourceAsStream(name)) {
       if (in == null) {
         throw new PathproofException(ExitCode.INTERNAL, "run: the harness resource is missing from the jar");
       }

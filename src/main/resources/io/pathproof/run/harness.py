@@ -5,7 +5,8 @@ LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment. Public torch AP
 (Debian, CPU, gloo, no Kineto) and torch 2.11 (CUDA 13, NCCL 2.28.9).
 
 Files written into --run-dir (rank r):
-  hook-rank{r}.jsonl        one line per comm-hook call: rank x iteration x bucket, three time boundaries (ns)
+  hook-rank{r}.jsonl        one line per comm-hook call: rank x iteration x bucket, three time boundaries (ns); only
+                            on the sampled iterations (--hook-every): the others run DDP's built-in C++ allreduce
   steps-rank{r}.jsonl       one line per training step (warm-up and measured)
   plain-steps-rank{r}.jsonl with --overhead: the same steps on a DDP model without hook or profiler
   ddp-logging-rank{r}.json  ddp._get_ddp_logging_data() after training
@@ -17,6 +18,7 @@ Files written into --run-dir (rank r):
   replicas.json             rank 0: SHA-256 of all parameters per rank + first/last/mean samples, all-gathered
   overhead.json             rank 0, with --overhead: median instrumented vs plain step time
   manifest.json             rank 0: versions, GPUs, topology, hosts, NCCL_*/TORCH_* variables, workload, knobs
+  nccl-profiler-rank{r}-*.jsonl  pathproof's NCCL profiler plugin, when NCCL_PROFILER_PLUGIN names it (written by NCCL)
 """
 
 import argparse
@@ -29,6 +31,9 @@ import subprocess
 import sys
 import threading
 import time
+
+from pathproof_instrumentation import (PROFILER_STATE, hooked_iterations, nccl_profiler_switch, overhead_summary,
+                                       write_steps)
 
 SCHEMA = "pathproof.run.manifest/1"
 
@@ -44,8 +49,14 @@ def parse_args(argv):
     ap.add_argument("--knob", action="append", default=[], help="harness fault knob K=V")
     ap.add_argument("--overhead", action="store_true", help="also time a plain phase without hook and profiler")
     ap.add_argument("--pg-timeout", type=float, default=300.0, help="process-group timeout, seconds")
+    ap.add_argument("--hook-every", type=int, default=HOOK_EVERY,
+                    help="record buckets with the Python comm hook on every K-th measured iteration (1 = all)")
     return ap.parse_args(argv)
 
+
+# Measured iterations between two that run the recording comm hook (iterations 0 and 1 and the profiler window always
+# do). The rest run DDP's own C++ allreduce: see docs/PERFORMANCE.md ("Instrumentation overhead") for the choice.
+HOOK_EVERY = 16
 
 KNOBS = {"bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank"}
 
@@ -124,6 +135,9 @@ def main(argv):
     os.environ.setdefault("NCCL_GRAPH_DUMP_FILE", os.path.join(run_dir, "nccl-graph.xml"))
     # Flight recorder ring: torch 2.5/2.6 default to 0 entries (off), 2.14 to 2000; set it on every version.
     os.environ.setdefault("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000")
+    # CUDA-event start and end of every collective in the flight recorder (duration_ms): per-bucket timing on the
+    # iterations that run without the recording comm hook (--hook-every), for one event record per collective.
+    os.environ.setdefault("TORCH_NCCL_ENABLE_TIMING", "1")
 
     import torch
     import torch.distributed as dist
@@ -185,11 +199,13 @@ def main(argv):
     if args.overhead:
         # Same shapes, same data, no hook, no profiler: the reference for the instrumentation's cost.
         plain = DDP(make_module(torch, params_copy(torch, params)), **ddp_kwargs)
+        nccl_profiler_switch(False)  # the plugin stays loaded; NCCL stops calling it until the instrumented phase
         plain_steps = train(torch, dist, plain, rank, args.warmup, args.iters, cuda, device, knobs,
                             recorder=None, profiler_window=None, run_dir=run_dir, file_stem="plain-steps")
         del plain
 
-    model = DDP(make_module(torch, params), **ddp_kwargs)
+    module = make_module(torch, params)
+    model = DDP(module, **ddp_kwargs)
     _KEEP_ALIVE.append(model)  # never freed before os._exit: see the note at the end of main()
     names = {id(p): model.module.original_names[n] for n, p in model.module.named_parameters()}
     recorder = HookRecorder(torch, rank, names, cuda, os.path.join(run_dir, "hook-rank%d.jsonl" % rank))
@@ -197,8 +213,15 @@ def main(argv):
     p_first = args.warmup + min(2, max(args.iters - 1, 0))
     p_last = min(p_first + args.profile_iters, total_iters)
     window = (p_first, p_last) if args.profile_iters > 0 and p_last > p_first else None
+    hooked = hooked_iterations(args.warmup, args.iters, args.hook_every, window)
+    fast = None
+    if len(hooked) < total_iters:
+        fast = DDP(module, **ddp_kwargs)  # the same parameters, DDP's own C++ allreduce: see hooked_iterations
+        _KEEP_ALIVE.append(fast)
+    nccl_profiler_switch(True)
     steps = train(torch, dist, model, rank, args.warmup, args.iters, cuda, device, knobs,
-                  recorder=recorder, profiler_window=window, run_dir=run_dir, file_stem="steps")
+                  recorder=recorder, profiler_window=window, run_dir=run_dir, file_stem="steps",
+                  fast=fast, hooked=hooked)
     recorder.close()
 
     logging = {}
@@ -218,7 +241,8 @@ def main(argv):
         shas = {d["sha256"] for d in digests}
         write_json(os.path.join(run_dir, "replicas.json"), {"equal": len(shas) == 1, "digests": digests})
         if plain_steps is not None:
-            write_json(os.path.join(run_dir, "overhead.json"), overhead_summary(steps, plain_steps, window))
+            write_json(os.path.join(run_dir, "overhead.json"),
+                       overhead_summary(steps, plain_steps, window, args.hook_every, PROFILER_STATE))
 
     if cuda:
         torch.cuda.synchronize()
@@ -235,7 +259,9 @@ def main(argv):
     if rank == 0:
         manifest.update({"harnessEnd": now_iso(), "harnessFinished": True, "hosts": hosts,
                          "parameterOrder": [model.module.original_names[n] for n, _ in model.module.named_parameters()],
-                         "profiledIterations": list(window) if window else None})
+                         "profiledIterations": list(window) if window else None,
+                         "hookedIterations": sorted(hooked), "hookEvery": args.hook_every,
+                         "ncclProfilerPlugin": PROFILER_STATE})
         manifest["machineLoad"] = {"cpuCount": os.cpu_count(), "ranks": loads}
         write_json(manifest_path, manifest)
     # The DDP model (its Reducer holds the process group) stays alive until os._exit below. Freeing it when main()
@@ -379,7 +405,12 @@ def pathproof_recording_allreduce_hook(state, bucket):
     return fut.then(done)
 
 
-def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder, profiler_window, run_dir, file_stem):
+def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder, profiler_window, run_dir, file_stem,
+          fast=None, hooked=None):
+    """Runs warmup + iters steps. `model` carries the recording hook when `recorder` is given; on iterations outside
+    `hooked` the hook-less wrapper `fast` of the same module runs instead (see hooked_iterations). Only hooked
+    iterations synchronize the GPU (their hook events are mapped onto the host clock); the others record two CUDA
+    events and are read afterwards, as the plain phase of --overhead is."""
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     n_params = len(list(model.module.parameters()))
     exit_at = knobs.get("exit_rank")
@@ -388,8 +419,10 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
     prof = None
     out = open(os.path.join(run_dir, "%s-rank%d.jsonl" % (file_stem, rank)), "w")
     steps = []
+    pending = []
     for it in range(warmup + iters):
         if exit_at is not None and exit_at[0] == rank and exit_at[1] == it:
+            write_steps(pending, out, steps, wait=True)
             print("harness: rank %d exits at iteration %d (knob exit_rank)" % (rank, it), file=sys.stderr, flush=True)
             out.flush()
             os._exit(3)
@@ -397,20 +430,24 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
             prof = start_profiler(torch, cuda)
         gen = torch.Generator().manual_seed(1000003 * (rank + 1) + it)  # deterministic data per rank and iteration
         scales = torch.randn(n_params, generator=gen).tolist()
+        rec = recorder if recorder is not None and (hooked is None or it in hooked) else None
+        ddp = model if fast is None or rec is not None else fast
         if cuda:
-            torch.cuda.synchronize()
+            if rec is not None:
+                write_steps(pending, out, steps, wait=True)
+                torch.cuda.synchronize()
             anchor_ns = time.time_ns()
             e0 = torch.cuda.Event(enable_timing=True)
             e1 = torch.cuda.Event(enable_timing=True)
             e0.record()
         else:
-            anchor_ns, e0 = time.time_ns(), None
+            anchor_ns, e0, e1 = time.time_ns(), None, None
         t0 = time.perf_counter()
         load0 = machine_load_sample()
-        if recorder is not None:
-            recorder.begin(it, anchor_ns, e0)
+        if rec is not None:
+            rec.begin(it, anchor_ns, e0)
         opt.zero_grad(set_to_none=True)
-        loss = model(scales)
+        loss = ddp(scales)
         if delay_ms:
             extra_compute(torch, cuda, device, delay_ms)
         loss.backward()
@@ -420,26 +457,28 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
                     if p.grad is not None:
                         p.grad.add_(1e-3)  # after the allreduce: this rank's replica drifts from the others
         opt.step()
+        phase = "warmup" if it < warmup else "measured"
+        profiled = bool(profiler_window and profiler_window[0] <= it < profiler_window[1])
+        row = {"rank": rank, "iteration": it, "phase": phase, "ms": None,
+               "clock": "cuda-event" if cuda else "perf_counter", "profiled": profiled, "hooked": rec is not None}
+        row.update(machine_load_delta(load0, machine_load_sample()))
         if cuda:
             e1.record()
-            torch.cuda.synchronize()
-            ms = e0.elapsed_time(e1)
-            clock = "cuda-event"
+            pending.append((row, e0, e1))
+            if rec is not None:
+                torch.cuda.synchronize()
+                rec.end()
+            write_steps(pending, out, steps, wait=rec is not None)
         else:
-            ms = (time.perf_counter() - t0) * 1e3
-            clock = "perf_counter"
-        if recorder is not None:
-            recorder.end()
+            row["ms"] = (time.perf_counter() - t0) * 1e3
+            if rec is not None:
+                rec.end()
+            pending.append((row, None, None))
+            write_steps(pending, out, steps, wait=True)
         if prof is not None and it == profiler_window[1] - 1:
             stop_profiler(prof, os.path.join(run_dir, "trace-rank%d.json" % rank))
             prof = None
-        phase = "warmup" if it < warmup else "measured"
-        profiled = bool(profiler_window and profiler_window[0] <= it < profiler_window[1])
-        row = {"rank": rank, "iteration": it, "phase": phase, "ms": ms, "clock": clock, "profiled": profiled}
-        row.update(machine_load_delta(load0, machine_load_sample()))
-        out.write(json.dumps(row, sort_keys=True) + "\n")
-        out.flush()
-        steps.append(row)
+    write_steps(pending, out, steps, wait=True)
     out.close()
     return steps
 
@@ -514,27 +553,6 @@ def replica_digest(torch, module):
             count += t.numel()
     rank = int(os.environ.get("RANK", "0"))
     return {"rank": rank, "sha256": h.hexdigest(), "samples": [first, last, total / count if count else None]}
-
-
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    if not n:
-        return None
-    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-
-
-def overhead_summary(steps, plain, window):
-    inst = [s["ms"] for s in steps if s["phase"] == "measured"]
-    inst_np = [s["ms"] for s in steps if s["phase"] == "measured" and not s["profiled"]]
-    pl = [s["ms"] for s in plain if s["phase"] == "measured"]
-    mi, mp, mnp = median(inst), median(pl), median(inst_np)
-    return {"rank": 0, "measured": len(inst), "plainMedianMs": mp, "instrumentedMedianMs": mi,
-            "instrumentedUnprofiledMedianMs": mnp,
-            "overheadPct": (mi - mp) / mp * 100.0 if mp else None,
-            "overheadUnprofiledPct": (mnp - mp) / mp * 100.0 if mp and mnp is not None else None,
-            "profiledIterations": list(window) if window else None,
-            "order": "plain phase first, then the instrumented phase, same process, same data"}
 
 
 def flight_recorder(torch, run_dir, rank):
