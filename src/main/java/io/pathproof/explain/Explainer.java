@@ -1,6 +1,7 @@
 package io.pathproof.explain;
 
 import io.pathproof.ddp.Bucket;
+import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
@@ -22,6 +23,14 @@ public final class Explainer {
   private Explainer() {}
 
   public static List<Answer> explain(Prediction p, Evidence run) {
+    return explain(p, run, null);
+  }
+
+  /**
+   * The 16 answers; 14 and 15 come from {@code diagnosis} (this run's blind diagnosis) when given, and say that there
+   * is no regression here otherwise.
+   */
+  public static List<Answer> explain(Prediction p, Evidence run, Diagnosis diagnosis) {
     List<Answer> a = new ArrayList<>();
     int ranks = p.inputs().path("ranks").asInt();
     List<Bucket> steady = p.buckets().rebuilt().isEmpty() ? p.buckets().construction() : p.buckets().rebuilt();
@@ -92,20 +101,46 @@ public final class Explainer {
         "Numerical correctness: a kernel that ran proves execution, not that every rank ends with the same parameters. "
             + replicas(run),
         run == null ? "method" : "replica digests of the run"));
-    a.add(new Answer(14, "How is a channel regression separated from other causes?",
-        "Layer by layer: correctness still equal; buckets unchanged; algorithm/protocol unchanged; transport unchanged; "
-            + "then channels and gridX differ while the configuration diff shows exactly NCCL_MIN/MAX_NCHANNELS — one "
-            + "configuration change, the matching path change, and the measured slowdown agree (pathproof diagnose).",
-        "diagnose elimination order"));
-    a.add(new Answer(15, "What is the right fix, and what are wrong mitigations?",
-        "Remove the channel override and re-run the same acceptance (pathproof verify-fix) until the fingerprint and the "
-            + "step-time median are back in the baseline band. A longer timeout or a larger bucket does not address the cause.",
-        "seed; diagnose"));
+    a.add(regressionSeparated(diagnosis));
+    a.add(rightFix(diagnosis));
     a.add(new Answer(16, "Can you write a prediction for a new bucket shape before running it?",
         "Yes: pathproof predict --workload FILE (JSON, or one JSON object per parameter dumped from a real model) "
             + "--topology … --nccl … --torch … -o pred.json seals it; then run and accept against that file.",
         "pathproof predict"));
     return a;
+  }
+
+  private static Answer regressionSeparated(Diagnosis d) {
+    String q = "How is a regression separated from other causes?";
+    if (d == null) {
+      return new Answer(14, q, "No regression here: no variant run was diagnosed against this one.", "no diagnosis given");
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("This run's diagnosis: ").append(d.conclusion());
+    if (d.rootCause() != null) {
+      sb.append(", layer ").append(d.rootCause().layer()).append(" (owner ").append(d.rootCause().owner()).append("): ")
+          .append(d.rootCause().change()).append(". ");
+    }
+    sb.append("Correctness ").append(d.correctness().verdict()).append("; step time ").append(d.regression().verdict());
+    if (d.regression().ratio() != null) {
+      sb.append(String.format(Locale.ROOT, " (median ratio %.3f, 95%% CI %.3f..%.3f)", d.regression().ratio(),
+          d.regression().ciLow(), d.regression().ciHigh()));
+    }
+    sb.append(". Eliminated in order: ");
+    sb.append(d.eliminated().isEmpty() ? "none" : d.eliminated().stream().map(Diagnosis.Elimination::layer).collect(Collectors.joining(", ")));
+    List<String> changed = d.diffs().stream().filter(Diagnosis.LayerDiff::changed).map(Diagnosis.LayerDiff::layer).toList();
+    sb.append("; changed in the path fingerprint: ").append(changed.isEmpty() ? "nothing" : String.join(", ", changed)).append('.');
+    return new Answer(14, q, sb.toString(), "pathproof diagnose of " + d.variant() + " against " + d.baseline());
+  }
+
+  private static Answer rightFix(Diagnosis d) {
+    String q = "What is the right fix, and what are wrong mitigations?";
+    if (d == null || d.rootCause() == null || "none".equals(d.rootCause().layer()) && !d.regression().detected()) {
+      return new Answer(15, q, "No regression here, so nothing to fix; a mitigation applied anyway would only add a change to explain.",
+          d == null ? "no diagnosis given" : "pathproof diagnose: " + d.conclusion());
+    }
+    return new Answer(15, q, "Fix: " + d.rootCause().fix() + ". Wrong mitigations: " + String.join("; ", d.rootCause().wrongMitigations())
+        + ". Proof of the fix: " + d.rootCause().rerun() + ".", "pathproof diagnose root cause (" + d.rootCause().layer() + ")");
   }
 
   private static String fmt(double d) {
