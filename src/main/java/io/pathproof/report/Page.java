@@ -54,7 +54,7 @@ final class Page {
         .append("<p>uPlot 1.6.30 (MIT) is inlined from its WebJar; this page makes no network request.</p></footer>\n");
     b.append("<script type=\"application/json\" id=\"chart-data\">").append(Esc.scriptJson(Charts.stepData(s))).append("</script>\n");
     b.append("<script>").append(resource(UPLOT + "uPlot.iife.min.js")).append("</script>\n");
-    b.append("<script>").append(DRAW).append("</script>\n</body></html>\n");
+    b.append("<script>").append(DRAW).append("</script>\n<script>").append(AUDIT).append("</script>\n</body></html>\n");
     return b.toString();
   }
 
@@ -90,7 +90,8 @@ final class Page {
       ".reason{color:#a40e26;margin:.1rem 0}.meta{color:#57606a;font-size:.85rem}",
       "table{border-collapse:collapse;width:100%;font-size:.82rem;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}",
       "th{background:#f6f8fa}td.v-PASS{background:#dafbe1;font-weight:600}td.v-FAIL{background:#ffebe9;font-weight:600}",
-      "td.v-UNPROVEN{background:#fff8c5}td.v-NA{color:#57606a}code,.prov{font-family:ui-monospace,monospace;font-size:.78rem;word-break:break-all}",
+      "td.v-UNPROVEN{background:#fff8c5}td.v-NA{color:#57606a}code,.prov{font-family:ui-monospace,monospace;font-size:.78rem}",
+      "td.prov{max-width:24rem;overflow-wrap:anywhere}td:first-child code{white-space:nowrap}td{overflow-wrap:anywhere}",
       ".reveal{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.card{border:1px solid #d0d7de;border-radius:6px;padding:.6rem 1rem}",
       ".card h3{margin:.2rem 0 .5rem 0;font-size:1rem}.match{font-weight:700}.chart{margin:.5rem 0}",
       "svg text{font-family:ui-monospace,monospace;font-size:11px}.small{font-size:.8rem;color:#57606a}",
@@ -118,10 +119,18 @@ final class Page {
       "}",
       "chart('chart-steps','Step time per measured iteration (median over ranks)','iteration','perIteration');",
       "chart('chart-quantiles','Step-time distribution (all ranks, sorted)','quantile','quantile');",
+      "document.body.setAttribute('data-charts-drawn',String(drawn));",
+      "})();"));
+
+  /**
+   * Counts painted canvas pixels and SVG shapes into the DOM. A separate script element: uPlot paints in a microtask,
+   * and the microtask queue is drained when the previous script element ends.
+   */
+  private static final String AUDIT = String.join("\n", List.of(
+      "(function(){",
       "var painted=0;",
       "document.querySelectorAll('canvas').forEach(function(c){try{var d=c.getContext('2d').getImageData(0,0,c.width,c.height).data;",
       "  for(var i=3;i<d.length;i+=4){if(d[i]!==0){painted++;}}}catch(e){__err('canvas: '+e);}});",
-      "document.body.setAttribute('data-charts-drawn',String(drawn));",
       "document.body.setAttribute('data-canvas-painted',String(painted));",
       "document.body.setAttribute('data-svg-shapes',String(document.querySelectorAll('svg rect, svg line, svg circle').length));",
       "})();"));

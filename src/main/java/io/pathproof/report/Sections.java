@@ -75,10 +75,29 @@ final class Sections {
       b.append("<tr><td><code>").append(Esc.html(t(r.path("id")))).append("</code></td><td>").append(Esc.html(t(r.path("check"))))
           .append("</td><td>").append(Esc.html(t(r.path("expected")))).append("</td><td>").append(Esc.html(t(r.path("observed"))))
           .append("</td><td class=\"v-").append(v.equals("N/A") ? "NA" : Esc.html(v)).append("\">").append(Esc.html(v)).append("</td><td>")
-          .append(Esc.html(join(r.path("evidence"), ", "))).append("</td><td class=\"prov\">").append(Esc.html(join(r.path("provenance"), "; ")))
-          .append("</td></tr>");
+          .append(Esc.html(join(r.path("evidence"), ", "))).append("</td><td class=\"prov\">").append(prov(r.path("provenance"))).append("</td></tr>");
     }
     b.append("</table></section>\n");
+  }
+
+  /** file:line citations: the first two shown, the rest folded (a row can cite every rank's file). */
+  static String prov(JsonNode arr) {
+    List<String> l = new ArrayList<>();
+    if (arr != null) {
+      arr.forEach(x -> l.add(t(x)));
+    }
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < Math.min(2, l.size()); i++) {
+      b.append(i == 0 ? "" : "<br>").append(Esc.html(l.get(i)));
+    }
+    if (l.size() > 2) {
+      b.append("<details><summary>").append(l.size() - 2).append(" more</summary>");
+      for (int i = 2; i < l.size(); i++) {
+        b.append(Esc.html(l.get(i))).append("<br>");
+      }
+      b.append("</details>");
+    }
+    return b.toString();
   }
 
   static void recorded(StringBuilder b, Report.Source s) {
