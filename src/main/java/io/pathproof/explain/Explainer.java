@@ -70,23 +70,17 @@ public final class Explainer {
             + " bind to fixed source?",
         c == null || c.noKernel() ? "No NCCL algorithm is chosen here (" + (c == null ? "no NCCL collective" : "one rank: a copy") + ")."
             : String.format(Locale.ROOT, "nccl_common.h numbers algorithms Tree=0 Ring=1 … and protocols LL=0 LL128=1 Simple=2: "
-                + "Algo %d = %s, proto %d = %s, chosen because its cost-model time %s µs is the smallest entry of the table.",
-                c.algorithmId(), c.algorithm(), c.protocolId(), c.protocol(), c.tunerTimeUs() == null ? "?" : c.tunerTimeUs().toPlainString()),
+                + "Algo %d = %s, proto %d = %s, chosen because its cost-model time %s µs is the smallest entry of the table%s.",
+                c.algorithmId(), c.algorithm(), c.protocolId(), c.protocol(), c.tunerTimeUs() == null ? "?" : c.tunerTimeUs().toPlainString(),
+                masked(p)),
         "predicted tuning table"));
     a.add(new Answer(8, "How are the channels shown by both INIT and the kernel?",
         comm == null ? "No NCCL communicator (backend " + p.backend() + ")."
             : String.format(Locale.ROOT, "INIT prints \"%d coll channels\"; the kernel launches gridX = %s blocks (channels used for "
                 + "this size, ≤ the communicator's). %s", comm.collChannels(), c == null ? "?" : Integer.toString(c.gridX()), observedChannels(run)),
         "predicted communicator and launch shape" + (run == null ? "" : "; INIT lines and kernel trace of the run")));
-    a.add(new Answer(9, "How many reduce-scatter and all-gather steps does each rank do per channel?",
-        String.format(Locale.ROOT, "N−1 = %d reduce-scatter and N−1 = %d all-gather steps per channel (N = %d ranks).",
-            c == null ? ranks - 1 : c.reduceScatterSteps(), c == null ? ranks - 1 : c.allGatherSteps(), ranks),
-        "ring algorithm"));
-    a.add(new Answer(10, "How is the bus factor derived?",
-        String.format(Locale.ROOT, "Each rank sends and receives 2(N−1)/N of the payload: 2×%d/%d = %s; %,d payload bytes → %,d bus bytes.",
-            ranks - 1, ranks, c == null ? fmt(2.0 * (ranks - 1) / ranks) : fmt(c.busFactor()), first.bytes(),
-            c == null ? Math.round(first.bytes() * 2.0 * (ranks - 1) / ranks) : c.busBytes()),
-        "ring AllReduce; nccl-tests busbw definition"));
+    a.add(steps(c, comm, ranks));
+    a.add(busFactor(c, first, ranks));
     a.add(new Answer(11, "What is the difference between P2P direct and GDR?",
         "P2P moves data GPU↔GPU inside a node (NVLink or PCIe, buffers mapped by CUDA IPC/cuMem); GPUDirect RDMA is a NIC "
             + "reading/writing GPU memory for the inter-node NET transport. Predicted transport here: "
@@ -108,6 +102,73 @@ public final class Explainer {
             + "--topology … --nccl … --torch … -o pred.json seals it; then run and accept against that file.",
         "pathproof predict"));
     return a;
+  }
+
+  /**
+   * The steps of the algorithm NCCL was predicted to run, not always the ring's. Ring: reduce-scatter then all-gather,
+   * N−1 steps each per channel (src/device/all_reduce.h runRing). Tree: no such phases; each chunk is reduced up the
+   * tree and broadcast back down (runTreeUpDown / runTreeSplit): a chain of the ranks of one node, then NCCL's double
+   * binary tree across nodes (src/graph/trees.cc ncclGetDtree), so depth (ranks per node − 1) + ⌈log2 nodes⌉ hops each
+   * way. NVLS and CollNet reduce in the switch or the network: neither has per-rank ring steps.
+   */
+  static Answer steps(CollectivePrediction c, CommunicatorPrediction comm, int ranks) {
+    String q = "How many reduce-scatter and all-gather steps does each rank do per channel?";
+    if (c == null || c.noKernel()) {
+      return new Answer(9, q, ranks <= 1 ? "None: one rank copies its buffer; no step is taken." : "No NCCL collective is predicted here (backend gloo).",
+          c == null ? "no NCCL prediction" : "1-rank communicator");
+    }
+    int nodes = comm == null ? 1 : Math.max(1, comm.nNodes());
+    int perNode = Math.max(1, ranks / nodes);
+    switch (c.algorithm()) {
+      case "Ring" -> {
+        return new Answer(9, q, String.format(Locale.ROOT, "Ring: N−1 = %d reduce-scatter and N−1 = %d all-gather steps per channel "
+            + "(N = %d ranks), each moving 1/N of the channel's share.", c.reduceScatterSteps(), c.allGatherSteps(), ranks),
+            "predicted algorithm Ring; src/device/all_reduce.h runRing");
+      }
+      case "Tree" -> {
+        int inter = nodes <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(nodes - 1);
+        int depth = (perNode - 1) + inter;
+        return new Answer(9, q, String.format(Locale.ROOT, "Tree: no reduce-scatter or all-gather phase. Each chunk is reduced up the tree "
+            + "and broadcast back down: a chain through the %d rank(s) of a node (%d hop(s)) then a double binary tree over %d node(s) "
+            + "(%d hop(s)), so %d hop(s) up and %d down per chunk, pipelined.", perNode, perNode - 1, nodes, inter, depth, depth),
+            "predicted algorithm Tree; src/device/all_reduce.h runTreeUpDown/runTreeSplit, src/graph/trees.cc");
+      }
+      default -> {
+        return new Answer(9, q, c.algorithm() + ": the reduction happens in the " + (c.algorithm().startsWith("NVLS") ? "NVSwitch" : "network")
+            + " (in-switch/in-network), so ranks take no ring reduce-scatter/all-gather steps.", "predicted algorithm " + c.algorithm());
+      }
+    }
+  }
+
+  /** nccl-tests' bus bandwidth factor is a definition, the same for every algorithm; what moves per rank is not. */
+  static Answer busFactor(CollectivePrediction c, Bucket first, int ranks) {
+    String q = "How is the bus factor derived?";
+    double f = c == null ? 2.0 * (ranks - 1) / ranks : c.busFactor();
+    long bus = c == null ? Math.round(first.bytes() * 2.0 * (ranks - 1) / ranks) : c.busBytes();
+    String base = String.format(Locale.ROOT, "nccl-tests defines AllReduce bus bytes as payload × 2(N−1)/N: 2×%d/%d = %s; %,d payload bytes → %,d bus bytes. ",
+        ranks - 1, ranks, fmt(f), first.bytes(), bus);
+    String why;
+    if (c == null || c.noKernel()) {
+      why = ranks <= 1 ? "With one rank nothing crosses a link." : "No NCCL collective here (gloo); the factor is the ring's by definition.";
+    } else if (c.algorithm().equals("Ring")) {
+      why = "For the predicted Ring it is exactly what each rank sends: N−1 chunks of 1/N in reduce-scatter and again in all-gather.";
+    } else {
+      why = "The factor is a definition that makes algorithms comparable; the predicted " + c.algorithm() + " does not move 2(N−1)/N per rank "
+          + "(a tree sends each chunk up once and down once), so its bus bandwidth is a normalized figure, not link traffic.";
+    }
+    return new Answer(10, q, base + why, c == null ? "nccl-tests busbw definition" : "predicted algorithm " + c.algorithm() + "; nccl-tests busbw definition");
+  }
+
+  /** NCCL_ALGO / NCCL_PROTO mask the table before the minimum is taken (src/graph/tuning.cc): say so when set. */
+  private static String masked(Prediction p) {
+    List<String> m = new ArrayList<>();
+    for (String k : List.of("NCCL_ALGO", "NCCL_PROTO")) {
+      String v = p.inputs().path("env").path(k).asText("");
+      if (!v.isEmpty()) {
+        m.add(k + "=" + v);
+      }
+    }
+    return m.isEmpty() ? "" : " that " + String.join(" and ", m) + " leave" + (m.size() == 1 ? "s" : "");
   }
 
   private static Answer regressionSeparated(Diagnosis d) {

@@ -134,14 +134,16 @@ public final class Report {
     JsonNode files = proof.path("files");
     Map<String, Evidence> runs = new LinkedHashMap<>();
     Map<String, String> dirs = new LinkedHashMap<>();
-    for (String label : LABELS) {
+    List<String> labels = new ArrayList<>(LABELS);
+    labels.add("baselineAgain");
+    for (String label : labels) {
       if (files.hasNonNull(label) && Files.isDirectory(dir.resolve(files.get(label).asText()))) {
         Path r = dir.resolve(files.get(label).asText());
         runs.put(label, read(r));
         dirs.put(label, files.get(label).asText());
       }
     }
-    return new Source(proof, optional(dir, files, "acceptance"), optional(dir, files, "diagnosis"), optional(dir, files, "verifyFix"),
+    return new Source(proof, optional(dir, files, "acceptance"), optional(dir, files, "diagnosis"), files.hasNonNull("verifyFixAgain") ? optional(dir, files, "verifyFixAgain") : optional(dir, files, "verifyFix"),
         optional(dir, files, "explain"), runs, dirs, names);
   }
 

@@ -57,7 +57,16 @@ final class Sections {
     JsonNode fix = r.path("fix");
     b.append("<p>Fix applied: ").append(fix.path("removed").isEmpty() ? "nothing undone" : "undid <code>" + Esc.html(join(fix.path("removed"), ", ")) + "</code>")
         .append(" — ").append(Esc.html(t(fix.path("reason")))).append(". Verified against the baseline: <b>")
-        .append(r.path("fixed").asBoolean(false) ? "fixed" : "NOT fixed").append("</b>.</p></section>\n");
+        .append(r.path("fixed").asBoolean(false) ? "fixed" : "NOT fixed").append("</b>.</p>");
+    JsonNode drift = s.proof().path("drift");
+    if (!drift.isMissingNode()) {
+      b.append("<p class=\"small\">Against the first baseline: ").append(Esc.html(t(drift.path("firstVerification"))))
+          .append(". Path and replicas were the baseline's, so the baseline was run again under the machine's present load: the two baselines differ by a median ratio of ")
+          .append(f3(drift.path("baselineVsBaselineAgain").path("ratio").asDouble(Double.NaN)))
+          .append("; against the new baseline the fixed run is <b>").append(drift.path("fixedAgainstBaselineAgain").asBoolean() ? "fixed" : "NOT fixed")
+          .append("</b>.</p>");
+    }
+    b.append("</section>\n");
   }
 
   static void acceptance(StringBuilder b, JsonNode a, String title, String id) {
