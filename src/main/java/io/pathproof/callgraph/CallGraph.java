@@ -15,21 +15,36 @@ import java.util.Set;
 /**
  * The 35-stage call graph of one DDP gradient AllReduce (seed: "35阶段调用图"): 25 implementation stages from autograd
  * to the optimizer step and 10 acceptance stages, each with its owner (PyTorch, NCCL host, NCCL device,
- * CUDA+hardware, application), the source it lives in and the evidence kinds that can show it. It is for navigation and
- * for auditing what a run did not show; it does not claim a kernel per stage.
+ * CUDA+hardware, application), the source it lives in, the evidence kinds that can show it, and the witness: the
+ * particular fact that shows this stage happened in a run (a hook record for the comm hook, an INIT line for the
+ * communicator, a TUNING line for tuning, a kernel record for the kernel …). A stage is covered only by its own
+ * witness, cited file:line; a stage without one is "modelled only". It does not claim a kernel per stage.
  */
 public final class CallGraph {
   private static final String RESOURCE = "/io/pathproof/callgraph/callgraph_model.csv";
 
-  /** One stage. {@code evidence} are the evidence kinds (hook, nccl-log, kernel-trace, …) that can show it. */
-  public record Stage(int id, String kind, String name, String owner, String source, List<String> evidence) {
+  /**
+   * One stage. {@code evidence} are the evidence kinds (hook, nccl-log, kernel-trace, …) that can show it;
+   * {@code witness} the facts that show it happened ("a|b" either, "a+b" both; empty: no evidence can show it).
+   */
+  public record Stage(int id, String kind, String name, String owner, String source, List<String> evidence, String witness) {
     public Stage {
       evidence = List.copyOf(evidence);
+      witness = witness == null ? "" : witness;
     }
   }
 
-  /** A stage and whether the given run holds any evidence of a kind that can show it. */
-  public record Coverage(Stage stage, boolean covered, List<String> present) {}
+  /**
+   * A stage in a run: covered when its witness is in the run's evidence; {@code present} the evidence kinds the run
+   * holds of those that could show the stage; {@code citations} where the witness was read (file:line, a few);
+   * {@code status} "shown", "modelled only: …" or "no run".
+   */
+  public record Coverage(Stage stage, boolean covered, List<String> present, List<String> citations, String status) {
+    public Coverage {
+      present = List.copyOf(present);
+      citations = List.copyOf(citations);
+    }
+  }
 
   private CallGraph() {}
 
@@ -43,10 +58,10 @@ public final class CallGraph {
           continue;
         }
         String[] f = line.split(",", -1);
-        if (f.length != 6) {
+        if (f.length != 7) {
           throw new IllegalStateException(RESOURCE + ": malformed row: " + line);
         }
-        out.add(new Stage(Integer.parseInt(f[0]), f[1], f[2], f[3], f[4], List.of(f[5].split(";"))));
+        out.add(new Stage(Integer.parseInt(f[0]), f[1], f[2], f[3], f[4], List.of(f[5].split(";")), f[6]));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -85,13 +100,24 @@ public final class CallGraph {
     return k;
   }
 
-  /** Which stages the run's evidence can show. */
+  /** Which stages the run's evidence shows happened, each with its citations; every stage "no run" without one. */
   public static List<Coverage> coverage(Evidence e) {
     Set<String> kinds = kindsIn(e);
     List<Coverage> out = new ArrayList<>();
     for (Stage s : stages()) {
       List<String> present = s.evidence().stream().filter(kinds::contains).toList();
-      out.add(new Coverage(s, !present.isEmpty(), present));
+      if (e == null) {
+        out.add(new Coverage(s, false, present, List.of(), "no run"));
+        continue;
+      }
+      if (s.witness().isEmpty()) {
+        out.add(new Coverage(s, false, present, List.of(), "modelled only: no evidence a run leaves shows this stage"));
+        continue;
+      }
+      List<String> cited = Witnesses.find(s.witness(), e);
+      out.add(cited.isEmpty()
+          ? new Coverage(s, false, present, List.of(), "modelled only: no " + s.witness().replace("|", " or ").replace("+", " with ") + " in this run")
+          : new Coverage(s, true, present, cited, "shown"));
     }
     return out;
   }

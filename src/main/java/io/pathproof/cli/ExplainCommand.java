@@ -63,7 +63,7 @@ public final class ExplainCommand implements Callable<Integer> {
     for (CallGraph.Coverage c : cov) {
       CallGraph.Stage s = c.stage();
       out.printf("  %2d %-14s %-13s %s%s%n", s.id(), s.kind(), s.owner(), s.name(),
-          e == null ? "  [" + String.join(",", s.evidence()) + "]" : c.covered() ? "  ✓ " + String.join(",", c.present()) : "  — not shown");
+          e == null ? "  [" + String.join(",", s.evidence()) + "]" : c.covered() ? "  ✓ " + String.join("; ", c.citations()) : "  — " + c.status());
     }
     out.println();
     for (Explainer.Answer a : answers) {

@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
       DiagnoseCommand.class,
       VerifyFixCommand.class,
       ExplainCommand.class,
-      ProveCommand.class
+      ProveCommand.class,
+      ReportCommand.class
     })
 public final class PathproofCommand implements Runnable {
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;

@@ -1,21 +1,130 @@
 package io.pathproof.cli;
 
+import io.pathproof.core.PathproofException;
+import io.pathproof.prove.Prove;
+import io.pathproof.run.Runner;
+import io.pathproof.scenario.Scenario;
+import io.pathproof.scenario.Scenarios;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/**
- * Verb {@code prove}: the whole pipeline on an embedded default. Until run/accept land it predicts the seed scenario.
- */
-@Command(name = "prove", mixinStandardHelpOptions = true,
-    description = "Run the whole proof on the embedded default (for now: predict --scenario seed).")
+/** Verb {@code prove}: the seed's whole chapter on one scenario, ending with the reveal. */
+@Command(name = "prove", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = ToolVersion.class,
+    description = {"Prove the path end to end: predict and seal, run a baseline, accept it, run a variant with one hidden fault,",
+        "diagnose it blind, apply the diagnosed fix and verify it, explain, write report.html, then reveal the fault.",
+        "Default: the small CPU scenario (cpu-x4-small: 4 gloo ranks, torch on the CPU) with a fault drawn at random.",
+        "Exit 0: acceptance has no FAIL, the diagnosis names the injected layer and the fix is verified; 1 otherwise."})
 public final class ProveCommand implements Callable<Integer> {
-  @Spec CommandLine.Model.CommandSpec spec;
+  /** prove's CPU default: small enough for 3 runs of 4 gloo ranks on 2 cores in well under 120 s. */
+  static final String DEFAULT_SCENARIO = "cpu-x4-small";
+
+  @Spec CommandSpec spec;
+
+  @Mixin ScenarioOptions scenario = new ScenarioOptions();
+
+  @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE}: NCCL with a GPU per rank, else gloo)")
+  String backend;
+
+  @Option(names = "--emulate", description = "N ranks on one GPU with the NCCL emulator (needs run --emulate)")
+  boolean emulate;
+
+  @Option(names = "--nproc", description = "ranks (default: the scenario's)")
+  Integer nproc;
+
+  @Option(names = "--fault", paramLabel = "K=V[,K=V]|random", defaultValue = "random",
+      description = "the fault of the variant run (default: ${DEFAULT-VALUE}, drawn with --seed and kept hidden until the end)")
+  String fault;
+
+  @Option(names = "--seed", defaultValue = "-1", description = "seed of the random fault (default: from the clock)")
+  long seed;
+
+  @Option(names = "--iters", defaultValue = "24",
+      description = "measured steps per run (default: ${DEFAULT-VALUE}; the fault is sized so that 24 noisy CPU steps keep the diagnosis's power)")
+  int iters;
+
+  @Option(names = "--warmup", defaultValue = "3", description = "warm-up steps per run (default: ${DEFAULT-VALUE})")
+  int warmup;
+
+  @Option(names = "--profile-iters", defaultValue = "1", description = "steps under the profiler (default: ${DEFAULT-VALUE})")
+  int profileIters;
+
+  @Option(names = "--python", description = "Python with torch (default: as for run)")
+  String python;
+
+  @Option(names = "--timeout", defaultValue = "300", description = "seconds before a run's ranks are killed (default: ${DEFAULT-VALUE})")
+  long timeout;
+
+  @Option(names = "--samples", description = "committed GPU samples to accept on a CPU-only machine (default: samples/ beside the tool)")
+  Path samples;
+
+  @Option(names = "--out", description = "a new or empty directory (default: prove-YYYYMMDD-HHMMSS)")
+  Path out;
 
   @Override
   public Integer call() {
-    CommandLine predict = spec.parent().commandLine().getSubcommands().get("predict");
-    return predict.execute("--scenario", "seed");
+    if (emulate) {
+      throw PathproofException.usage("prove --emulate: this build's run has no emulated backend yet (run --emulate)");
+    }
+    Scenario s = scenario.given() ? scenario.resolve() : Scenarios.load(DEFAULT_SCENARIO);
+    String label = scenario.scenario != null ? scenario.scenario : scenario.given() ? s.name() : DEFAULT_SCENARIO;
+    int n = nproc != null ? nproc : s.ranks();
+    long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
+    Path dir = out != null ? out : Path.of("prove-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    List<String> cl = new ArrayList<>(List.of("pathproof"));
+    List<String> given = spec.commandLine().getParseResult().originalArgs();
+    if (given.isEmpty() || !given.get(0).equals("prove")) {
+      cl.add("prove");
+    }
+    cl.addAll(given);
+    Prove.Plan plan = new Prove.Plan(s, label, backendOf(backend), n, fault, sd, dir, warmup, iters, profileIters, python, timeout,
+        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl);
+    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter o = spec.commandLine().getOut();
+    boolean terminal = System.console() != null;
+    Prove.Progress progress = terminal ? (name, ms, detail) -> {
+      err.printf(Locale.ROOT, "[%6.1f s] %-13s %s%n", ms / 1000.0, name, detail);
+      err.flush();
+    } : null;
+    if (terminal) {
+      err.println("prove: " + label + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
+    }
+    Prove.Outcome r = Prove.run(plan, progress);
+    r.summary().forEach(o::println);
+    o.flush();
+    return r.exitCode();
+  }
+
+  private static Runner.Backend backendOf(String v) {
+    try {
+      return Runner.Backend.valueOf(v.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw PathproofException.usage("--backend '" + v + "': expected auto, nccl or gloo");
+    }
+  }
+
+  /** samples/ of the checkout this jar was built in (target/../samples), else ./samples. */
+  static Path defaultSamples() {
+    try {
+      Path jar = Path.of(ProveCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path parent = jar.getParent() == null ? null : jar.getParent().getParent();
+      if (parent != null && Files.isDirectory(parent.resolve("samples"))) {
+        return parent.resolve("samples");
+      }
+    } catch (Exception e) {
+      // no code source (an unusual class loader): fall back to the working directory
+    }
+    return Path.of("samples");
   }
 }

@@ -1,6 +1,7 @@
 package io.pathproof.explain;
 
 import io.pathproof.ddp.Bucket;
+import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
@@ -22,6 +23,14 @@ public final class Explainer {
   private Explainer() {}
 
   public static List<Answer> explain(Prediction p, Evidence run) {
+    return explain(p, run, null);
+  }
+
+  /**
+   * The 16 answers; 14 and 15 come from {@code diagnosis} (this run's blind diagnosis) when given, and say that there
+   * is no regression here otherwise.
+   */
+  public static List<Answer> explain(Prediction p, Evidence run, Diagnosis diagnosis) {
     List<Answer> a = new ArrayList<>();
     int ranks = p.inputs().path("ranks").asInt();
     List<Bucket> steady = p.buckets().rebuilt().isEmpty() ? p.buckets().construction() : p.buckets().rebuilt();
@@ -61,23 +70,17 @@ public final class Explainer {
             + " bind to fixed source?",
         c == null || c.noKernel() ? "No NCCL algorithm is chosen here (" + (c == null ? "no NCCL collective" : "one rank: a copy") + ")."
             : String.format(Locale.ROOT, "nccl_common.h numbers algorithms Tree=0 Ring=1 … and protocols LL=0 LL128=1 Simple=2: "
-                + "Algo %d = %s, proto %d = %s, chosen because its cost-model time %s µs is the smallest entry of the table.",
-                c.algorithmId(), c.algorithm(), c.protocolId(), c.protocol(), c.tunerTimeUs() == null ? "?" : c.tunerTimeUs().toPlainString()),
+                + "Algo %d = %s, proto %d = %s, chosen because its cost-model time %s µs is the smallest entry of the table%s.",
+                c.algorithmId(), c.algorithm(), c.protocolId(), c.protocol(), c.tunerTimeUs() == null ? "?" : c.tunerTimeUs().toPlainString(),
+                masked(p)),
         "predicted tuning table"));
     a.add(new Answer(8, "How are the channels shown by both INIT and the kernel?",
         comm == null ? "No NCCL communicator (backend " + p.backend() + ")."
             : String.format(Locale.ROOT, "INIT prints \"%d coll channels\"; the kernel launches gridX = %s blocks (channels used for "
                 + "this size, ≤ the communicator's). %s", comm.collChannels(), c == null ? "?" : Integer.toString(c.gridX()), observedChannels(run)),
         "predicted communicator and launch shape" + (run == null ? "" : "; INIT lines and kernel trace of the run")));
-    a.add(new Answer(9, "How many reduce-scatter and all-gather steps does each rank do per channel?",
-        String.format(Locale.ROOT, "N−1 = %d reduce-scatter and N−1 = %d all-gather steps per channel (N = %d ranks).",
-            c == null ? ranks - 1 : c.reduceScatterSteps(), c == null ? ranks - 1 : c.allGatherSteps(), ranks),
-        "ring algorithm"));
-    a.add(new Answer(10, "How is the bus factor derived?",
-        String.format(Locale.ROOT, "Each rank sends and receives 2(N−1)/N of the payload: 2×%d/%d = %s; %,d payload bytes → %,d bus bytes.",
-            ranks - 1, ranks, c == null ? fmt(2.0 * (ranks - 1) / ranks) : fmt(c.busFactor()), first.bytes(),
-            c == null ? Math.round(first.bytes() * 2.0 * (ranks - 1) / ranks) : c.busBytes()),
-        "ring AllReduce; nccl-tests busbw definition"));
+    a.add(steps(c, comm, ranks));
+    a.add(busFactor(c, first, ranks));
     a.add(new Answer(11, "What is the difference between P2P direct and GDR?",
         "P2P moves data GPU↔GPU inside a node (NVLink or PCIe, buffers mapped by CUDA IPC/cuMem); GPUDirect RDMA is a NIC "
             + "reading/writing GPU memory for the inter-node NET transport. Predicted transport here: "
@@ -92,20 +95,113 @@ public final class Explainer {
         "Numerical correctness: a kernel that ran proves execution, not that every rank ends with the same parameters. "
             + replicas(run),
         run == null ? "method" : "replica digests of the run"));
-    a.add(new Answer(14, "How is a channel regression separated from other causes?",
-        "Layer by layer: correctness still equal; buckets unchanged; algorithm/protocol unchanged; transport unchanged; "
-            + "then channels and gridX differ while the configuration diff shows exactly NCCL_MIN/MAX_NCHANNELS — one "
-            + "configuration change, the matching path change, and the measured slowdown agree (pathproof diagnose).",
-        "diagnose elimination order"));
-    a.add(new Answer(15, "What is the right fix, and what are wrong mitigations?",
-        "Remove the channel override and re-run the same acceptance (pathproof verify-fix) until the fingerprint and the "
-            + "step-time median are back in the baseline band. A longer timeout or a larger bucket does not address the cause.",
-        "seed; diagnose"));
+    a.add(regressionSeparated(diagnosis));
+    a.add(rightFix(diagnosis));
     a.add(new Answer(16, "Can you write a prediction for a new bucket shape before running it?",
         "Yes: pathproof predict --workload FILE (JSON, or one JSON object per parameter dumped from a real model) "
             + "--topology … --nccl … --torch … -o pred.json seals it; then run and accept against that file.",
         "pathproof predict"));
     return a;
+  }
+
+  /**
+   * The steps of the algorithm NCCL was predicted to run, not always the ring's. Ring: reduce-scatter then all-gather,
+   * N−1 steps each per channel (src/device/all_reduce.h runRing). Tree: no such phases; each chunk is reduced up the
+   * tree and broadcast back down (runTreeUpDown / runTreeSplit): a chain of the ranks of one node, then NCCL's double
+   * binary tree across nodes (src/graph/trees.cc ncclGetDtree), so depth (ranks per node − 1) + ⌈log2 nodes⌉ hops each
+   * way. NVLS and CollNet reduce in the switch or the network: neither has per-rank ring steps.
+   */
+  static Answer steps(CollectivePrediction c, CommunicatorPrediction comm, int ranks) {
+    String q = "How many reduce-scatter and all-gather steps does each rank do per channel?";
+    if (c == null || c.noKernel()) {
+      return new Answer(9, q, ranks <= 1 ? "None: one rank copies its buffer; no step is taken." : "No NCCL collective is predicted here (backend gloo).",
+          c == null ? "no NCCL prediction" : "1-rank communicator");
+    }
+    int nodes = comm == null ? 1 : Math.max(1, comm.nNodes());
+    int perNode = Math.max(1, ranks / nodes);
+    switch (c.algorithm()) {
+      case "Ring" -> {
+        return new Answer(9, q, String.format(Locale.ROOT, "Ring: N−1 = %d reduce-scatter and N−1 = %d all-gather steps per channel "
+            + "(N = %d ranks), each moving 1/N of the channel's share.", c.reduceScatterSteps(), c.allGatherSteps(), ranks),
+            "predicted algorithm Ring; src/device/all_reduce.h runRing");
+      }
+      case "Tree" -> {
+        int inter = nodes <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(nodes - 1);
+        int depth = (perNode - 1) + inter;
+        return new Answer(9, q, String.format(Locale.ROOT, "Tree: no reduce-scatter or all-gather phase. Each chunk is reduced up the tree "
+            + "and broadcast back down: a chain through the %d rank(s) of a node (%d hop(s)) then a double binary tree over %d node(s) "
+            + "(%d hop(s)), so %d hop(s) up and %d down per chunk, pipelined.", perNode, perNode - 1, nodes, inter, depth, depth),
+            "predicted algorithm Tree; src/device/all_reduce.h runTreeUpDown/runTreeSplit, src/graph/trees.cc");
+      }
+      default -> {
+        return new Answer(9, q, c.algorithm() + ": the reduction happens in the " + (c.algorithm().startsWith("NVLS") ? "NVSwitch" : "network")
+            + " (in-switch/in-network), so ranks take no ring reduce-scatter/all-gather steps.", "predicted algorithm " + c.algorithm());
+      }
+    }
+  }
+
+  /** nccl-tests' bus bandwidth factor is a definition, the same for every algorithm; what moves per rank is not. */
+  static Answer busFactor(CollectivePrediction c, Bucket first, int ranks) {
+    String q = "How is the bus factor derived?";
+    double f = c == null ? 2.0 * (ranks - 1) / ranks : c.busFactor();
+    long bus = c == null ? Math.round(first.bytes() * 2.0 * (ranks - 1) / ranks) : c.busBytes();
+    String base = String.format(Locale.ROOT, "nccl-tests defines AllReduce bus bytes as payload × 2(N−1)/N: 2×%d/%d = %s; %,d payload bytes → %,d bus bytes. ",
+        ranks - 1, ranks, fmt(f), first.bytes(), bus);
+    String why;
+    if (c == null || c.noKernel()) {
+      why = ranks <= 1 ? "With one rank nothing crosses a link." : "No NCCL collective here (gloo); the factor is the ring's by definition.";
+    } else if (c.algorithm().equals("Ring")) {
+      why = "For the predicted Ring it is exactly what each rank sends: N−1 chunks of 1/N in reduce-scatter and again in all-gather.";
+    } else {
+      why = "The factor is a definition that makes algorithms comparable; the predicted " + c.algorithm() + " does not move 2(N−1)/N per rank "
+          + "(a tree sends each chunk up once and down once), so its bus bandwidth is a normalized figure, not link traffic.";
+    }
+    return new Answer(10, q, base + why, c == null ? "nccl-tests busbw definition" : "predicted algorithm " + c.algorithm() + "; nccl-tests busbw definition");
+  }
+
+  /** NCCL_ALGO / NCCL_PROTO mask the table before the minimum is taken (src/graph/tuning.cc): say so when set. */
+  private static String masked(Prediction p) {
+    List<String> m = new ArrayList<>();
+    for (String k : List.of("NCCL_ALGO", "NCCL_PROTO")) {
+      String v = p.inputs().path("env").path(k).asText("");
+      if (!v.isEmpty()) {
+        m.add(k + "=" + v);
+      }
+    }
+    return m.isEmpty() ? "" : " that " + String.join(" and ", m) + " leave" + (m.size() == 1 ? "s" : "");
+  }
+
+  private static Answer regressionSeparated(Diagnosis d) {
+    String q = "How is a regression separated from other causes?";
+    if (d == null) {
+      return new Answer(14, q, "No regression here: no variant run was diagnosed against this one.", "no diagnosis given");
+    }
+    StringBuilder sb = new StringBuilder();
+    sb.append("This run's diagnosis: ").append(d.conclusion());
+    if (d.rootCause() != null) {
+      sb.append(", layer ").append(d.rootCause().layer()).append(" (owner ").append(d.rootCause().owner()).append("): ")
+          .append(d.rootCause().change()).append(". ");
+    }
+    sb.append("Correctness ").append(d.correctness().verdict()).append("; step time ").append(d.regression().verdict());
+    if (d.regression().ratio() != null) {
+      sb.append(String.format(Locale.ROOT, " (median ratio %.3f, 95%% CI %.3f..%.3f)", d.regression().ratio(),
+          d.regression().ciLow(), d.regression().ciHigh()));
+    }
+    sb.append(". Eliminated in order: ");
+    sb.append(d.eliminated().isEmpty() ? "none" : d.eliminated().stream().map(Diagnosis.Elimination::layer).collect(Collectors.joining(", ")));
+    List<String> changed = d.diffs().stream().filter(Diagnosis.LayerDiff::changed).map(Diagnosis.LayerDiff::layer).toList();
+    sb.append("; changed in the path fingerprint: ").append(changed.isEmpty() ? "nothing" : String.join(", ", changed)).append('.');
+    return new Answer(14, q, sb.toString(), "pathproof diagnose of " + d.variant() + " against " + d.baseline());
+  }
+
+  private static Answer rightFix(Diagnosis d) {
+    String q = "What is the right fix, and what are wrong mitigations?";
+    if (d == null || d.rootCause() == null || "none".equals(d.rootCause().layer()) && !d.regression().detected()) {
+      return new Answer(15, q, "No regression here, so nothing to fix; a mitigation applied anyway would only add a change to explain.",
+          d == null ? "no diagnosis given" : "pathproof diagnose: " + d.conclusion());
+    }
+    return new Answer(15, q, "Fix: " + d.rootCause().fix() + ". Wrong mitigations: " + String.join("; ", d.rootCause().wrongMitigations())
+        + ". Proof of the fix: " + d.rootCause().rerun() + ".", "pathproof diagnose root cause (" + d.rootCause().layer() + ")");
   }
 
   private static String fmt(double d) {

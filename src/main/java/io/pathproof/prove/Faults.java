@@ -1,0 +1,158 @@
+package io.pathproof.prove;
+
+import io.pathproof.core.PathproofException;
+import io.pathproof.ddp.Bucket;
+import io.pathproof.nccl.CollectivePrediction;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.Predictor;
+import io.pathproof.scenario.Scenario;
+import io.pathproof.scenario.Workload;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * The faults prove can inject, sized from the model of this scenario and its baseline run, never from a table of
+ * outcomes: each is only offered where the mechanism says it changes something (a bucket cap only when the planner
+ * forms other buckets with it, a protocol only other than the one NCCL was predicted to pick).
+ */
+final class Faults {
+  private Faults() {}
+
+  /** torch's default {@code bucket_cap_mb} (distributed.py), used when the workload does not set one. */
+  private static final double TORCH_DEFAULT_CAP_MB = 25.0;
+
+  /** A compute slowdown is never smaller than this: below it a loaded 2-core machine's step noise can hide it. */
+  static final double MIN_DELAY_MS = 40.0;
+
+  /**
+   * Every fault this scenario supports. {@code baselineMedianMs} sizes the compute slowdown so that the variant's step
+   * is at least twice the baseline's (the diagnosis then has its power at a dozen steps on a noisy CPU).
+   */
+  static List<Fault> catalogue(Scenario s, Prediction p, String backend, int worldSize, double baselineMedianMs) {
+    List<Fault> out = new ArrayList<>();
+    double delay = Math.ceil(Math.max(MIN_DELAY_MS, Double.isFinite(baselineMedianMs) ? baselineMedianMs : 0));
+    out.add(new Fault("compute slowdown", List.of("compute_delay_ms=" + fmt(delay)), "compute",
+        "every rank spends " + fmt(delay) + " ms more between forward and backward in each step, outside communication"));
+    if (worldSize >= 2) {
+      out.add(new Fault("corrupted gradient", List.of("corrupt_grad_rank=" + (worldSize - 1)), "correctness",
+          "rank " + (worldSize - 1) + " adds an error to its gradient after the AllReduce, so its replica drifts"));
+    }
+    String cap = smallerCapThatRebuckets(s, p);
+    if (cap != null) {
+      out.add(new Fault("bucket-cap change", List.of("bucket_cap_mb=" + cap), "ddp-buckets",
+          "DDP is built with bucket_cap_mb=" + cap + " instead of " + fmt(capOf(s.workload())) + ", which the planner says forms other buckets"));
+    }
+    if (!s.workload().findUnusedParameters()) {
+      out.add(new Fault("find_unused_parameters", List.of("find_unused_parameters=true"), "ddp-buckets",
+          "DDP is built with find_unused_parameters=True: a graph walk every step and an extra used-map AllReduce"));
+    }
+    if (backend.equals("nccl")) {
+      out.addAll(ncclFaults(p));
+    }
+    return out;
+  }
+
+  /** The NCCL faults of the seed and its neighbours, each set against what NCCL was predicted to choose. */
+  static List<Fault> ncclFaults(Prediction p) {
+    List<Fault> out = new ArrayList<>();
+    CollectivePrediction big = p.collectives().stream().filter(c -> !c.noKernel() && c.bucket() >= 0)
+        .max(Comparator.comparingLong(CollectivePrediction::bytes)).orElse(null);
+    if (p.communicator() != null && p.communicator().collChannels() > 1) {
+      out.add(new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), "channels",
+          "the seed's variant: one channel instead of " + p.communicator().collChannels()));
+    }
+    if (big == null) {
+      return out; // one rank: NCCL copies, no algorithm, protocol or launch shape to change
+    }
+    String proto = big.protocol().equals("Simple") ? "LL" : "Simple";
+    out.add(new Fault("protocol", List.of("NCCL_PROTO=" + proto), "protocol",
+        "NCCL_PROTO=" + proto + " where the tuner picks " + big.protocol() + " for the largest bucket"));
+    String algo = big.algorithm().equals("Ring") ? "Tree" : "Ring";
+    out.add(new Fault("algorithm", List.of("NCCL_ALGO=" + algo), "algorithm",
+        "NCCL_ALGO=" + algo + " where the tuner picks " + big.algorithm() + " for the largest bucket"));
+    if (big.transport() != null && big.transport().toUpperCase(Locale.ROOT).contains("P2P")) {
+      out.add(new Fault("P2P disabled", List.of("NCCL_P2P_DISABLE=1"), "transport",
+          "NCCL_P2P_DISABLE=1: peers fall back from " + big.transport() + " to SHM"));
+    }
+    if (big.blockX() > 64) {
+      int threads = Math.max(64, big.blockX() / 2 / 32 * 32); // NCCL_NTHREADS must be a multiple of the warp (32)
+      out.add(new Fault("threads", List.of("NCCL_NTHREADS=" + threads), "threads",
+          "NCCL_NTHREADS=" + threads + " where NCCL launches " + big.blockX() + " threads per block"));
+    }
+    return out;
+  }
+
+  /** Draws one fault; the same seed and catalogue give the same fault. */
+  static Fault draw(List<Fault> catalogue, long seed) {
+    if (catalogue.isEmpty()) {
+      throw PathproofException.usage("prove: no fault applies to this scenario");
+    }
+    // SplittableRandom mixes the seed first: java.util.Random's first nextInt(4) is 2 for every small seed.
+    return catalogue.get(new SplittableRandom(seed).nextInt(catalogue.size()));
+  }
+
+  /**
+   * A fault given as {@code K=V} (several with commas): the layer is the one the diagnose room's knob table gives its
+   * name, found through the catalogue where the name is there, else from the name's family.
+   */
+  static Fault given(String spec, List<Fault> catalogue) {
+    List<String> settings = new ArrayList<>();
+    for (String part : spec.split(",")) {
+      String t = part.trim();
+      if (t.indexOf('=') <= 0) {
+        throw PathproofException.usage("--fault '" + spec + "': expected K=V[,K=V] or random");
+      }
+      settings.add(t);
+    }
+    String key = settings.get(0).substring(0, settings.get(0).indexOf('='));
+    for (Fault f : catalogue) {
+      if (f.keys().contains(key)) {
+        return new Fault(f.kind(), settings, f.layer(), "given on the command line: " + String.join(", ", settings));
+      }
+    }
+    String layer = switch (key) {
+      case "compute_delay_ms" -> "compute";
+      case "corrupt_grad_rank" -> "correctness";
+      case "bucket_cap_mb", "find_unused_parameters" -> "ddp-buckets";
+      case "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS" -> "channels";
+      case "NCCL_PROTO" -> "protocol";
+      case "NCCL_ALGO" -> "algorithm";
+      case "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE" -> "transport";
+      case "NCCL_NTHREADS" -> "threads";
+      default -> "configuration";
+    };
+    return new Fault("given", settings, layer, "given on the command line: " + String.join(", ", settings));
+  }
+
+  private static double capOf(Workload w) {
+    return w.bucketCapMb() == null ? TORCH_DEFAULT_CAP_MB : w.bucketCapMb();
+  }
+
+  /** The largest cap (the workload's halved again and again) with which the planner forms other steady buckets. */
+  static String smallerCapThatRebuckets(Scenario s, Prediction p) {
+    List<List<String>> base = layout(p);
+    Workload w = s.workload();
+    double cap = capOf(w);
+    for (int k = 1; k <= 16; k++) {
+      double c = cap / Math.pow(2, k);
+      Workload wk = w.withDdpFlags(c, w.findUnusedParameters(), w.staticGraph(), w.gradientAsBucketView());
+      Scenario sk = new Scenario(s.name(), wk, s.topology(), s.versions(), s.ranks(), s.env(), s.backend());
+      if (!layout(Predictor.predict(sk)).equals(base)) {
+        return fmt(c);
+      }
+    }
+    return null;
+  }
+
+  private static List<List<String>> layout(Prediction p) {
+    List<Bucket> steady = p.buckets().rebuilt().isEmpty() ? p.buckets().construction() : p.buckets().rebuilt();
+    return steady.stream().map(Bucket::params).toList();
+  }
+
+  static String fmt(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+}

@@ -1,0 +1,50 @@
+package io.pathproof.prove;
+
+import io.pathproof.diagnose.Diagnosis;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The diagnosed fix, applied to the variant's settings. Only the diagnosis decides what is undone: a setting goes
+ * when the diagnosis's configuration changes name it (NCCL variables, DDP's bucket cap and flags, as the job itself
+ * recorded them), or, for the application's own layers (compute, correctness) that no configuration shows, when the
+ * fault acts on the layer the diagnosis names — the owner undoes its change there. A wrong diagnosis therefore leaves
+ * the fault in place and verify-fix fails.
+ */
+record Fix(List<String> removed, List<String> kept, String reason) {
+  Fix {
+    removed = List.copyOf(removed);
+    kept = List.copyOf(kept);
+  }
+
+  static Fix apply(Diagnosis d, Fault fault) {
+    List<String> removed = new ArrayList<>();
+    List<String> kept = new ArrayList<>();
+    String layer = d.rootCause() == null ? "none" : d.rootCause().layer();
+    List<String> named = new ArrayList<>();
+    for (Diagnosis.ConfigChange c : d.configuration()) {
+      named.add(normal(c.key()));
+    }
+    boolean applicationLayer = layer.equals("compute") || layer.equals("correctness");
+    for (String s : fault.settings()) {
+      String key = normal(s.substring(0, s.indexOf('=')));
+      boolean byConfig = named.stream().anyMatch(n -> n.equals(key) || n.endsWith("." + key) || (key.equals("bucket_cap_mb") && n.endsWith("bucket_cap_bytes")));
+      boolean byLayer = applicationLayer && fault.layer().equals(layer);
+      if ((byConfig && !"none".equals(layer)) || byLayer) {
+        removed.add(s);
+      } else {
+        kept.add(s);
+      }
+    }
+    String reason = removed.isEmpty()
+        ? "the diagnosis (" + layer + ") names no setting of the variant, so nothing is undone"
+        : "undone as the diagnosis says: " + (d.rootCause() == null ? "" : d.rootCause().fix());
+    return new Fix(removed, kept, reason);
+  }
+
+  private static String normal(String key) {
+    String k = key.toLowerCase(Locale.ROOT);
+    return k.startsWith("env.") ? k.substring(4) : k;
+  }
+}

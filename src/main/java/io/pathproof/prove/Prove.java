@@ -1,0 +1,370 @@
+package io.pathproof.prove;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pathproof.accept.Acceptance;
+import io.pathproof.accept.AcceptanceTable;
+import io.pathproof.callgraph.CallGraph;
+import io.pathproof.core.ExitCode;
+import io.pathproof.core.Json;
+import io.pathproof.core.PathproofException;
+import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.diagnose.FixVerification;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import io.pathproof.explain.Explainer;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import io.pathproof.predict.Predictor;
+import io.pathproof.report.Report;
+import io.pathproof.run.Runner;
+import io.pathproof.scenario.Scenario;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The public entry of the prove room: the seed's whole chapter on one scenario. Every step goes through the public
+ * entry of the room that owns it; what each step produced is written to the output directory as it happens, so a
+ * failed proof leaves every file behind.
+ */
+public final class Prove {
+  private Prove() {}
+
+  /** What to prove. {@code fault} is K=V[,K=V] or null for a fault drawn at random with {@code seed}. */
+  public record Plan(Scenario scenario, String scenarioLabel, Runner.Backend backend, int nproc, String fault, long seed,
+      Path out, int warmup, int iters, int profileIters, String python, long timeoutSec, Path samples, String tool,
+      List<String> commandLine) {
+    public Plan {
+      Objects.requireNonNull(scenario, "scenario");
+      Objects.requireNonNull(out, "out");
+      backend = backend == null ? Runner.Backend.AUTO : backend;
+      commandLine = commandLine == null ? List.of() : List.copyOf(commandLine);
+      if (nproc < 1) {
+        throw PathproofException.usage("--nproc: must be >= 1, got " + nproc);
+      }
+      if (iters < 2 || warmup < 0 || profileIters < 0) {
+        throw PathproofException.usage("--iters must be >= 2, --warmup and --profile-iters >= 0");
+      }
+    }
+  }
+
+  /** Told when a phase ends: its name, milliseconds since prove started, one line of what it found. */
+  public interface Progress {
+    void phase(String name, long elapsedMs, String detail);
+  }
+
+  /** The outcome: exit code (0 only when proven), the output directory, the report and the lines of the reveal. */
+  public record Outcome(int exitCode, boolean proven, Path out, Path report, List<String> summary) {
+    public Outcome {
+      summary = List.copyOf(summary);
+    }
+  }
+
+  /** The proof document's schema (proof.json, read back by {@code report}). */
+  public static final String SCHEMA = "pathproof.proof/1";
+
+  public static Outcome run(Plan plan, Progress progress) {
+    long t0 = System.nanoTime();
+    Progress say = progress == null ? (n, ms, d) -> { } : progress;
+    Path out = plan.out().toAbsolutePath().normalize();
+    prepare(out);
+    ObjectNode proof = Json.mapper().createObjectNode();
+    proof.put("schema", SCHEMA);
+    proof.put("tool", plan.tool());
+    proof.put("createdAt", Instant.now().toString());
+    proof.put("scenario", plan.scenarioLabel());
+    ArrayNode cl = proof.putArray("commandLine");
+    plan.commandLine().forEach(cl::add);
+    ArrayNode phases = proof.putArray("phases");
+    ObjectNode files = proof.putObject("files");
+    List<String> reasons = new ArrayList<>();
+
+    // 1. predict and seal, before anything runs
+    Scenario s = plan.scenario();
+    Prediction p = PredictionIo.writeSealed(Predictor.predict(s), out.resolve("prediction.json"), plan.tool());
+    files.put("prediction", "prediction.json");
+    phase(phases, say, t0, "predict", "sealed " + p.seal().sha256().substring(0, 12) + " at " + p.seal().createdAt() + ": "
+        + steady(p) + " bucket(s), backend " + p.backend());
+
+    // 2. baseline run
+    List<String> scenarioEnv = new ArrayList<>();
+    s.env().forEach((k, v) -> scenarioEnv.add(k + "=" + v));
+    Path baseline = run(plan, out, "baseline", scenarioEnv, out.resolve("prediction.json"));
+    files.put("baseline", "baseline");
+    Evidence eb = read(baseline);
+    String backend = eb.manifest() == null ? "unknown" : eb.manifest().path("backend").asText("unknown");
+    proof.put("backend", backend);
+    proof.put("worldSize", plan.nproc());
+    proof.set("emulation", eb.manifest() == null ? null : eb.manifest().get("emulation"));
+    phase(phases, say, t0, "baseline run", backend + ", " + plan.nproc() + " rank(s), " + plan.warmup() + " + " + plan.iters() + " steps");
+
+    // 3. accept
+    AcceptanceTable table = Acceptance.accept(p, eb);
+    write(out.resolve("acceptance.json"), Acceptance.toJson(table));
+    write(out.resolve("acceptance.md"), Acceptance.render(table, "markdown"));
+    files.put("acceptance", "acceptance.json");
+    if (table.counts().fail() > 0) {
+      reasons.add("acceptance: " + table.counts().fail() + " row(s) FAIL");
+    }
+    phase(phases, say, t0, "accept", table.verdict() + ": " + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
+        + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A");
+
+    // 4. one fault, sealed in prove's own record outside every run directory diagnose reads
+    List<Fault> catalogue = Faults.catalogue(s, p, backend, plan.nproc(), medianMs(eb));
+    Fault fault = plan.fault() == null || plan.fault().equals("random") ? Faults.draw(catalogue, plan.seed())
+        : Faults.given(plan.fault(), catalogue);
+    String sealed = faultRecord(fault, plan.seed(), catalogue);
+    write(out.resolve("fault.sealed.json"), sealed);
+    String faultSha = sha256(sealed);
+    ObjectNode fnode = proof.putObject("fault");
+    fnode.put("sealSha256", faultSha);
+    fnode.put("file", "fault.sealed.json");
+    fnode.put("drawn", plan.fault() == null || plan.fault().equals("random"));
+    fnode.put("seed", plan.seed());
+    ArrayNode kinds = fnode.putArray("catalogue");
+    catalogue.forEach(f -> kinds.add(f.kind()));
+    List<String> variantEnv = new ArrayList<>(scenarioEnv);
+    variantEnv.addAll(fault.settings());
+    Path variant = run(plan, out, "variant", variantEnv, out.resolve("prediction.json"));
+    files.put("variant", "variant");
+    phase(phases, say, t0, "variant run", "one fault of " + catalogue.size() + " kinds, sealed " + faultSha.substring(0, 12));
+
+    // 5. diagnose blind: two run directories, nothing else
+    Evidence ev = read(variant);
+    Diagnosis d = Diagnosis.diagnose(eb, ev);
+    write(out.resolve("diagnosis.json"), Diagnosis.render(d, "json"));
+    write(out.resolve("diagnosis.md"), Diagnosis.render(d, "markdown"));
+    files.put("diagnosis", "diagnosis.json");
+    String diagnosed = d.rootCause() == null ? "none" : d.rootCause().layer();
+    phase(phases, say, t0, "diagnose", d.conclusion() + ": layer " + diagnosed
+        + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()));
+
+    // 6. the diagnosed fix, applied and verified against the baseline
+    Fix fix = Fix.apply(d, fault);
+    List<String> fixedEnv = new ArrayList<>(scenarioEnv);
+    fixedEnv.addAll(fix.kept());
+    Path fixed = run(plan, out, "fixed", fixedEnv, out.resolve("prediction.json"));
+    files.put("fixed", "fixed");
+    Evidence ef = read(fixed);
+    FixVerification fv = Diagnosis.verifyFix(eb, ef);
+    write(out.resolve("verify-fix.json"), Diagnosis.render(fv, "json"));
+    files.put("verifyFix", "verify-fix.json");
+    if (!fv.fixed() && fv.fingerprintEqual() && "PASS".equals(fv.correctness())) {
+      // Only the step time is off: the path and the replicas are the baseline's. On a shared machine the load can
+      // drift between runs made a minute apart, so the baseline is run again under today's load and the fixed run
+      // is judged against it (A/B/A); the drift between the two baselines is recorded beside it.
+      Path again = run(plan, out, "baseline-again", scenarioEnv, out.resolve("prediction.json"));
+      files.put("baselineAgain", "baseline-again");
+      Evidence eb2 = read(again);
+      FixVerification fv2 = Diagnosis.verifyFix(eb2, ef);
+      Diagnosis drift = Diagnosis.diagnose(eb, eb2);
+      write(out.resolve("verify-fix-again.json"), Diagnosis.render(fv2, "json"));
+      files.put("verifyFixAgain", "verify-fix-again.json");
+      ObjectNode dn = proof.putObject("drift");
+      dn.put("firstVerification", String.join("; ", fv.reasons()));
+      dn.set("baselineVsBaselineAgain", Json.mapper().valueToTree(drift.regression()));
+      dn.put("fixedAgainstBaselineAgain", fv2.fixed());
+      phase(phases, say, t0, "baseline again", String.format(java.util.Locale.ROOT, "the two baselines differ by a median ratio of %.3f; "
+          + "fixed run against the new one: %s", drift.regression().ratio() == null ? Double.NaN : drift.regression().ratio(),
+          fv2.fixed() ? "fixed" : "NOT fixed"));
+      fv = fv2;
+    }
+    if (!fv.fixed()) {
+      reasons.add("verify-fix: not fixed (" + String.join("; ", fv.reasons()) + ")");
+    }
+    phase(phases, say, t0, "fix + verify", (fix.removed().isEmpty() ? "nothing undone" : "undid " + String.join(", ", fix.removed()))
+        + "; " + (fv.fixed() ? "fixed" : "NOT fixed"));
+
+    // 7. explain and the call graph, on the baseline's evidence and this diagnosis
+    ObjectNode explain = Json.mapper().createObjectNode();
+    explain.set("answers", Json.mapper().valueToTree(Explainer.explain(p, eb, d)));
+    explain.set("callgraph", Json.mapper().valueToTree(CallGraph.coverage(eb)));
+    write(out.resolve("explain.json"), pretty(explain));
+    files.put("explain", "explain.json");
+    ArrayNode recorded = proof.putArray("recorded");
+    if (!backend.equals("nccl")) {
+      for (Recorded.Sample r : Recorded.acceptAll(plan.samples())) {
+        recorded.add(Json.mapper().valueToTree(r));
+      }
+    }
+    phase(phases, say, t0, "explain", "16 answers, 35 stages" + (recorded.isEmpty() ? "" : "; " + recorded.size() + " recorded GPU sample(s) accepted"));
+
+    // the reveal
+    boolean match = fault.layer().equals(diagnosed);
+    if (!match) {
+      reasons.add("diagnosis named layer " + diagnosed + " but the injected fault acts on " + fault.layer());
+    }
+    ObjectNode reveal = proof.putObject("reveal");
+    reveal.set("injected", Json.mapper().valueToTree(fault));
+    ObjectNode dn = reveal.putObject("diagnosed");
+    dn.put("conclusion", d.conclusion());
+    dn.put("layer", diagnosed);
+    dn.put("owner", d.rootCause() == null ? null : d.rootCause().owner());
+    dn.put("change", d.rootCause() == null ? null : d.rootCause().change());
+    dn.put("fix", d.rootCause() == null ? null : d.rootCause().fix());
+    reveal.put("match", match);
+    reveal.set("fix", Json.mapper().valueToTree(fix));
+    reveal.put("fixed", fv.fixed());
+    reveal.put("faultSealVerified", sha256(readString(out.resolve("fault.sealed.json"))).equals(faultSha));
+    boolean proven = table.counts().fail() == 0 && match && fv.fixed();
+    proof.put("verdict", proven ? "PROVEN" : "NOT PROVEN");
+    proof.put("exitCode", proven ? ExitCode.OK : ExitCode.FAIL);
+    ArrayNode rs = proof.putArray("reasons");
+    reasons.forEach(rs::add);
+    phase(phases, say, t0, "reveal", fault.kind() + " (" + String.join(", ", fault.settings()) + ", layer " + fault.layer()
+        + ") vs diagnosed " + diagnosed + ": " + (match ? "match" : "MISMATCH"));
+
+    // 8. report
+    write(out.resolve("proof.json"), pretty(proof));
+    Path html = Report.write(Report.load(List.of(out)), out);
+    phase(phases, say, t0, "report", html.getFileName().toString());
+    write(out.resolve("proof.json"), pretty(proof)); // with the report phase's time
+
+    List<String> summary = new ArrayList<>();
+    summary.add("prove: " + (proven ? "PROVEN" : "NOT PROVEN") + " — " + plan.scenarioLabel() + ", " + backend + ", " + plan.nproc() + " rank(s)");
+    summary.add("  acceptance: " + table.verdict() + " (" + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
+        + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A)");
+    summary.add("  injected:  " + fault.kind() + ": " + String.join(", ", fault.settings()) + " (layer " + fault.layer() + "; sealed " + faultSha.substring(0, 12) + ")");
+    summary.add("  diagnosed: " + d.conclusion() + ": layer " + diagnosed + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()
+        + " — " + d.rootCause().change()));
+    summary.add("  fix:       " + (fix.removed().isEmpty() ? "nothing undone" : "undid " + String.join(", ", fix.removed())) + " → "
+        + (fv.fixed() ? "verified" : "NOT verified"));
+    for (JsonNode r : recorded) {
+      summary.add("  " + r.path("label").asText() + ": " + r.path("name").asText() + " " + r.path("verdict").asText());
+    }
+    summary.add("  report:    " + html);
+    return new Outcome(proven ? ExitCode.OK : ExitCode.FAIL, proven, out, html, summary);
+  }
+
+  private static int steady(Prediction p) {
+    return p.buckets().rebuilt().isEmpty() ? p.buckets().construction().size() : p.buckets().rebuilt().size();
+  }
+
+  private static Path run(Plan plan, Path out, String name, List<String> inject, Path prediction) {
+    Path dir = out.resolve(name);
+    List<String> cl = new ArrayList<>(plan.commandLine());
+    cl.add("(" + name + " run)");
+    Runner.Request req = new Runner.Request(plan.scenario().workload(), plan.scenarioLabel(), plan.scenario().topology().name(),
+        plan.backend(), plan.nproc(), 1, 0, null, plan.iters(), plan.warmup(), plan.profileIters(), inject, prediction,
+        plan.timeoutSec(), dir, Runner.Launcher.AUTO, plan.python(), false, cl, plan.tool());
+    Runner.Result r = Runner.run(req, null);
+    if (r.exitCode() != 0) {
+      throw new PathproofException(r.exitCode(), "prove: the " + name + " run failed: " + r.message());
+    }
+    return dir;
+  }
+
+  private static Evidence read(Path dir) {
+    Evidence e = Ingest.read(List.of(dir));
+    if (e == null || e.files() == null || e.files().isEmpty()) {
+      throw PathproofException.badInput(dir + ": no readable evidence");
+    }
+    return e;
+  }
+
+  /** The median of the measured steps of all ranks, NaN without any. */
+  static double medianMs(Evidence e) {
+    if (e.steps() == null) {
+      return Double.NaN;
+    }
+    double[] ms = e.steps().stream().filter(Evidence.Step::measured).mapToDouble(Evidence.Step::ms).sorted().toArray();
+    return ms.length == 0 ? Double.NaN : ms.length % 2 == 1 ? ms[ms.length / 2] : (ms[ms.length / 2 - 1] + ms[ms.length / 2]) / 2;
+  }
+
+  /**
+   * The fault as the schema {@code pathproof.fault/1} writes it ({"env":{…},"knobs":{…}}), with what prove adds
+   * (kind, layer, seed, the kinds it was drawn from). Its SHA-256 is shown before the variant runs.
+   */
+  static String faultRecord(Fault f, long seed, List<Fault> catalogue) {
+    ObjectNode n = Json.mapper().createObjectNode();
+    n.put("schema", "pathproof.fault/1");
+    ObjectNode env = n.putObject("env");
+    ObjectNode knobs = n.putObject("knobs");
+    for (String s : f.settings()) {
+      String k = s.substring(0, s.indexOf('='));
+      String v = s.substring(s.indexOf('=') + 1);
+      if (k.startsWith("NCCL_") || k.startsWith("TORCH_") || k.startsWith("DDP_")) {
+        env.put(k, v);
+      } else {
+        knobs.put(k, v);
+      }
+    }
+    n.put("kind", f.kind());
+    n.put("layer", f.layer());
+    n.put("description", f.description());
+    n.put("seed", seed);
+    ArrayNode kinds = n.putArray("drawnFrom");
+    catalogue.forEach(c -> kinds.add(c.kind()));
+    return pretty(n);
+  }
+
+  static String sha256(String s) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void phase(ArrayNode phases, Progress say, long t0, String name, String detail) {
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    ObjectNode ph = phases.addObject();
+    ph.put("name", name);
+    ph.put("elapsedMs", ms);
+    ph.put("detail", detail);
+    say.phase(name, ms, detail);
+  }
+
+  /** The output directory is new or empty: the files of two proofs must never mix. */
+  private static void prepare(Path out) {
+    try {
+      if (Files.exists(out)) {
+        if (!Files.isDirectory(out)) {
+          throw PathproofException.usage("--out " + out + ": exists and is not a directory");
+        }
+        try (var l = Files.list(out)) {
+          if (l.findAny().isPresent()) {
+            throw PathproofException.usage("--out " + out + ": not empty; prove writes a new directory");
+          }
+        }
+      }
+      Files.createDirectories(out);
+    } catch (IOException e) {
+      throw PathproofException.badInput("--out " + out + ": cannot create: " + e.getMessage());
+    }
+  }
+
+  static String pretty(JsonNode n) {
+    try {
+      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(n) + "\n";
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void write(Path f, String text) {
+    try {
+      Files.writeString(f, text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw PathproofException.badInput("prove: cannot write " + f + ": " + e.getMessage());
+    }
+  }
+
+  private static String readString(Path f) {
+    try {
+      return Files.readString(f, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw PathproofException.badInput("prove: cannot read " + f + ": " + e.getMessage());
+    }
+  }
+}

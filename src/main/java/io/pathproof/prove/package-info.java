@@ -1,0 +1,6 @@
+/**
+ * The whole chain in one command (issue 10): predict and seal, a baseline run, acceptance, a variant with one fault
+ * kept out of every file diagnose reads, a blind diagnosis, the diagnosed fix applied and verified, explain and the
+ * call graph, then the report and the reveal. The public entry is {@link io.pathproof.prove.Prove}.
+ */
+package io.pathproof.prove;

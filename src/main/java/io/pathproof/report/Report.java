@@ -1,0 +1,216 @@
+package io.pathproof.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pathproof.accept.Acceptance;
+import io.pathproof.callgraph.CallGraph;
+import io.pathproof.core.Json;
+import io.pathproof.core.PathproofException;
+import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import io.pathproof.explain.Explainer;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The public entry of the report room. {@link #load} gathers what a report shows from a prove directory, or from run
+ * directories (baseline, variant, fixed, in that order) plus a sealed prediction and saved acceptance / diagnosis /
+ * verify-fix JSON; what is missing and can be computed from the rest (acceptance from prediction and baseline, the
+ * diagnosis from two runs, explain and the call graph) is computed here with the owning rooms' public entries.
+ * {@link #write} writes report.html, report.md, report.json and report.junit.xml.
+ */
+public final class Report {
+  private Report() {}
+
+  /**
+   * What a report shows, as the JSON documents the other rooms write ({@code proof} is prove's summary, null when the
+   * report is of runs alone) plus the evidence of each run, by label, for the charts.
+   */
+  public record Source(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain,
+      Map<String, Evidence> runs, Map<String, String> runDirs, List<String> inputs) {
+    public Source {
+      runs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runs));
+      runDirs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runDirs));
+      inputs = List.copyOf(inputs);
+    }
+
+    boolean emulated() {
+      for (Evidence e : runs.values()) {
+        if (e.manifest() != null && e.manifest().path("emulation").path("emulated").asBoolean(false)) {
+          return true;
+        }
+      }
+      return proof != null && proof.path("emulation").path("emulated").asBoolean(false);
+    }
+
+    String emulationNote() {
+      for (Evidence e : runs.values()) {
+        if (e.manifest() != null && e.manifest().path("emulation").hasNonNull("note")) {
+          return e.manifest().path("emulation").path("note").asText();
+        }
+      }
+      return "emulated: NCCL decisions real, timings not physical";
+    }
+  }
+
+  private static final List<String> LABELS = List.of("baseline", "variant", "fixed");
+
+  /** Reads the inputs of {@code report DIR…}. Anything unreadable is a one-line bad-input error naming it. */
+  public static Source load(List<Path> inputs) {
+    if (inputs == null || inputs.isEmpty()) {
+      throw PathproofException.usage("report: give a prove directory, or run directories and JSON files");
+    }
+    List<String> names = inputs.stream().map(Path::toString).toList();
+    if (inputs.size() == 1 && Files.isRegularFile(inputs.get(0).resolve("proof.json"))) {
+      return fromProof(inputs.get(0), names);
+    }
+    Map<String, Evidence> runs = new LinkedHashMap<>();
+    Map<String, String> dirs = new LinkedHashMap<>();
+    Prediction prediction = null;
+    JsonNode acceptance = null;
+    JsonNode diagnosis = null;
+    JsonNode verify = null;
+    for (Path in : inputs) {
+      if (Files.isDirectory(in)) {
+        if (!Files.isRegularFile(in.resolve("manifest.json"))) {
+          throw PathproofException.badInput(in + ": neither a prove directory (proof.json) nor a run directory (manifest.json)");
+        }
+        if (runs.size() == LABELS.size()) {
+          throw PathproofException.usage("report: at most three run directories (baseline, variant, fixed): " + in);
+        }
+        String label = LABELS.get(runs.size());
+        runs.put(label, read(in));
+        dirs.put(label, in.toString());
+        continue;
+      }
+      JsonNode n = json(in);
+      String schema = n.path("schema").asText("");
+      if (schema.startsWith("pathproof.prediction/")) {
+        prediction = PredictionIo.readVerified(in);
+      } else if (schema.startsWith("pathproof.acceptance/")) {
+        acceptance = n;
+      } else if (schema.startsWith("pathproof.diagnosis/")) {
+        diagnosis = n;
+      } else if (schema.startsWith("pathproof.verify-fix/")) {
+        verify = n;
+      } else {
+        throw PathproofException.badInput(in + ": not a prediction, acceptance, diagnosis or verify-fix JSON (schema '" + schema + "')");
+      }
+    }
+    Evidence baseline = runs.get("baseline");
+    Diagnosis typed = null;
+    if (acceptance == null && prediction != null && baseline != null) {
+      acceptance = Json.mapper().valueToTree(Acceptance.accept(prediction, baseline));
+    }
+    if (diagnosis == null && runs.containsKey("variant")) {
+      typed = Diagnosis.diagnose(baseline, runs.get("variant"));
+      diagnosis = Json.mapper().valueToTree(typed);
+    }
+    if (verify == null && runs.containsKey("fixed")) {
+      verify = Json.mapper().valueToTree(Diagnosis.verifyFix(baseline, runs.get("fixed")));
+    }
+    ObjectNode explain = null;
+    if (baseline != null || prediction != null) {
+      explain = Json.mapper().createObjectNode();
+      if (prediction != null) {
+        explain.set("answers", Json.mapper().valueToTree(Explainer.explain(prediction, baseline, typed)));
+      }
+      explain.set("callgraph", Json.mapper().valueToTree(CallGraph.coverage(baseline)));
+    }
+    return new Source(null, acceptance, diagnosis, verify, explain, runs, dirs, names);
+  }
+
+  private static Source fromProof(Path dir, List<String> names) {
+    JsonNode proof = json(dir.resolve("proof.json"));
+    JsonNode files = proof.path("files");
+    Map<String, Evidence> runs = new LinkedHashMap<>();
+    Map<String, String> dirs = new LinkedHashMap<>();
+    List<String> labels = new ArrayList<>(LABELS);
+    labels.add("baselineAgain");
+    for (String label : labels) {
+      if (files.hasNonNull(label) && Files.isDirectory(dir.resolve(files.get(label).asText()))) {
+        Path r = dir.resolve(files.get(label).asText());
+        runs.put(label, read(r));
+        dirs.put(label, files.get(label).asText());
+      }
+    }
+    return new Source(proof, optional(dir, files, "acceptance"), optional(dir, files, "diagnosis"), files.hasNonNull("verifyFixAgain") ? optional(dir, files, "verifyFixAgain") : optional(dir, files, "verifyFix"),
+        optional(dir, files, "explain"), runs, dirs, names);
+  }
+
+  private static JsonNode optional(Path dir, JsonNode files, String key) {
+    if (!files.hasNonNull(key)) {
+      return null;
+    }
+    Path f = dir.resolve(files.get(key).asText());
+    return Files.isRegularFile(f) ? json(f) : null;
+  }
+
+  private static Evidence read(Path dir) {
+    Evidence e = Ingest.read(List.of(dir));
+    if (e == null || e.files() == null || e.files().isEmpty()) {
+      throw PathproofException.badInput(dir + ": no readable evidence");
+    }
+    return e;
+  }
+
+  private static JsonNode json(Path f) {
+    try {
+      return Json.mapper().readTree(f.toFile());
+    } catch (IOException e) {
+      String m = e.getMessage() == null ? "" : e.getMessage().split("\n", 2)[0];
+      throw PathproofException.badInput(f + ": not JSON (" + m + ")");
+    }
+  }
+
+  /** Writes the four files into {@code outDir}; returns the path of report.html. */
+  public static Path write(Source src, Path outDir) {
+    try {
+      Files.createDirectories(outDir);
+      Path html = outDir.resolve("report.html");
+      Files.writeString(html, Page.html(src), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("report.md"), Texts.markdown(src), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("report.json"), Texts.json(src), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("report.junit.xml"), Texts.junit(src), StandardCharsets.UTF_8);
+      return html;
+    } catch (IOException e) {
+      throw PathproofException.badInput("report: cannot write into " + outDir + ": " + e.getMessage());
+    }
+  }
+
+  /** The overall verdict shown first: prove's, else the acceptance's, else the diagnosis's conclusion. */
+  static String verdict(Source s) {
+    if (s.proof() != null && s.proof().hasNonNull("verdict")) {
+      return s.proof().get("verdict").asText();
+    }
+    if (s.acceptance() != null) {
+      return "acceptance " + s.acceptance().path("verdict").asText();
+    }
+    if (s.diagnosis() != null) {
+      return "diagnosis: " + s.diagnosis().path("conclusion").asText();
+    }
+    return "no verdict";
+  }
+
+  static boolean good(Source s) {
+    String v = verdict(s);
+    return v.equals("PROVEN") || v.equals("acceptance PASS") || v.equals("diagnosis: no change");
+  }
+
+  static List<String> reasons(Source s) {
+    List<String> out = new ArrayList<>();
+    if (s.proof() != null) {
+      s.proof().path("reasons").forEach(r -> out.add(r.asText()));
+    }
+    return out;
+  }
+}

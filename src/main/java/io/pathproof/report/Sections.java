@@ -1,0 +1,280 @@
+package io.pathproof.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.evidence.Evidence;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The sections of report.html, in the order a reader needs them. Every value is escaped where it is appended. */
+final class Sections {
+  private Sections() {}
+
+  static String t(JsonNode n) {
+    return n == null || n.isNull() || n.isMissingNode() ? "" : n.isValueNode() ? n.asText() : n.toString();
+  }
+
+  private static String join(JsonNode arr, String sep) {
+    List<String> l = new ArrayList<>();
+    if (arr != null) {
+      arr.forEach(x -> l.add(t(x)));
+    }
+    return String.join(sep, l);
+  }
+
+  private static void list(StringBuilder b, JsonNode arr) {
+    b.append("<ul>");
+    if (arr != null) {
+      arr.forEach(x -> b.append("<li>").append(Esc.html(t(x))).append("</li>"));
+    }
+    b.append("</ul>");
+  }
+
+  static void reveal(StringBuilder b, Report.Source s) {
+    if (s.proof() == null || !s.proof().has("reveal")) {
+      return;
+    }
+    JsonNode r = s.proof().get("reveal");
+    JsonNode inj = r.path("injected");
+    JsonNode dn = r.path("diagnosed");
+    boolean match = r.path("match").asBoolean(false);
+    b.append("<section id=\"reveal\"><h2>The reveal: injected fault beside the blind diagnosis</h2>");
+    b.append("<p class=\"match ").append(match ? "good" : "bad").append("\">").append(match ? "The diagnosis names the injected layer."
+        : "The diagnosis does NOT name the injected layer.").append("</p><div class=\"reveal\">");
+    b.append("<div class=\"card\" id=\"injected\"><h3>Injected (sealed before the variant ran)</h3><p><b>")
+        .append(Esc.html(t(inj.path("kind")))).append("</b>: <code>").append(Esc.html(join(inj.path("settings"), ", "))).append("</code></p><p>layer <b>")
+        .append(Esc.html(t(inj.path("layer")))).append("</b></p><p>").append(Esc.html(t(inj.path("description")))).append("</p>");
+    JsonNode f = s.proof().path("fault");
+    b.append("<p class=\"small\">fault record sha256 <code>").append(Esc.html(t(f.path("sealSha256")))).append("</code>")
+        .append(r.path("faultSealVerified").asBoolean(false) ? " (verified at the reveal)" : " (NOT verified)")
+        .append(f.path("drawn").asBoolean(false) ? "; drawn with seed " + Esc.html(t(f.path("seed"))) + " from: " + Esc.html(join(f.path("catalogue"), ", ")) : "")
+        .append("</p></div>");
+    b.append("<div class=\"card\" id=\"diagnosed\"><h3>Diagnosed blind (two run directories, nothing else)</h3><p><b>")
+        .append(Esc.html(t(dn.path("conclusion")))).append("</b>: layer <b>").append(Esc.html(t(dn.path("layer")))).append("</b>, owner ")
+        .append(Esc.html(t(dn.path("owner")))).append("</p><p>").append(Esc.html(t(dn.path("change")))).append("</p><p>fix: ")
+        .append(Esc.html(t(dn.path("fix")))).append("</p></div></div>");
+    JsonNode fix = r.path("fix");
+    b.append("<p>Fix applied: ").append(fix.path("removed").isEmpty() ? "nothing undone" : "undid <code>" + Esc.html(join(fix.path("removed"), ", ")) + "</code>")
+        .append(" — ").append(Esc.html(t(fix.path("reason")))).append(". Verified against the baseline: <b>")
+        .append(r.path("fixed").asBoolean(false) ? "fixed" : "NOT fixed").append("</b>.</p>");
+    JsonNode drift = s.proof().path("drift");
+    if (!drift.isMissingNode()) {
+      b.append("<p class=\"small\">Against the first baseline: ").append(Esc.html(t(drift.path("firstVerification"))))
+          .append(". Path and replicas were the baseline's, so the baseline was run again under the machine's present load: the two baselines differ by a median ratio of ")
+          .append(f3(drift.path("baselineVsBaselineAgain").path("ratio").asDouble(Double.NaN)))
+          .append("; against the new baseline the fixed run is <b>").append(drift.path("fixedAgainstBaselineAgain").asBoolean() ? "fixed" : "NOT fixed")
+          .append("</b>.</p>");
+    }
+    b.append("</section>\n");
+  }
+
+  static void acceptance(StringBuilder b, JsonNode a, String title, String id) {
+    if (a == null) {
+      return;
+    }
+    JsonNode c = a.path("counts");
+    b.append("<section id=\"").append(Esc.html(id)).append("\"><h2>").append(Esc.html(title)).append("</h2><p><b>")
+        .append(Esc.html(t(a.path("verdict")))).append("</b>: ").append(c.path("pass").asInt()).append(" PASS, ").append(c.path("fail").asInt())
+        .append(" FAIL, ").append(c.path("unproven").asInt()).append(" UNPROVEN, ").append(c.path("notApplicable").asInt())
+        .append(" N/A (backend ").append(Esc.html(t(a.path("backend")))).append(")</p>");
+    b.append("<table><tr><th>id</th><th>check</th><th>expected</th><th>observed</th><th>verdict</th><th>evidence</th><th>file:line</th></tr>");
+    for (JsonNode r : a.path("rows")) {
+      String v = t(r.path("verdict"));
+      b.append("<tr><td><code>").append(Esc.html(t(r.path("id")))).append("</code></td><td>").append(Esc.html(t(r.path("check"))))
+          .append("</td><td>").append(Esc.html(t(r.path("expected")))).append("</td><td>").append(Esc.html(t(r.path("observed"))))
+          .append("</td><td class=\"v-").append(v.equals("N/A") ? "NA" : Esc.html(v)).append("\">").append(Esc.html(v)).append("</td><td>")
+          .append(Esc.html(join(r.path("evidence"), ", "))).append("</td><td class=\"prov\">").append(prov(r.path("provenance"))).append("</td></tr>");
+    }
+    b.append("</table></section>\n");
+  }
+
+  /** file:line citations: the first two shown, the rest folded (a row can cite every rank's file). */
+  static String prov(JsonNode arr) {
+    List<String> l = new ArrayList<>();
+    if (arr != null) {
+      arr.forEach(x -> l.add(t(x)));
+    }
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < Math.min(2, l.size()); i++) {
+      b.append(i == 0 ? "" : "<br>").append(Esc.html(l.get(i)));
+    }
+    if (l.size() > 2) {
+      b.append("<details><summary>").append(l.size() - 2).append(" more</summary>");
+      for (int i = 2; i < l.size(); i++) {
+        b.append(Esc.html(l.get(i))).append("<br>");
+      }
+      b.append("</details>");
+    }
+    return b.toString();
+  }
+
+  static void recorded(StringBuilder b, Report.Source s) {
+    if (s.proof() == null || s.proof().path("recorded").isEmpty()) {
+      return;
+    }
+    b.append("<section id=\"recorded\"><h2>Recorded GPU samples (not live)</h2><p>These runs were recorded earlier on GPUs and are "
+        + "accepted here again against their own sealed predictions, so that the NCCL rows can be read on a machine without a GPU.</p>");
+    for (JsonNode r : s.proof().path("recorded")) {
+      acceptance(b, r.path("acceptance"), r.path("name").asText() + " — " + r.path("label").asText() + " (" + r.path("device").asText() + ")",
+          "recorded-" + r.path("name").asText());
+    }
+    b.append("</section>\n");
+  }
+
+  static void timeline(StringBuilder b, Report.Source s) {
+    Evidence e = s.runs().get("baseline");
+    if (e == null) {
+      e = s.runs().values().stream().findFirst().orElse(null);
+    }
+    b.append("<section id=\"timeline\"><h2>One iteration, rank by rank</h2>");
+    if (s.emulated()) {
+      b.append("<p class=\"emulated\">").append(Esc.html(s.emulationNote())).append("</p>");
+    }
+    b.append(Charts.timelineSvg(e)).append("</section>\n");
+  }
+
+  static void steps(StringBuilder b, Report.Source s) {
+    b.append("<section id=\"steps\"><h2>Step times: baseline, variant, fixed</h2>");
+    if (s.emulated()) {
+      b.append("<p class=\"emulated\">").append(Esc.html(s.emulationNote())).append(" — these timings are not a measurement of the emulated machine.</p>");
+    }
+    b.append("<table><tr><th>run</th><th>measured steps</th><th>median (ms)</th><th>95% CI of the median (ms)</th><th>p5..p95 (ms)</th></tr>");
+    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
+      Charts.Stats st = Charts.stats(en.getValue());
+      b.append("<tr><td>").append(Esc.html(en.getKey())).append("</td><td>").append(st.n()).append("</td><td>").append(f3(st.median()))
+          .append("</td><td>").append(f3(st.ciLow())).append(" .. ").append(f3(st.ciHigh())).append("</td><td>").append(f3(st.p5()))
+          .append(" .. ").append(f3(st.p95())).append("</td></tr>");
+    }
+    b.append("</table>");
+    JsonNode reg = s.diagnosis() == null ? null : s.diagnosis().path("regression");
+    if (reg != null && reg.hasNonNull("ratio")) {
+      b.append("<p>Variant / baseline median ratio <b>").append(f3(reg.path("ratio").asDouble())).append("</b>, 95% bootstrap CI ")
+          .append(f3(reg.path("ciLow").asDouble())).append(" .. ").append(f3(reg.path("ciHigh").asDouble())).append(": ")
+          .append(Esc.html(t(reg.path("verdict")))).append(" (").append(Esc.html(t(reg.path("rule")))).append(")</p>");
+    }
+    JsonNode vf = s.verifyFix();
+    if (vf != null && vf.hasNonNull("medianMs")) {
+      b.append("<p>Fixed run median ").append(f3(vf.path("medianMs").asDouble())).append(" ms against the baseline band ")
+          .append(f3(vf.path("bandLowMs").asDouble())).append(" .. ").append(f3(vf.path("bandHighMs").asDouble())).append(" ms.</p>");
+    }
+    b.append("<div class=\"chart\" id=\"chart-steps\"></div><div class=\"chart\" id=\"chart-quantiles\"></div></section>\n");
+  }
+
+  static void diagnosis(StringBuilder b, Report.Source s) {
+    JsonNode d = s.diagnosis();
+    if (d == null) {
+      return;
+    }
+    b.append("<section id=\"diagnosis\"><h2>Diagnosis walk</h2><p>Conclusion: <b>").append(Esc.html(t(d.path("conclusion"))))
+        .append("</b>. Correctness: <b>").append(Esc.html(t(d.path("correctness").path("verdict")))).append("</b> — ")
+        .append(Esc.html(t(d.path("correctness").path("evidence")))).append("</p>");
+    b.append("<h3>Path fingerprint, layer by layer</h3><table><tr><th>layer</th><th>baseline</th><th>variant</th><th>changed</th><th>evidence</th></tr>");
+    for (JsonNode l : d.path("diffs")) {
+      boolean ch = l.path("changed").asBoolean();
+      b.append("<tr><td>").append(Esc.html(t(l.path("layer")))).append("</td><td>").append(Esc.html(t(l.path("baseline")))).append("</td><td>")
+          .append(Esc.html(t(l.path("variant")))).append("</td><td class=\"").append(ch ? "v-FAIL" : "v-NA").append("\">").append(ch ? "changed" : "same")
+          .append("</td><td class=\"prov\">").append(Esc.html(join(l.path("provenance"), "; "))).append("</td></tr>");
+    }
+    b.append("</table>");
+    if (!d.path("configuration").isEmpty()) {
+      b.append("<h3>Configuration diff</h3><table><tr><th>key</th><th>baseline</th><th>variant</th><th>acts on</th></tr>");
+      for (JsonNode c : d.path("configuration")) {
+        b.append("<tr><td><code>").append(Esc.html(t(c.path("key")))).append("</code></td><td>").append(Esc.html(t(c.path("baseline"))))
+            .append("</td><td>").append(Esc.html(t(c.path("variant")))).append("</td><td>").append(Esc.html(t(c.path("layer")))).append("</td></tr>");
+      }
+      b.append("</table>");
+    }
+    b.append("<h3>Layers eliminated</h3><ol>");
+    for (JsonNode el : d.path("eliminated")) {
+      b.append("<li><b>").append(Esc.html(t(el.path("layer")))).append("</b>: ").append(Esc.html(t(el.path("evidence")))).append("</li>");
+    }
+    b.append("</ol>");
+    JsonNode rc = d.path("rootCause");
+    if (!rc.isMissingNode() && !rc.isNull()) {
+      b.append("<h3>Root cause</h3><p>layer <b>").append(Esc.html(t(rc.path("layer")))).append("</b>, owner <b>").append(Esc.html(t(rc.path("owner"))))
+          .append("</b>: ").append(Esc.html(t(rc.path("change")))).append("</p>");
+      list(b, rc.path("evidence"));
+      b.append("<p><b>Fix</b>: ").append(Esc.html(t(rc.path("fix")))).append("</p><p><b>Wrong mitigations</b>:</p>");
+      list(b, rc.path("wrongMitigations"));
+      b.append("<p><b>Proof of the fix</b>: ").append(Esc.html(t(rc.path("rerun")))).append("</p>");
+    }
+    b.append("</section>\n");
+  }
+
+  static void callgraph(StringBuilder b, Report.Source s) {
+    JsonNode cg = s.explain() == null ? null : s.explain().path("callgraph");
+    if (cg == null || cg.isEmpty()) {
+      return;
+    }
+    int covered = 0;
+    for (JsonNode c : cg) {
+      covered += c.path("covered").asBoolean() ? 1 : 0;
+    }
+    b.append("<section id=\"callgraph\"><h2>The 35-stage call graph, stage by stage</h2><p>").append(covered).append(" of ").append(cg.size())
+        .append(" stages shown by evidence that the stage happened in the baseline run; the others are modelled only.</p>");
+    b.append("<table><tr><th>#</th><th>kind</th><th>owner</th><th>stage</th><th>source</th><th>coverage</th><th>cited evidence</th></tr>");
+    for (JsonNode c : cg) {
+      JsonNode st = c.path("stage");
+      boolean cov = c.path("covered").asBoolean();
+      String why = c.hasNonNull("status") ? t(c.path("status")) : cov ? "shown" : "modelled only";
+      b.append("<tr><td>").append(st.path("id").asInt()).append("</td><td>").append(Esc.html(t(st.path("kind")))).append("</td><td>")
+          .append(Esc.html(t(st.path("owner")))).append("</td><td>").append(Esc.html(t(st.path("name")))).append("</td><td class=\"prov\">")
+          .append(Esc.html(t(st.path("source")))).append("</td><td class=\"").append(cov ? "v-PASS" : "v-NA").append("\">").append(Esc.html(why))
+          .append("</td><td class=\"prov\">").append(Esc.html(c.has("citations") ? join(c.path("citations"), "; ") : join(c.path("present"), ", ")))
+          .append("</td></tr>");
+    }
+    b.append("</table></section>\n");
+  }
+
+  static void answers(StringBuilder b, Report.Source s) {
+    JsonNode a = s.explain() == null ? null : s.explain().path("answers");
+    if (a == null || a.isEmpty()) {
+      return;
+    }
+    b.append("<section id=\"answers\"><h2>The method's 16 questions, answered for this run</h2><ol>");
+    for (JsonNode q : a) {
+      b.append("<li><b>").append(Esc.html(t(q.path("question")))).append("</b><br>").append(Esc.html(t(q.path("answer"))))
+          .append(" <span class=\"small\">(basis: ").append(Esc.html(t(q.path("basis")))).append(")</span></li>");
+    }
+    b.append("</ol></section>\n");
+  }
+
+  /** NCCL's WARN lines, verbatim (as text), with their file:line: a reader must see what the library complained about. */
+  static void warnings(StringBuilder b, Report.Source s) {
+    List<String> rows = new ArrayList<>();
+    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
+      Evidence e = en.getValue();
+      if (e.nccl() == null || e.nccl().warnings() == null) {
+        continue;
+      }
+      for (Evidence.Warning w : e.nccl().warnings()) {
+        rows.add("<tr><td>" + Esc.html(en.getKey()) + "</td><td>" + (w.rank() == null ? "" : w.rank()) + "</td><td><code>" + Esc.html(w.message())
+            + "</code></td><td class=\"prov\">" + Esc.html(w.source() == null ? "" : w.source().toString()) + "</td></tr>");
+      }
+    }
+    if (rows.isEmpty()) {
+      return;
+    }
+    b.append("<section id=\"warnings\"><h2>NCCL warnings in the runs</h2><table><tr><th>run</th><th>rank</th><th>message</th><th>file:line</th></tr>");
+    rows.forEach(b::append);
+    b.append("</table></section>\n");
+  }
+
+  static void phases(StringBuilder b, Report.Source s) {
+    if (s.proof() == null) {
+      return;
+    }
+    b.append("<section id=\"phases\"><h2>How the proof ran</h2><table><tr><th>phase</th><th>elapsed (s)</th><th>what it found</th></tr>");
+    for (JsonNode p : s.proof().path("phases")) {
+      b.append("<tr><td>").append(Esc.html(t(p.path("name")))).append("</td><td>")
+          .append(String.format(Locale.ROOT, "%.1f", p.path("elapsedMs").asLong() / 1000.0)).append("</td><td>").append(Esc.html(t(p.path("detail"))))
+          .append("</td></tr>");
+    }
+    b.append("</table></section>\n");
+  }
+
+  static String f3(double d) {
+    return Double.isFinite(d) ? String.format(Locale.ROOT, "%.3f", d) : "—";
+  }
+}

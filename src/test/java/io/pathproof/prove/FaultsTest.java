@@ -1,0 +1,91 @@
+package io.pathproof.prove;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.core.Json;
+import io.pathproof.core.PathproofException;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.Predictor;
+import io.pathproof.scenario.Scenario;
+import io.pathproof.scenario.Scenarios;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class FaultsTest {
+  @Test
+  void glooOffersTheFourApplicationAndDdpFaultsAndTheCapComesFromThePlanner() {
+    Scenario s = Scenarios.load("cpu-x4-small");
+    Prediction p = Predictor.predict(s);
+    List<Fault> c = Faults.catalogue(s, p, "gloo", 4, 28.0);
+    assertThat(c).extracting(Fault::kind).containsExactly("compute slowdown", "corrupted gradient", "bucket-cap change", "find_unused_parameters");
+    assertThat(c).extracting(Fault::layer).containsExactly("compute", "correctness", "ddp-buckets", "ddp-buckets");
+    // The cap is the first halving of 25 MiB with which the planner forms other buckets: checked against the planner.
+    String cap = c.get(2).settings().get(0).substring("bucket_cap_mb=".length());
+    Scenario capped = new Scenario(s.name(), s.workload().withDdpFlags(Double.parseDouble(cap), false, false, false), s.topology(), s.versions(),
+        s.ranks(), s.env(), s.backend());
+    Scenario twice = new Scenario(s.name(), s.workload().withDdpFlags(Double.parseDouble(cap) * 2, false, false, false), s.topology(),
+        s.versions(), s.ranks(), s.env(), s.backend());
+    assertThat(Predictor.predict(capped).buckets().rebuilt()).isNotEqualTo(p.buckets().rebuilt());
+    assertThat(Predictor.predict(twice).buckets().rebuilt()).extracting(b -> b.params()).isEqualTo(
+        p.buckets().rebuilt().stream().map(b -> b.params()).toList());
+    // The slowdown is at least the baseline's step, and never under the floor.
+    assertThat(c.get(0).settings()).containsExactly("compute_delay_ms=40");
+    assertThat(Faults.catalogue(s, p, "gloo", 4, 73.2).get(0).settings()).containsExactly("compute_delay_ms=74");
+  }
+
+  @Test
+  void aSingleParameterModelHasNoBucketCapFaultAndOneRankNoCorruption() {
+    Scenario s = Scenarios.load("cpu-x4-gloo"); // one 64 MiB parameter: every cap gives the same one bucket
+    List<Fault> c = Faults.catalogue(s, Predictor.predict(s), "gloo", 1, 1500);
+    assertThat(c).extracting(Fault::kind).containsExactly("compute slowdown", "find_unused_parameters");
+  }
+
+  @Test
+  void ncclFaultsAreSetAgainstWhatNcclWasPredictedToChoose() {
+    Scenario s = Scenarios.load("h200-x4");
+    Prediction p = Predictor.predict(s);
+    List<Fault> c = Faults.catalogue(s, p, "nccl", 4, 2.0);
+    Set<String> layers = new HashSet<>();
+    c.forEach(f -> layers.add(f.layer()));
+    assertThat(layers).contains("channels", "protocol", "algorithm", "threads", "compute", "correctness");
+    var big = p.collectives().stream().filter(x -> x.bucket() >= 0).max(java.util.Comparator.comparingLong(x -> x.bytes())).orElseThrow();
+    Fault proto = c.stream().filter(f -> f.layer().equals("protocol")).findFirst().orElseThrow();
+    assertThat(proto.settings().get(0)).startsWith("NCCL_PROTO=").isNotEqualTo("NCCL_PROTO=" + big.protocol());
+    Fault algo = c.stream().filter(f -> f.layer().equals("algorithm")).findFirst().orElseThrow();
+    assertThat(algo.settings().get(0)).isNotEqualTo("NCCL_ALGO=" + big.algorithm());
+    Fault ch = c.stream().filter(f -> f.layer().equals("channels")).findFirst().orElseThrow();
+    assertThat(ch.settings()).containsExactly("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1");
+  }
+
+  @Test
+  void drawIsSeededAndGivenFaultsTakeTheirLayerFromTheCatalogue() {
+    Scenario s = Scenarios.load("cpu-x4-small");
+    List<Fault> c = Faults.catalogue(s, Predictor.predict(s), "gloo", 4, 20);
+    Set<String> kinds = new HashSet<>();
+    for (long seed = 0; seed < 40; seed++) {
+      assertThat(Faults.draw(c, seed)).isEqualTo(Faults.draw(c, seed));
+      kinds.add(Faults.draw(c, seed).kind());
+    }
+    assertThat(kinds).hasSize(c.size());
+    assertThat(Faults.given("compute_delay_ms=55", c).layer()).isEqualTo("compute");
+    assertThat(Faults.given("NCCL_P2P_DISABLE=1", c).layer()).isEqualTo("transport");
+    assertThatThrownBy(() -> Faults.given("nonsense", c)).isInstanceOf(PathproofException.class).hasMessageContaining("K=V");
+  }
+
+  @Test
+  void theSealedRecordHasTheFaultSchemaAndItsHashChangesWithTheFault() throws Exception {
+    Fault f = new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), "channels", "");
+    String rec = Prove.faultRecord(f, 7, List.of(f));
+    JsonNode n = Json.mapper().readTree(rec);
+    assertThat(n.path("schema").asText()).isEqualTo("pathproof.fault/1");
+    assertThat(n.at("/env/NCCL_MAX_NCHANNELS").asText()).isEqualTo("1");
+    assertThat(n.path("knobs").size()).isZero();
+    Fault g = new Fault("slow", List.of("compute_delay_ms=40"), "compute", "");
+    assertThat(Json.mapper().readTree(Prove.faultRecord(g, 7, List.of(g))).at("/knobs/compute_delay_ms").asText()).isEqualTo("40");
+    assertThat(Prove.sha256(rec)).isNotEqualTo(Prove.sha256(Prove.faultRecord(g, 7, List.of(g)))).hasSize(64);
+  }
+}

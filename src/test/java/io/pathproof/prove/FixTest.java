@@ -1,0 +1,46 @@
+package io.pathproof.prove;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pathproof.diagnose.Diagnosis;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The fix undoes only what the diagnosis names: a wrong diagnosis leaves the fault in place. */
+class FixTest {
+  static Diagnosis diagnosis(String layer, List<Diagnosis.ConfigChange> config) {
+    return new Diagnosis(Diagnosis.SCHEMA, "b", "v", "root cause", new Diagnosis.Correctness("PASS", ""),
+        new Diagnosis.Regression(true, 2.0, 1.9, 2.1, "regression", 1.0, 2.0, 24, 24, ""), List.of(), config, List.of(), List.of(),
+        new Diagnosis.RootCause(layer, "owner", "change", List.of(), "the fix", List.of(), "rerun"), List.of());
+  }
+
+  @Test
+  void aConfiguredCauseUndoesTheSettingsTheConfigurationDiffNames() {
+    Fault cap = new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), "channels", "");
+    Diagnosis d = diagnosis("channels", List.of(
+        new Diagnosis.ConfigChange("env.NCCL_MIN_NCHANNELS", "unset", "1", "NCCL channel limits", "channels", List.of("nccl-log")),
+        new Diagnosis.ConfigChange("env.NCCL_MAX_NCHANNELS", "unset", "1", "NCCL channel limits", "channels", List.of("nccl-log"))));
+    Fix f = Fix.apply(d, cap);
+    assertThat(f.removed()).containsExactly("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1");
+    assertThat(f.kept()).isEmpty();
+  }
+
+  @Test
+  void theBucketCapIsUndoneFromDdpsOwnRecordInBytes() {
+    Fault cap = new Fault("bucket-cap change", List.of("bucket_cap_mb=0.78125"), "ddp-buckets", "");
+    Diagnosis d = diagnosis("ddp-buckets", List.of(
+        new Diagnosis.ConfigChange("ddp.bucket_cap_bytes", "26214400", "819200", "DDP bucket cap", "ddp-buckets", List.of("ddp-logging"))));
+    assertThat(Fix.apply(d, cap).removed()).containsExactly("bucket_cap_mb=0.78125");
+  }
+
+  @Test
+  void anApplicationLayerIsUndoneOnlyWhenTheDiagnosisNamesThatLayer() {
+    Fault slow = new Fault("compute slowdown", List.of("compute_delay_ms=40"), "compute", "");
+    assertThat(Fix.apply(diagnosis("compute", List.of()), slow).removed()).containsExactly("compute_delay_ms=40");
+    Fix wrong = Fix.apply(diagnosis("correctness", List.of()), slow);
+    assertThat(wrong.removed()).isEmpty();
+    assertThat(wrong.kept()).containsExactly("compute_delay_ms=40");
+    Fault proto = new Fault("protocol", List.of("NCCL_PROTO=LL"), "protocol", "");
+    assertThat(Fix.apply(diagnosis("compute", List.of()), proto).removed()).as("compute names no NCCL variable").isEmpty();
+  }
+}
