@@ -52,6 +52,12 @@ rm -rf "$work"; mkdir -p "$work"
 # A scratch copy: the user's checkout is never modified.
 (cd "$src" && tar --exclude=./build --exclude=./.git -cf - .) | (cd "$work" && tar -xf -)
 (cd "$work" && patch -p1 --quiet --forward < "$patch") || { echo "build-nccl-emulator: the patch does not apply to NCCL $ver" >&2; exit 3; }
+# An older NCCL line may not compile against CUDA >= 13 headers; cuda13-compat-<minor>.patch (ours) bridges that.
+compat="$here/native/nccl-emulator/cuda13-compat-$minor.patch"; compat_sha=none
+if [ -f "$compat" ] && [ "$("$cuda_home/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')" -ge 13 ]; then
+  (cd "$work" && patch -p1 --quiet --forward < "$compat") || { echo "build-nccl-emulator: $(basename "$compat") does not apply to NCCL $ver" >&2; exit 3; }
+  compat_sha=$(sha256sum "$compat" | cut -c1-64)
+fi
 
 num=${arch#sm_}
 log="$out/build.log"
@@ -71,6 +77,7 @@ cp "$work/build/include/nccl.h" "$out/nccl.h"
   echo "nccl_version=$ver"
   echo "patch=$(basename "$patch")"
   echo "patch_sha256=$sha"
+  echo "cuda13_compat_sha256=$compat_sha"
   echo "arch=$arch"
   echo "only_funcs=$funcs"
   echo "cuda=$("$cuda_home/bin/nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"

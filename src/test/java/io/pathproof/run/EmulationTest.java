@@ -234,6 +234,30 @@ class EmulationTest {
   }
 
   @Test
+  void theCommandLineTakesAnNcclTopologyDumpAndDefaultsToOneRankPerGpu(@TempDir Path tmp) throws Exception {
+    Path lib = patchedLibrary(tmp.resolve("emu"));
+    Path xml = tmp.resolve("v100-box.xml"); // an NCCL topology dump, as NCCL_TOPO_DUMP_FILE writes one
+    Files.writeString(xml, io.pathproof.scenario.NcclTopoXmlWriter.write(Scenarios.topology("v100-sxm2-x4-nv2"), null)
+        .xml());
+    Path out = tmp.resolve("r");
+    StringWriter o = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = io.pathproof.cli.Main.run(new String[] {"run", "--workload", "one-64mib-fp32", "--emulate",
+        xml.toString(), "--emulate-compcap", "70", "--nccl-lib", lib.toString(), "--python",
+        fakePython(tmp).toString(), "--out", out.toString()}, new PrintWriter(o, true), new PrintWriter(err, true));
+    assertThat(err.toString()).isEmpty();
+    assertThat(code).isZero();
+    assertThat(o.toString()).contains("(4 process(es) exited 0)");
+    JsonNode m = Json.mapper().readTree(out.resolve("manifest.json").toFile());
+    assertThat(m.path("nproc").asInt()).isEqualTo(4);
+    assertThat(m.path("topology").asText()).isEqualTo("v100-box");
+    assertThat(m.path("emulation").path("topology").asText()).isEqualTo(xml.toString());
+    assertThat(m.path("emulation").path("compCapOverride").asInt()).isEqualTo(70);
+    assertThat(envOf(out.resolve("env-rank3.txt"))).containsEntry("NCCL_EMULATE_BUSID", "0000:87:00.0")
+        .containsEntry("NCCL_EMULATE_COMPCAP", "70");
+  }
+
+  @Test
   void theScannerFindsTheMarkAnywhereAndHashesEveryByte() throws Exception {
     byte[] needle = "NCCL_EMULATE_BUSID".getBytes(StandardCharsets.US_ASCII);
     byte[] data = ("xxNNCCL_EMULATE_BUSIyNCCL_EMULATE_BUSID").getBytes(StandardCharsets.US_ASCII);
