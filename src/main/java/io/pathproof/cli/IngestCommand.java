@@ -49,7 +49,14 @@ public final class IngestCommand implements Callable<Integer> {
     boolean anything = ev.files().stream().anyMatch(f -> f.facts() > 0)
         || ev.ddp() != null || !ev.steps().isEmpty() || ev.manifest() != null;
     if (format.equals("json")) {
-      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(ev));
+      // Streamed, not built as one String first: the JSON of a large log set is tens of MB.
+      Json.mapper().writerWithDefaultPrettyPrinter().writeValue(new java.io.FilterWriter(out) {
+        @Override
+        public void close() throws java.io.IOException {
+          flush();
+        }
+      }, ev);
+      out.println();
     } else {
       table(ev, out);
     }

@@ -45,8 +45,15 @@ final class CommRank {
   Integer reportedCompCap;
   Source emulatedSource;
   final List<String> trees = new ArrayList<>();
+  /** Trees lines already read for this rank (their text): an identical one is not parsed again. */
+  final java.util.Set<String> treeLines = new java.util.HashSet<>();
   final List<Evidence.Graph> graphs = new ArrayList<>();
   final List<Evidence.Connection> connections = new ArrayList<>();
+  /** Connections already listed, without their source: a repeated connector line is kept once. */
+  final java.util.Set<ConnKey> connSeen = new java.util.HashSet<>();
+
+  /** {@code dir}: 0 none printed, 1 [send], 2 [receive] (both ends of a NET connection are printed). */
+  record ConnKey(int channel, int from, int to, String transport, boolean read, boolean gdr, int dir) {}
   boolean connectedRings;
   boolean connectedTrees;
   BigDecimal initTotal;
@@ -111,7 +118,9 @@ final class CommRank {
     }
     trees.addAll(other.trees);
     graphs.addAll(other.graphs);
+    // Lines read before the comm pointer was known: theirs are listed, and remembered for what follows.
     connections.addAll(other.connections);
+    connSeen.addAll(other.connSeen);
     connectedRings |= other.connectedRings;
     connectedTrees |= other.connectedTrees;
     if (initTotal == null) {

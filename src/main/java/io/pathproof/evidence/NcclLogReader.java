@@ -555,7 +555,32 @@ final class NcclLogReader {
         return;
       }
     }
-    rare(Bytes.string(b, s, e));
+    if (c == 'C' && Bytes.startsWith(b, s, e, CHANNEL_) && (fastConnection(b, s, e) || fastRingOrder(b, s, e))) {
+      return;
+    }
+    if (mayHoldAFact(b, s, e)) {
+      rare(Bytes.string(b, s, e));
+    }
+  }
+
+  private static final byte[] INIT_MARK = Bytes.ascii(" - Init ");
+  private static final byte[] TREES = Bytes.ascii("Trees");
+
+  /**
+   * Whether {@link #rare} could take a fact from this line, decided on the bytes: most init lines (NET/…, topology,
+   * bootstrap, plugin lines) give none, and making a String of each was most of the time spent on init-heavy logs.
+   */
+  private static boolean mayHoldAFact(byte[] b, int s, int e) {
+    if (s >= e) {
+      return false;
+    }
+    return switch (b[s]) {
+      // "Ring %02d : %d -> %d -> %d" (init.cc:1223@v2.28.9-1) and "Tree %d : …" name neighbours, no fact kept.
+      case 'R' -> Bytes.indexOfByte(b, s, e, (byte) '[') >= 0 || Bytes.indexOf(b, s, e, ARROW) < 0;
+      case 'T' -> Bytes.startsWith(b, s, e, TREES);
+      case 'C', 'P', 't', 'N', 'I', 'E', 'O', 'c' -> true;
+      default -> Bytes.isDigit(b[s]) || Bytes.indexOf(b, s, e, INIT_MARK) >= 0;
+    };
   }
 
   /**
@@ -1052,10 +1077,159 @@ final class NcclLogReader {
    * shm.cc:78@v2.5.7-1 "via direct shared memory"). P2P never carries GDR: GDR is a NET property.
    */
   private void connection(Matcher m) {
-    int channel = Integer.parseInt(m.group(1));
-    long from = Long.parseLong(m.group(3));
-    long to = Long.parseLong(m.group(4));
-    String via = m.group(6).strip();
+    long channel = Long.parseLong(m.group(1).length() > 9 ? "-1" : m.group(1));
+    long from = m.group(3).length() > 10 ? Long.MAX_VALUE : Long.parseLong(m.group(3));
+    long to = m.group(4).length() > 10 ? Long.MAX_VALUE : Long.parseLong(m.group(4));
+    classify(m.group(6).strip());
+    connection(channel, from, to, m.group(5) == null ? 0 : m.group(5).equals("send") ? 1 : 2);
+  }
+
+  private String viaTransport;
+  private boolean viaRead;
+  private boolean viaGdr;
+  private final byte[] lastVia = new byte[128];
+  private int lastViaLen = -1;
+
+  private static final byte[] CHANNEL_ = Bytes.ascii("Channel ");
+  private static final byte[] COLON_SEP = Bytes.ascii(" : ");
+  private static final byte[] ARROW = Bytes.ascii(" -> ");
+  private static final byte[] SEND = Bytes.ascii(" [send]");
+  private static final byte[] RECEIVE = Bytes.ascii(" [receive]");
+  private static final byte[] VIA = Bytes.ascii(" via ");
+
+  /**
+   * The connector line ("Channel %02d/%d : %d[%x] -> %d[%x] [send] via NET/IB/0", see {@link #connection(Matcher)})
+   * read on the bytes, the transport classified once per distinct "via" text; false when the line has another shape
+   * (then the regex path decides).
+   */
+  private boolean fastConnection(byte[] b, int s, int e) {
+    int p = s + CHANNEL_.length;
+    int q = Bytes.digitsEnd(b, p, e);
+    if (q == p || q - p > 9) {
+      return false;
+    }
+    long channel = Bytes.parseLong(b, p, q);
+    if (q < e && b[q] == '/') {
+      q = Bytes.digitsEnd(b, q + 1, e);
+    }
+    if (!Bytes.startsWith(b, q, e, COLON_SEP)) {
+      return false;
+    }
+    q += COLON_SEP.length;
+    int r = Bytes.digitsEnd(b, q, e);
+    if (r == q || r - q > 10 || r >= e || b[r] != '[') {
+      return false;
+    }
+    long from = Bytes.parseLong(b, q, r);
+    r = Bytes.indexOfByte(b, r, e, (byte) ']');
+    if (r < 0 || !Bytes.startsWith(b, r + 1, e, ARROW)) {
+      return false;
+    }
+    q = r + 1 + ARROW.length;
+    r = Bytes.digitsEnd(b, q, e);
+    if (r == q || r - q > 10 || r >= e || b[r] != '[') {
+      return false;
+    }
+    long to = Bytes.parseLong(b, q, r);
+    r = Bytes.indexOfByte(b, r, e, (byte) ']');
+    if (r < 0) {
+      return false;
+    }
+    r++;
+    int dir = 0;
+    if (Bytes.startsWith(b, r, e, SEND)) {
+      r += SEND.length;
+      dir = 1;
+    } else if (Bytes.startsWith(b, r, e, RECEIVE)) {
+      r += RECEIVE.length;
+      dir = 2;
+    }
+    if (!Bytes.startsWith(b, r, e, VIA)) {
+      return false;
+    }
+    int v = r + VIA.length;
+    int ve = e;
+    while (ve > v && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) {
+      ve--;
+    }
+    while (v < ve && b[v] == ' ') {
+      v++;
+    }
+    if (v == ve) {
+      return false;
+    }
+    int n = ve - v;
+    if (n != lastViaLen || !java.util.Arrays.equals(b, v, ve, lastVia, 0, n)) {
+      classify(Bytes.string(b, v, ve));
+      if (n <= lastVia.length) {
+        System.arraycopy(b, v, lastVia, 0, n);
+        lastViaLen = n;
+      } else {
+        lastViaLen = -1;
+      }
+    }
+    connection(channel, from, to, dir);
+    return true;
+  }
+
+  /** "Channel %02d/%02d : r r r …" (rings.cc:47@v2.28.9-1) on the bytes; false for any other shape. */
+  private boolean fastRingOrder(byte[] b, int s, int e) {
+    int p = s + CHANNEL_.length;
+    int q = Bytes.digitsEnd(b, p, e);
+    if (q == p || q - p > 9 || q >= e || b[q] != '/') {
+      return false;
+    }
+    int t = Bytes.digitsEnd(b, q + 1, e);
+    if (t == q + 1 || t - q > 10 || !Bytes.startsWith(b, t, e, RING_COLON)) {
+      return false;
+    }
+    int i = t + RING_COLON.length;
+    int items = 0;
+    while (i < e) {
+      if (b[i] == ' ') {
+        i++;
+      } else if (Bytes.isDigit(b[i]) || (b[i] == '-' && i + 1 < e && Bytes.isDigit(b[i + 1]))) {
+        i = Bytes.digitsEnd(b, i + 1, e);
+        items++;
+      } else {
+        return false;
+      }
+    }
+    if (items == 0) {
+      return false;
+    }
+    int ch = (int) Bytes.parseLong(b, p, q);
+    CommRank cr = context();
+    if (!cr.rings.containsKey(ch)) {
+      StringBuilder order = new StringBuilder();
+      for (int k = t + RING_COLON.length; k < e; ) {
+        if (b[k] == ' ') {
+          k++;
+          continue;
+        }
+        int end = Bytes.digitsEnd(b, k + 1, e);
+        if (order.length() > 0) {
+          order.append(' ');
+        }
+        order.append(new String(b, k, end - k, java.nio.charset.StandardCharsets.ISO_8859_1));
+        k = end;
+      }
+      cr.rings.put(ch, order.toString());
+    }
+    if (cr.ringsSource == null) {
+      cr.ringsSource = Source.line(file, lineNo);
+    }
+    if (cr.ringTotal == null) {
+      cr.ringTotal = (int) Bytes.parseLong(b, q + 1, t);
+      cr.ringTotalSource = Source.line(file, lineNo);
+    }
+    counted();
+    return true;
+  }
+
+  private static final byte[] RING_COLON = Bytes.ascii(" :");
+
+  private void classify(String via) {
     String transport;
     boolean gdr = false;
     if (via.startsWith("P2P/")) {
@@ -1079,24 +1253,42 @@ final class NcclLogReader {
       int sp = via.indexOf(' ');
       transport = sp < 0 ? via : via.substring(0, sp);
     }
-    boolean read = via.contains("/read");
-    if (from > Integer.MAX_VALUE || to > Integer.MAX_VALUE) {
-      out.problem(lineNo, "connection line names a rank out of range");
+    viaTransport = transport;
+    viaRead = via.contains("/read");
+    viaGdr = gdr;
+  }
+
+  private void connection(long channel, long from, long to, int dir) {
+    if (channel < 0 || from > Integer.MAX_VALUE || to > Integer.MAX_VALUE) {
+      out.problem(lineNo, "connection line names a channel or rank out of range");
       return;
     }
     CommRank cr = context();
-    cr.connections.add(new Evidence.Connection(channel, (int) from, (int) to, transport, read, gdr, Source.line(file, lineNo)));
+    // A connection printed again (a log concatenated, a communicator re-initialised) is kept once: the first.
+    if (cr.connSeen.add(new CommRank.ConnKey((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr, dir))) {
+      cr.connections.add(
+          new Evidence.Connection((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr,
+              Source.line(file, lineNo)));
+    }
     cr.facts++;
     counted();
   }
 
   private void trees(String msg) {
     CommRank cr = context();
+    // The same Trees line again for this rank (a log concatenated or re-read) gives nothing new: skip the regex.
+    if (cr.treeLines.size() < 4096 && !cr.treeLines.add(msg)) {
+      counted();
+      return;
+    }
     Integer rank = cr.effectiveRank(fileRank);
     Matcher m = TREE_ITEM.matcher(msg);
     int n = 0;
     while (m.find()) {
-      cr.trees.add((rank == null ? "" : "rank " + rank + " ") + "[" + m.group(1) + "] " + m.group(2));
+      String tree = (rank == null ? "" : "rank " + rank + " ") + "[" + m.group(1) + "] " + m.group(2);
+      if (cr.trees.size() < 4096 && !cr.trees.contains(tree)) {
+        cr.trees.add(tree);
+      }
       n++;
     }
     if (n == 0 && msg.length() > 5) {
@@ -1123,7 +1315,16 @@ final class NcclLogReader {
               m.group(7),
               Integer.parseInt(m.group(8)),
               Source.line(file, lineNo));
-      context().graphs.add(g);
+      CommRank cr = context();
+      boolean seen = false;
+      for (Evidence.Graph o : cr.graphs) {
+        seen |= o.pattern() == g.pattern() && o.nChannels() == g.nChannels() && o.bwIntra() == g.bwIntra()
+            && o.bwInter() == g.bwInter() && o.typeIntra().equals(g.typeIntra()) && o.typeInter().equals(g.typeInter())
+            && java.util.Objects.equals(o.sameChannels(), g.sameChannels());
+      }
+      if (!seen && cr.graphs.size() < 64) {
+        cr.graphs.add(g);
+      }
       counted();
     } catch (NumberFormatException ex) {
       out.problem(lineNo, "Pattern (graph) line has a number out of range");
@@ -1165,10 +1366,20 @@ final class NcclLogReader {
   }
 
   /** "%s set by environment to %lld." (param.cc:75@v2.22.3-1, with the period) or "… to %s" (tuning.cc:273@v2.22.3-1). */
+  private final java.util.Set<String> envLines = new java.util.HashSet<>();
+
   private void env(String msg) {
+    // Every rank echoes the same variables: an identical echo adds no fact and no finding.
+    if (envLines.contains(msg)) {
+      counted();
+      return;
+    }
     Matcher m = ENV.matcher(msg);
     if (!m.find()) {
       return;
+    }
+    if (envLines.size() < 4096) {
+      envLines.add(msg);
     }
     String name = m.group(1);
     String value = m.group(2).strip();
@@ -1235,6 +1446,7 @@ final class NcclLogReader {
     long ptr = pointer(m.group(1));
     if (start) {
       startSeen.add(processKey);
+      epoch++;
     }
     CommRank cr = bind(ptr, start);
     setInt(m.group(2), v -> cr.rank = v);
@@ -1250,11 +1462,14 @@ final class NcclLogReader {
     if (!start) {
       if (openByThread.get(threadKey) == cr) {
         openByThread.remove(threadKey);
+        epoch++;
       }
       if (openByDev.get(devKey) == cr) {
         openByDev.remove(devKey);
+        epoch++;
       }
       lastCompletedByDev.put(devKey, cr);
+      epoch++;
     }
     cr.facts++;
     counted();
@@ -1284,6 +1499,7 @@ final class NcclLogReader {
     long key = ptrKey(ptr);
     CommRank cr = byPtr.get(key);
     CommRank pending = pendingByDev.remove(devKey);
+    epoch++;
     if (cr == null) {
       if (pending != null && !pending.bound()) {
         cr = pending;
@@ -1302,6 +1518,7 @@ final class NcclLogReader {
     if (start) {
       openByThread.put(threadKey, cr);
       openByDev.put(devKey, cr);
+      epoch++;
     }
     decorate(cr);
     return cr;
@@ -1347,7 +1564,27 @@ final class NcclLogReader {
     }
   }
 
+  /** Bumped whenever the maps that {@link #currentOrNull} reads change, so that its answer can be reused. */
+  private long epoch;
+  private long cachedEpoch = -1;
+  private long cachedThread;
+  private long cachedDev;
+  private CommRank cached;
+
   private CommRank currentOrNull() {
+    // Init lines come in runs from one thread: the same question, the same answer, without boxing four map keys.
+    if (cachedEpoch == epoch && cachedThread == threadKey && cachedDev == devKey) {
+      return cached;
+    }
+    CommRank cr = lookUp();
+    cachedEpoch = epoch;
+    cachedThread = threadKey;
+    cachedDev = devKey;
+    cached = cr;
+    return cr;
+  }
+
+  private CommRank lookUp() {
     CommRank cr = openByThread.get(threadKey);
     if (cr == null) {
       cr = openByDev.get(devKey);
@@ -1367,6 +1604,7 @@ final class NcclLogReader {
     if (cr == null) {
       cr = newRank();
       pendingByDev.put(devKey, cr);
+      epoch++;
     }
     decorate(cr);
     cr.facts++;
