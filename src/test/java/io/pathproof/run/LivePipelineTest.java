@@ -89,8 +89,12 @@ class LivePipelineTest {
     assertThat(small(slow, small, "compute_delay_ms=40").code()).isZero();
     Out d = cli("diagnose", "--baseline", smallBase.toString(), "--variant", slow.toString(), "--format", "json");
     JsonNode dj = Json.mapper().readTree(d.out());
-    assertThat(dj.at("/regression/detected").asBoolean()).as(d.out()).isTrue();
     assertThat(dj.at("/rootCause/layer").asText()).as(d.out()).isEqualTo("compute");
+    // On a quiet machine the step regresses with it. On an oversubscribed one (seen: load average 20 on 2 cores) the
+    // ranks' 40 ms sleep overlaps their wait for a CPU and the step hardly moves (148.6 → 154.9 ms) while compute
+    // outside communication rises 4.6×: then the diagnosis must say the step-time effect is undecided, not claim it.
+    assertThat(dj.at("/regression/detected").asBoolean() || dj.at("/rootCause/evidence").toString().contains("undecided"))
+        .as(d.out()).isTrue();
     assertThat(d.code()).isEqualTo(1);
 
     Path corrupt = tmp.resolve("corrupt");
