@@ -77,6 +77,11 @@ final class BandwidthChecks extends CheckFamily {
       rows.add(r.na("not applicable (1 rank: no bus traffic)").build());
       return;
     }
+    if (emulated()) {
+      // A bus bandwidth from emulated kernel times would pass or fail on timings that are not physical.
+      rows.add(r.na(EMULATED).build());
+      return;
+    }
     if (voided("busbw") != null) {
       rows.add(r.unproven(disclaimed(voided("busbw"))).build());
       return;

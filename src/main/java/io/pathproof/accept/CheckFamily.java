@@ -52,6 +52,14 @@ abstract class CheckFamily {
     return cp == null ? null : cp.voidedBy(field);
   }
 
+  /** The reason of rows whose truth is physical on an emulated run (manifest {@code emulation.emulated}). */
+  static final String EMULATED = "not applicable (emulated: NCCL decisions real, timings not physical)";
+
+  /** The run was made under the NCCL emulator: its decisions are real, its timings are not. */
+  boolean emulated() {
+    return v.manifestAt("emulation", "emulated").asBoolean(false);
+  }
+
   /** The observed text of a row the prediction disclaimed. */
   static String disclaimed(String note) {
     return "not judged: the prediction disclaims it (" + note + ")";

@@ -53,7 +53,23 @@ final class Diagnoser {
         + " rank(s)" + (sb.isEmpty() ? "" : " and parameter samples agree with the baseline") + " (" + c.source() + ")");
   }
 
+  /** Either run was made under the NCCL emulator (manifest {@code emulation.emulated}): decisions real, timings not. */
+  boolean emulated() {
+    return emulated(b) || emulated(v);
+  }
+
+  private static boolean emulated(Evidence e) {
+    return e.manifest() != null && e.manifest().path("emulation").path("emulated").asBoolean(false);
+  }
+
+  static final String EMULATED_RULE = "emulated: NCCL decisions real, timings not physical: the step-time effect cannot be judged "
+      + "under emulation";
+
   Diagnosis.Regression regression() {
+    if (emulated()) {
+      // Never claim a step-time regression (or its absence) from emulated timings.
+      return new Diagnosis.Regression(false, null, null, null, "unknown", null, null, fb.steps.length, fv.steps.length, EMULATED_RULE);
+    }
     if (fb.steps.length == 0 || fv.steps.length == 0) {
       return new Diagnosis.Regression(false, null, null, null, "unknown", null, null, fb.steps.length, fv.steps.length,
           "no step times on " + (fb.steps.length == 0 ? "the baseline" : "the variant"));
@@ -100,10 +116,16 @@ final class Diagnoser {
 
   /** Compute outside communication and NCCL kernel time: measurements, compared with the same bootstrap rule. */
   private StepStats.Comparison computeComparison() {
+    if (emulated()) {
+      return null;
+    }
     return fb.compute.length > 0 && fv.compute.length > 0 ? StepStats.compare(fb.compute, fv.compute) : null;
   }
 
   private StepStats.Comparison kernelComparison() {
+    if (emulated()) {
+      return null;
+    }
     return fb.kernelUs.length > 0 && fv.kernelUs.length > 0 ? StepStats.compare(fb.kernelUs, fv.kernelUs) : null;
   }
 
@@ -116,7 +138,7 @@ final class Diagnoser {
   }
 
   private LoadComparison loadComparison(Diagnosis.Regression reg) {
-    if (fb.load == null || fv.load == null) {
+    if (fb.load == null || fv.load == null || emulated()) {
       return null;
     }
     return new LoadComparison(fb.load, fv.load, StepStats.compare(fb.load.stepsWithoutWait(), fv.load.stepsWithoutWait()), reg.detected());
@@ -211,7 +233,7 @@ final class Diagnoser {
     Diagnosis.RootCause root = null;
     List<Diagnosis.Candidate> candidates = new ArrayList<>();
     String conclusion;
-    String effect = reg.ratio() == null ? "step time unknown"
+    String effect = emulated() ? "step time not judged: " + EMULATED_RULE : reg.ratio() == null ? "step time unknown"
         : String.format(Locale.ROOT, "step median %.3f → %.3f ms (ratio %.3f, 95%% CI %.3f..%.3f: %s)", reg.baselineMedianMs(),
             reg.variantMedianMs(), reg.ratio(), reg.ciLow(), reg.ciHigh(), reg.verdict());
     boolean effectSeen = "regression".equals(reg.verdict()) || "improvement".equals(reg.verdict());
@@ -267,6 +289,12 @@ final class Diagnoser {
     } else if (kernelChanged && effectSeen) {
       conclusion = "root cause";
       root = Remedies.slowerLinks(kernels, effect, fb);
+    } else if (computeChanged && compute.regression() && !effectSeen && reg.ratio() != null && reg.ratio() >= 1 + StepStats.MIN_EFFECT) {
+      // On a busy machine the step is mostly waiting for the slowest rank, which the compute estimate leaves out: the
+      // compute rise is decided while the whole step is not yet. Name it, and say the step-time effect is undecided.
+      conclusion = "root cause";
+      root = Remedies.compute(compute, effect + "; the step-time effect is undecided at this noise (more iterations decide it)",
+          "no configuration and no path change", loadNote(load));
     } else if ("regression".equals(reg.verdict()) && !examinedPath(eliminated).isEmpty()) {
       // Every path layer with evidence is unchanged, nothing was configured differently and the communication did not
       // slow down: what is left of the step is compute, even where its own estimate is too noisy to decide alone.
@@ -298,6 +326,10 @@ final class Diagnoser {
   private boolean agrees(String layer, List<String> changedLayers) {
     if (layer.equals(Fingerprint.CONFIGURATION)) {
       return !changedLayers.isEmpty();
+    }
+    if (layer.equals(Fingerprint.DDP_CONFIG)) {
+      // The flag is itself the layer: DDP's logging data (_get_ddp_logging_data) records what the reducer ran with.
+      return true;
     }
     if (changedLayers.contains(layer)) {
       return true;
@@ -373,6 +405,11 @@ final class Diagnoser {
             List.of(), List.of()));
         reasons.add(layer + " differs from the baseline: " + (vx == null ? "(no evidence)" : vx) + " → " + (vy == null ? "(no evidence)" : vy));
       }
+    }
+    // A fix of a configuration root cause is checkable only if the configuration is the baseline's again.
+    List<ConfigDiff.Change> still = ConfigDiff.diff(b, v);
+    if (!still.isEmpty()) {
+      reasons.add("configuration still differs from the baseline: " + describe(still));
     }
     Diagnosis.Correctness c = correctness();
     if ("FAIL".equals(c.verdict())) {

@@ -16,7 +16,7 @@ import java.util.Locale;
  * <p>{@code conclusion} ∈ {@code root cause}, {@code confounded}, {@code confounded by machine load} (the variant waited
  * longer for a CPU and that wait explains the slower step), {@code no change}, {@code unexplained}, {@code unproven} (no
  * difference found, but step times missing). Layers ∈ correctness, ddp-buckets, algorithm, protocol, transport,
- * channels, threads, compute, configuration, machine-load, none; owners
+ * channels, threads, compute, configuration, ddp-config (DDP flags other than the bucket cap), machine-load, none; owners
  * ∈ PyTorch, NCCL host, NCCL device, CUDA+hardware, application. The public entry of the diagnose room is
  * {@link #diagnose} (and {@link #verifyFix}).
  */

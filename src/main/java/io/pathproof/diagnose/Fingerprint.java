@@ -28,6 +28,11 @@ final class Fingerprint {
   static final String THREADS = "threads";
   static final String COMPUTE = "compute";
   static final String CONFIGURATION = "configuration";
+  /**
+   * DDP's constructor flags that are not the bucket layout (find_unused_parameters, static_graph,
+   * gradient_as_bucket_view): DDP's own logging data records them, so a change is seen on that layer itself.
+   */
+  static final String DDP_CONFIG = "ddp-config";
   static final String NONE = "none";
   /** Not a layer of the job: the machine was busier during one run (run-queue wait), which explains the change. */
   static final String MACHINE_LOAD = "machine-load";

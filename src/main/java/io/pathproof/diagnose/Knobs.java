@@ -57,7 +57,7 @@ final class Knobs {
     }
     if ((scope.equals("ddp") || scope.equals("workload"))
         && (lower.contains("findunused") || lower.contains("staticgraph") || lower.contains("gradientasbucketview"))) {
-      return new Knob("DDP flags", Fingerprint.BUCKETS);
+      return new Knob("DDP flags", Fingerprint.DDP_CONFIG);
     }
     if (scope.equals("workload") || scope.equals("ddp")) {
       return new Knob("workload", Fingerprint.CONFIGURATION);
@@ -81,7 +81,7 @@ final class Knobs {
   /** Who owns a layer (seed, 所有权边界). */
   static String owner(String layer) {
     return switch (layer) {
-      case Fingerprint.BUCKETS -> "PyTorch";
+      case Fingerprint.BUCKETS, Fingerprint.DDP_CONFIG -> "PyTorch";
       case Fingerprint.ALGORITHM, Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS, Fingerprint.TRANSPORT -> "NCCL host";
       default -> "application";
     };

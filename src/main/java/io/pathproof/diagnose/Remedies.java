@@ -56,7 +56,12 @@ final class Remedies {
       List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect, boolean effectSeen, Fingerprint fb) {
     String configDiff = Diagnoser.describe(changes);
     List<String> evidence = Diagnoser.evidence(configDiff, changedLayers, diffs, effect);
-    evidence.add(effectSeen ? "configuration diff, path diff and effect agree" : "configuration diff and path diff agree; no step-time effect measured");
+    if (target.equals(Fingerprint.DDP_CONFIG)) {
+      evidence.add("DDP's own logging data records the changed flag" + (changedLayers.isEmpty() ? "; the path (bucket layout, collectives) "
+          + "is unchanged" : "") + (effectSeen ? "; the step time changed with it" : "; no step-time effect measured"));
+    } else {
+      evidence.add(effectSeen ? "configuration diff, path diff and effect agree" : "configuration diff and path diff agree; no step-time effect measured");
+    }
     String change = variable + ": " + configDiff + (changedLayers.size() > 1
         ? "; downstream of it: " + String.join(", ", changedLayers.subList(1, changedLayers.size())) + " changed too" : "");
     List<String> wrong = new ArrayList<>();
@@ -88,6 +93,12 @@ final class Remedies {
         fix = undo(changes) + " so that NCCL sizes its thread blocks itself again (baseline: " + base(fb, Fingerprint.THREADS) + ")";
         wrong.add("more channels: the block size, not the channel count, changed");
         wrong.add("a larger DDP bucket: the launch shape is set by the thread limit");
+      }
+      case Fingerprint.DDP_CONFIG -> {
+        fix = undo(changes) + " in the DDP constructor (find_unused_parameters=True makes the reducer walk the autograd graph after "
+            + "every forward and keeps the buckets in construction order)";
+        wrong.add("NCCL tuning (NCCL_ALGO, NCCL_PROTO, channels): the collectives are not what changed");
+        wrong.add("a larger DDP bucket: the flag, not the bucket size, changed");
       }
       case Fingerprint.BUCKETS -> {
         fix = undo(changes) + " in the DDP constructor so that the gradients are bucketed as before (baseline: " + base(fb, Fingerprint.BUCKETS) + ")";

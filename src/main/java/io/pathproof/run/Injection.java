@@ -106,6 +106,39 @@ record Injection(Map<String, String> env, Map<String, String> knobs) {
     }
   }
 
+  /** The file that holds what was injected; the harness and prove's reveal read it, ingest and diagnose never do. */
+  static final String SEALED_FILE = "fault.sealed.json";
+
+  static final String SEALED_SCHEMA = "pathproof.fault/1";
+
+  /** Writes {@code {"schema":"pathproof.fault/1","env":{…},"knobs":{…}}} to the run directory (also when empty). */
+  void writeSealed(java.nio.file.Path dir) {
+    com.fasterxml.jackson.databind.node.ObjectNode o = io.pathproof.core.Json.mapper().createObjectNode();
+    o.put("schema", SEALED_SCHEMA);
+    o.set("env", io.pathproof.core.Json.mapper().valueToTree(env));
+    o.set("knobs", io.pathproof.core.Json.mapper().valueToTree(knobs));
+    try {
+      java.nio.file.Files.writeString(dir.resolve(SEALED_FILE),
+          io.pathproof.core.Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(o) + "\n");
+    } catch (java.io.IOException e) {
+      throw PathproofException.badInput("run: cannot write " + dir.resolve(SEALED_FILE) + ": " + e.getMessage());
+    }
+  }
+
+  /** {@code argv} without {@code flag VALUE} and {@code flag=VALUE}: a record of a command line that names no fault. */
+  static List<String> blind(List<String> argv, String flag) {
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < argv.size(); i++) {
+      String a = argv.get(i);
+      if (a.equals(flag)) {
+        i++;
+      } else if (!a.startsWith(flag + "=")) {
+        out.add(a);
+      }
+    }
+    return out;
+  }
+
   /** The harness's {@code --knob K=V} arguments. */
   List<String> knobArgs() {
     return knobs.entrySet().stream().flatMap(e -> java.util.stream.Stream.of("--knob", e.getKey() + "=" + e.getValue())).toList();

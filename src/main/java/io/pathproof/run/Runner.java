@@ -212,7 +212,7 @@ public final class Runner {
     manifest.put("schema", "pathproof.run.manifest/1");
     manifest.put("tool", req.tool());
     ArrayNode cl = manifest.putArray("commandLine");
-    req.commandLine().forEach(cl::add);
+    Injection.blind(req.commandLine(), "--inject").forEach(cl::add); // the fault is in fault.sealed.json only
     manifest.put("start", Instant.now().toString());
     manifest.put("workloadName", req.workload().name());
     manifest.put("workloadSource", req.workloadLabel());
@@ -227,9 +227,8 @@ public final class Runner {
     ObjectNode pred = manifest.putObject("prediction");
     pred.put("file", req.prediction() == null ? null : req.prediction().toString());
     pred.put("sealSha256", sealSha);
-    ObjectNode injected = manifest.putObject("inject");
-    injected.set("env", Json.mapper().valueToTree(inj.env()));
-    injected.set("knobs", Json.mapper().valueToTree(inj.knobs()));
+    // Blind by construction (issue 11 §4): what was injected goes to a file diagnose never opens, not the manifest.
+    inj.writeSealed(dir);
     manifest.put("complete", false);
 
     if (req.launcher() == Launcher.SRUN) {
@@ -312,11 +311,15 @@ public final class Runner {
     manifest.set("ncclProfilerPlugin", ProfilerPlugin.manifest(plugin, be));
     manifest.put("hookEvery", ins.hookEvery());
     ObjectNode launcherEnv = manifest.putObject("launcherEnv");
-    env.forEach(launcherEnv::put);
+    env.forEach((k, v) -> {
+      if (!inj.env().containsKey(k)) {
+        launcherEnv.put(k, v);
+      }
+    });
     RankProcesses ranks = launcher == Launcher.TORCHRUN
         ? RankProcesses.torchrun(py.executable(), req, dir, harnessArgs, env, addr, port)
         : RankProcesses.spawn(py.executable(), req, dir, harnessArgs, env, perRank);
-    manifest.set("rankArgv", Json.mapper().valueToTree(ranks.argvs()));
+    manifest.set("rankArgv", Json.mapper().valueToTree(ranks.argvs().stream().map(a -> Injection.blind(a, "--knob")).toList()));
     RunManifest.write(dir, manifest);
 
     RankProcesses.Outcome o = ranks.startAndWait(req.timeoutSec(), progress, req.warmup() + req.iters());

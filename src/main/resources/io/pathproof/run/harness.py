@@ -168,10 +168,12 @@ def main(argv):
         with open(manifest_path) as f:
             manifest = json.load(f)  # the launcher's part (command line, inject, seal); the harness adds its facts
     manifest.update({"schema": SCHEMA, "harnessStart": started, "harnessFinished": False, "backend": backend,
-                "worldSize": world, "localWorldSize": local_world, "argv": [sys.executable] + sys.argv,
-                "workload": workload, "knobs": knobs})
+                "worldSize": world, "localWorldSize": local_world, "argv": [sys.executable] + blind_argv(sys.argv),
+                "workload": workload})
     if rank == 0:
         manifest.update(host_facts(torch, cuda))
+        for name in sealed_fault_env(run_dir):  # blind by construction: the injected variables are in the sealed file
+            manifest.get("env", {}).pop(name, None)
         write_json(manifest_path, manifest)
 
     if cuda and local_rank == 0 and "PATHPROOF_CUDA_DEVICE" not in os.environ:  # emulated: no real peers to copy to
@@ -481,6 +483,28 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
     write_steps(pending, out, steps, wait=True)
     out.close()
     return steps
+
+
+def blind_argv(argv):
+    """argv without --knob K=V: the manifest names no fault (it is in fault.sealed.json, which diagnose never reads)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--knob":
+            skip = True
+        elif not a.startswith("--knob="):
+            out.append(a)
+    return out
+
+
+def sealed_fault_env(run_dir):
+    """The variable names the launcher injected (fault.sealed.json, schema pathproof.fault/1), to keep out of the manifest."""
+    try:
+        with open(os.path.join(run_dir, "fault.sealed.json")) as f:
+            return list(json.load(f).get("env", {}))
+    except (OSError, ValueError):
+        return []
 
 
 def machine_load_sample():

@@ -72,6 +72,10 @@ public final class SyntheticRuns {
     public boolean withTuning = true;
     public boolean withColl = true;
     public boolean withConnections = true;
+    /** DDP's find_unused_parameters, as its logging data records it. */
+    public boolean findUnused = false;
+    /** Made under the NCCL emulator: the manifest's top-level emulation record. */
+    public boolean emulated = false;
 
     public Spec copy() {
       Spec s = new Spec();
@@ -112,6 +116,8 @@ public final class SyntheticRuns {
       s.withTuning = withTuning;
       s.withColl = withColl;
       s.withConnections = withConnections;
+      s.findUnused = findUnused;
+      s.emulated = emulated;
       return s;
     }
   }
@@ -240,7 +246,7 @@ public final class SyntheticRuns {
         o.put("bucket_sizes", sizes.toString());
         o.put("rebuilt_bucket_sizes", sizes.toString());
         o.put("bucket_cap_bytes", s.bucketCapBytes);
-        o.put("find_unused_parameters", 0);
+        o.put("find_unused_parameters", s.findUnused ? 1 : 0);
         o.put("gradient_as_bucket_view", 0);
         o.put("total_parameter_size_bytes", total);
         o.put("iteration", 10);
@@ -295,6 +301,9 @@ public final class SyntheticRuns {
     py.put("executable", "python3");
     py.put("version", "3.11.2");
     py.put("torch", s.torchVersion);
+    if (s.emulated) {
+      manifest.putObject("emulation").put("emulated", true).put("note", "emulated: NCCL decisions real, timings not physical");
+    }
     if (!s.inject.isEmpty()) {
       ObjectNode inj = manifest.putObject("inject");
       ObjectNode ie = inj.putObject("env");

@@ -31,8 +31,20 @@ class LivePipelineTest {
   }
 
   static Out run(Path dir, String workload, Path prediction, String... inject) {
+    return run(dir, workload, 12, prediction, inject);
+  }
+
+  /**
+   * The diagnosed pairs run 40 iterations: the small model's step is short, so they cost seconds, and on a busy 2-core
+   * machine 12 iterations could not decide a 40 ms slowdown (step median 144 → 205 ms, 95 % CI 0.74..3.25).
+   */
+  static Out small(Path dir, Path workload, String... inject) {
+    return run(dir, workload.toString(), 40, null, inject);
+  }
+
+  static Out run(Path dir, String workload, int iters, Path prediction, String... inject) {
     List<String> a = new ArrayList<>(List.of("run", "--backend", "gloo", "--nproc", "4", "--workload", workload,
-        "--warmup", "2", "--iters", "12", "--profile-iters", "1", "--timeout", "300", "--out", dir.toString()));
+        "--warmup", "2", "--iters", Integer.toString(iters), "--profile-iters", "1", "--timeout", "300", "--out", dir.toString()));
     if (prediction != null) {
       a.addAll(List.of("--prediction", prediction.toString()));
     }
@@ -72,17 +84,21 @@ class LivePipelineTest {
         + "{\"name\":\"c\",\"shape\":[512,512],\"dtype\":\"float32\",\"requiresGrad\":true},"
         + "{\"name\":\"d\",\"shape\":[512,512],\"dtype\":\"float32\",\"requiresGrad\":true}],\"bucketCapMb\":25}");
     Path smallBase = tmp.resolve("small-baseline");
-    assertThat(run(smallBase, small.toString(), null).code()).isZero();
+    assertThat(small(smallBase, small).code()).isZero();
     Path slow = tmp.resolve("slow");
-    assertThat(run(slow, small.toString(), null, "compute_delay_ms=40").code()).isZero();
+    assertThat(small(slow, small, "compute_delay_ms=40").code()).isZero();
     Out d = cli("diagnose", "--baseline", smallBase.toString(), "--variant", slow.toString(), "--format", "json");
     JsonNode dj = Json.mapper().readTree(d.out());
-    assertThat(dj.at("/regression/detected").asBoolean()).as(d.out()).isTrue();
     assertThat(dj.at("/rootCause/layer").asText()).as(d.out()).isEqualTo("compute");
+    // On a quiet machine the step regresses with it. On an oversubscribed one (seen: load average 20 on 2 cores) the
+    // ranks' 40 ms sleep overlaps their wait for a CPU and the step hardly moves (148.6 → 154.9 ms) while compute
+    // outside communication rises 4.6×: then the diagnosis must say the step-time effect is undecided, not claim it.
+    assertThat(dj.at("/regression/detected").asBoolean() || dj.at("/rootCause/evidence").toString().contains("undecided"))
+        .as(d.out()).isTrue();
     assertThat(d.code()).isEqualTo(1);
 
     Path corrupt = tmp.resolve("corrupt");
-    assertThat(run(corrupt, small.toString(), null, "corrupt_grad_rank=1").code()).isZero();
+    assertThat(small(corrupt, small, "corrupt_grad_rank=1").code()).isZero();
     Out c = cli("diagnose", "--baseline", smallBase.toString(), "--variant", corrupt.toString(), "--format", "json");
     JsonNode cj = Json.mapper().readTree(c.out());
     assertThat(cj.at("/rootCause/layer").asText()).as(c.out()).isEqualTo("correctness");
@@ -91,7 +107,7 @@ class LivePipelineTest {
     // A smaller bucket cap is a DDP-bucket change. Rebuilt limits are [first bucket, cap]; torch 1.13's first bucket is
     // always 1 MiB, so with d, c, b, a ready in that order: cap 25 MiB → [d] [c b a]; cap 0.2 MiB → [d] [c] [b a].
     Path capped = tmp.resolve("capped");
-    assertThat(run(capped, small.toString(), null, "bucket_cap_mb=0.2").code()).isZero();
+    assertThat(small(capped, small, "bucket_cap_mb=0.2").code()).isZero();
     Out b = cli("diagnose", "--baseline", smallBase.toString(), "--variant", capped.toString(), "--format", "json");
     JsonNode bj = Json.mapper().readTree(b.out());
     assertThat(bj.at("/rootCause/layer").asText()).as(b.out()).isEqualTo("ddp-buckets");
@@ -100,10 +116,11 @@ class LivePipelineTest {
     // A/A: the same configuration again changes nothing on the path. (Whether a live CPU A/A pair shows no step-time
     // regression depends on the machine's other load, so that part is asserted on recorded samples in DiagnosisTest.)
     Path again = tmp.resolve("again");
-    assertThat(run(again, small.toString(), null).code()).isZero();
+    assertThat(small(again, small).code()).isZero();
     Out aa = cli("diagnose", "--baseline", smallBase.toString(), "--variant", again.toString(), "--format", "json");
     JsonNode aj = Json.mapper().readTree(aa.out());
     assertThat(aj.at("/correctness/verdict").asText()).as(aa.out()).isEqualTo("PASS");
-    assertThat(aj.at("/rootCause/layer").asText()).as(aa.out()).isIn("none", "compute");
+    // A busier machine during the second run is named as such ("machine-load"), never a change of the job's path.
+    assertThat(aj.at("/rootCause/layer").asText()).as(aa.out()).isIn("none", "compute", "machine-load");
   }
 }

@@ -58,7 +58,10 @@ class RunnerTest {
     assertThat(w.path("parameters").get(0).path("shape").get(0).asLong()).isEqualTo(16_777_216L);
     JsonNode m = Json.mapper().readTree(out.resolve("manifest.json").toFile());
     assertThat(m.path("srunCommand").asText()).isEqualTo(r.command());
-    assertThat(m.path("inject").path("knobs").path("exit_rank").asText()).isEqualTo("3@2");
+    assertThat(m.has("inject")).isFalse(); // blind by construction: the fault is in fault.sealed.json only
+    JsonNode fault = Json.mapper().readTree(out.resolve("fault.sealed.json").toFile());
+    assertThat(fault.path("schema").asText()).isEqualTo("pathproof.fault/1");
+    assertThat(fault.path("knobs").path("exit_rank").asText()).isEqualTo("3@2");
     assertThat(m.path("complete").asBoolean(true)).isFalse();
   }
 
