@@ -4,7 +4,6 @@ import io.pathproof.callgraph.CallGraph;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
-import io.pathproof.evidence.Ingest;
 import io.pathproof.explain.Explainer;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -35,6 +34,10 @@ public final class ExplainCommand implements Callable<Integer> {
   @Option(names = "--run", paramLabel = "RUNDIR", description = "Also use a run's evidence (coverage, observed numbers).")
   Path run;
 
+  @Option(names = "--baseline", paramLabel = "RUNDIR",
+      description = "With --run: diagnose the run against this baseline, so that answers 14 and 15 are that diagnosis.")
+  Path baseline;
+
   @Option(names = "--format", paramLabel = "table|json", defaultValue = "table")
   String format;
 
@@ -45,8 +48,12 @@ public final class ExplainCommand implements Callable<Integer> {
     }
     Prediction p = prediction != null ? PredictionIo.readVerified(prediction)
         : Predictor.predict(scenario.given() ? scenario.resolve() : defaultSeed());
-    Evidence e = run == null ? null : Ingest.read(List.of(run));
-    List<Explainer.Answer> answers = Explainer.explain(p, e);
+    Evidence e = run == null ? null : DiagnoseCommand.read(run);
+    if (baseline != null && run == null) {
+      throw PathproofException.usage("--baseline needs --run (the run to diagnose against it)");
+    }
+    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(DiagnoseCommand.read(baseline), e);
+    List<Explainer.Answer> answers = Explainer.explain(p, e, d);
     List<CallGraph.Coverage> cov = CallGraph.coverage(e);
     var out = spec.commandLine().getOut();
     if (format.equals("json")) {

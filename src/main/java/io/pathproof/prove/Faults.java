@@ -127,6 +127,27 @@ final class Faults {
     return new Fault("given", settings, layer, "given on the command line: " + String.join(", ", settings));
   }
 
+  /** The knobs run --inject takes besides NCCL, TORCH and DDP variables (run room, Injection.KNOBS). */
+  private static final List<String> KNOBS = List.of("bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank");
+
+  /** Checks a given --fault before anything runs: a typo must not cost a baseline run. */
+  static void check(String spec) {
+    if (spec == null || spec.equals("random")) {
+      return;
+    }
+    for (String part : spec.split(",")) {
+      String t = part.trim();
+      int eq = t.indexOf('=');
+      if (eq <= 0) {
+        throw PathproofException.usage("--fault '" + spec + "': expected K=V[,K=V] or random");
+      }
+      String k = t.substring(0, eq);
+      if (!k.matches("(NCCL|TORCH|DDP)_[A-Z0-9_]+") && !KNOBS.contains(k)) {
+        throw PathproofException.usage("--fault '" + k + "': not an NCCL_*/TORCH_*/DDP_* variable nor one of " + String.join(", ", KNOBS));
+      }
+    }
+  }
+
   private static double capOf(Workload w) {
     return w.bucketCapMb() == null ? TORCH_DEFAULT_CAP_MB : w.bucketCapMb();
   }

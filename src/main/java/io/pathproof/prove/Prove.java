@@ -76,6 +76,7 @@ public final class Prove {
   public static Outcome run(Plan plan, Progress progress) {
     long t0 = System.nanoTime();
     Progress say = progress == null ? (n, ms, d) -> { } : progress;
+    Faults.check(plan.fault());
     Path out = plan.out().toAbsolutePath().normalize();
     prepare(out);
     ObjectNode proof = Json.mapper().createObjectNode();

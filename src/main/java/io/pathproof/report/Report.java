@@ -177,14 +177,28 @@ public final class Report {
     try {
       Files.createDirectories(outDir);
       Path html = outDir.resolve("report.html");
-      Files.writeString(html, Page.html(src), StandardCharsets.UTF_8);
-      Files.writeString(outDir.resolve("report.md"), Texts.markdown(src), StandardCharsets.UTF_8);
-      Files.writeString(outDir.resolve("report.json"), Texts.json(src), StandardCharsets.UTF_8);
-      Files.writeString(outDir.resolve("report.junit.xml"), Texts.junit(src), StandardCharsets.UTF_8);
+      // Paths are shown relative to the report (a proof directory travels; the machine's folders mean nothing elsewhere).
+      List<String> bases = new ArrayList<>();
+      bases.add(outDir.toAbsolutePath().normalize() + "/");
+      bases.add(Path.of("").toAbsolutePath().normalize() + "/");
+      Files.writeString(html, relative(Page.html(src), bases), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("report.md"), relative(Texts.markdown(src), bases), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("report.json"), relative(Texts.json(src), bases), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("report.junit.xml"), relative(Texts.junit(src), bases), StandardCharsets.UTF_8);
       return html;
     } catch (IOException e) {
       throw PathproofException.badInput("report: cannot write into " + outDir + ": " + e.getMessage());
     }
+  }
+
+  private static String relative(String text, List<String> bases) {
+    String t = text;
+    for (String b : bases) {
+      if (b.length() > 1) {
+        t = t.replace(b, "");
+      }
+    }
+    return t;
   }
 
   /** The overall verdict shown first: prove's, else the acceptance's, else the diagnosis's conclusion. */

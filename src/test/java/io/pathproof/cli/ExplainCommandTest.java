@@ -27,4 +27,18 @@ class ExplainCommandTest {
     assertThat(r.code).as(r.err).isZero();
     assertThat(r.out).contains("PyTorch", "NCCL host", "NCCL device", "CUDA+hardware");
   }
+
+  @Test
+  void withABaselineAnswers14And15AreTheDiagnosisOfTheRun() throws Exception {
+    String run = "samples/h200-1rank-accepted/run";
+    MainTest.Result r = MainTest.run("explain", "--prediction", "samples/h200-1rank-accepted/prediction.json", "--run", run,
+        "--baseline", run, "--format", "json");
+    assertThat(r.code).as(r.err).isZero();
+    JsonNode doc = Json.mapper().readTree(r.out);
+    assertThat(doc.at("/answers/13/answer").asText()).startsWith("This run's diagnosis: no change");
+    assertThat(doc.at("/answers/14/answer").asText()).startsWith("No regression here");
+    MainTest.Result plain = MainTest.run("explain", "--prediction", "samples/h200-1rank-accepted/prediction.json", "--run", run, "--format", "json");
+    assertThat(Json.mapper().readTree(plain.out).at("/answers/13/answer").asText()).startsWith("No regression here");
+    assertThat(MainTest.run("explain", "--scenario", "seed", "--baseline", run).code).isEqualTo(2);
+  }
 }

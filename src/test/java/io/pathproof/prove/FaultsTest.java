@@ -73,6 +73,8 @@ class FaultsTest {
     assertThat(kinds).hasSize(c.size());
     assertThat(Faults.given("compute_delay_ms=55", c).layer()).isEqualTo("compute");
     assertThat(Faults.given("NCCL_P2P_DISABLE=1", c).layer()).isEqualTo("transport");
+    Faults.check("NCCL_PROTO=LL,compute_delay_ms=3");
+    assertThatThrownBy(() -> Faults.check("compute_dleay_ms=3")).isInstanceOf(PathproofException.class).hasMessageContaining("compute_dleay_ms");
     assertThatThrownBy(() -> Faults.given("nonsense", c)).isInstanceOf(PathproofException.class).hasMessageContaining("K=V");
   }
 

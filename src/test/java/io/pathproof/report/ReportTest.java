@@ -1,0 +1,57 @@
+package io.pathproof.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pathproof.cli.Main;
+import io.pathproof.core.ExitCode;
+import io.pathproof.core.PathproofException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report without a browser: escaping in every format, the files written, bad input as one line and exit 3. */
+class ReportTest {
+  @Test
+  void jsonInAScriptElementCannotCloseIt() {
+    String j = Esc.scriptJson("{\"a\":\"</script><script>alert(1)</script><!--\"}");
+    assertThat(j).doesNotContain("<").doesNotContain(">").contains("\\u003c/script\\u003e");
+    assertThat(Esc.html("<b a=\"x\">&'")).isEqualTo("&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+    assertThat(Esc.md("a|b\n<i>")).isEqualTo("a\\|b &lt;i&gt;");
+    assertThat(Esc.xml("\u0001<x>")).isEqualTo("\uFFFD&lt;x&gt;");
+  }
+
+  @Test
+  void writesFourFilesWithThePlantedPayloadAsTextEverywhere(@TempDir Path tmp) throws Exception {
+    Path base = ReportBrowserTest.plantedRun(tmp, "baseline");
+    Report.Source s = Report.load(List.of(Path.of("samples/h200-1rank-accepted/prediction.json"), base));
+    Path html = Report.write(s, tmp.resolve("out"));
+    String page = Files.readString(html);
+    assertThat(page).doesNotContain(ReportBrowserTest.PAYLOAD).contains("&lt;script&gt;document.body");
+    assertThat(page).contains("id=\"acceptance\"", "id=\"timeline-svg\"", "id=\"callgraph\"", "id=\"answers\"", "id=\"warnings\"");
+    // The report reads its own paths relative to where it is written: no folder of this machine in it.
+    assertThat(page).doesNotContain(tmp.toAbsolutePath().toString() + "/out/");
+    assertThat(Files.readString(tmp.resolve("out/report.junit.xml"))).startsWith("<?xml").contains("<testsuite name=\"acceptance\"");
+    assertThat(Files.readString(tmp.resolve("out/report.json"))).contains("\"schema\" : \"pathproof.report/1\"");
+    assertThat(Files.readString(tmp.resolve("out/report.md"))).contains("acceptance PASS");
+  }
+
+  @Test
+  void badInputIsOneLineNamingTheFileAndExit3(@TempDir Path tmp) throws Exception {
+    Path junk = tmp.resolve("junk.json");
+    Files.writeString(junk, "{\"schema\":\"something/1\"}");
+    assertThatThrownBy(() -> Report.load(List.of(junk))).isInstanceOf(PathproofException.class).hasMessageContaining("junk.json");
+    Path broken = tmp.resolve("broken.json");
+    Files.writeString(broken, "{ not json");
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = Main.run(new String[] {"report", broken.toString(), "--out", tmp.resolve("r").toString()}, new PrintWriter(o, true), new PrintWriter(e, true));
+    assertThat(code).isEqualTo(ExitCode.BAD_INPUT);
+    assertThat(e.toString().strip()).doesNotContain("\n").contains("broken.json").doesNotContain("Exception");
+    assertThat(Main.run(new String[] {"report", tmp.toString()}, new PrintWriter(o, true), new PrintWriter(e, true))).isEqualTo(ExitCode.BAD_INPUT);
+  }
+}
