@@ -160,8 +160,7 @@ static void unlinkPending(struct ppColl* c) {
 
 static ncclResult_t ppInit(void** context, uint64_t commId, int* eActivationMask, const char* commName, int nNodes,
                            int nRanks, int rank, ncclDebugLogger_t logfn) {
-  *context = NULL;
-  *eActivationMask = 0;
+  *context = NULL;  /* the mask is left alone on failure: it is the process's, and other communicators may record */
   const char* dir = getenv("PATHPROOF_NCCL_PROFILER_DIR");
   const char* events = getenv("PATHPROOF_NCCL_PROFILER_EVENTS");
   int kernelEvents = !(events && strcmp(events, "coll") == 0);

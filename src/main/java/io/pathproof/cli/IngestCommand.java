@@ -115,6 +115,18 @@ public final class IngestCommand implements Callable<Integer> {
     out.printf("kernels          %,d (%,d NCCL)%n", ev.kernels().size(), nccl);
     out.printf("ranges           %,d%n", ev.ranges().size());
     out.printf("flight recorder  %,d entries%n", ev.flightRecorder().size());
+    if (ev.ncclProfiler() != null) {
+      Evidence.NcclProfiler np = ev.ncclProfiler();
+      out.printf("nccl profiler    %s%n", np.message() != null ? np.message()
+          : np.colls().stream().mapToLong(Evidence.ProfiledColl::calls).sum() + " collectives in " + np.colls().size()
+              + " distinct (rank, decision) groups (plugin API v" + np.apiVersion() + ")");
+      for (int i = 0; i < Math.min(SHOWN, np.colls().size()); i++) {
+        Evidence.ProfiledColl c = np.colls().get(i);
+        out.printf("                 rank %s %s count %,d %s -> %s/%s %s channels, %s threads  ×%d  (%s)%n", c.rank(),
+            c.func(), c.count(), c.datatype(), c.algorithm(), c.protocol(), c.channels(), c.threads(), c.calls(),
+            c.source());
+      }
+    }
     if (ev.ddp() != null) {
       out.printf("ddp              %,d bucket records%n", ev.ddp().buckets().size());
     }

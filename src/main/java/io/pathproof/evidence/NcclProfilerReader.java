@@ -101,7 +101,7 @@ final class NcclProfilerReader {
 
   private static void comm(JsonNode j, long n, Facts f, FileFacts ff) {
     f.apiVersion = j.path("apiVersion").isInt() ? j.get("apiVersion").intValue() : null;
-    f.commId = j.path("commId").isTextual() ? j.get("commId").textValue() : null;
+    f.commId = j.path("commId").isTextual() ? commId(j.get("commId").textValue()) : null;
     f.nRanks = j.path("nRanks").isInt() ? j.get("nRanks").intValue() : null;
     if (ff.rank == null && j.path("rank").isInt()) {
       ff.rank = j.get("rank").intValue();
@@ -311,6 +311,18 @@ final class NcclProfilerReader {
                 + da + " but rank " + c.rank() + " " + dc + " (NVIDIA/nccl #1136)",
             List.of(a.source(), c.source())));
       }
+    }
+  }
+
+  /**
+   * The plugin prints comm->commHash as 16 hex digits; NCCL's INIT line prints the same hash as {@code 0x%llx}
+   * (init.cc:1574@v2.28.9-1): written the log's way, the two join.
+   */
+  static String commId(String hex) {
+    try {
+      return "0x" + Long.toHexString(Long.parseUnsignedLong(hex.startsWith("0x") ? hex.substring(2) : hex, 16));
+    } catch (NumberFormatException e) {
+      return hex;
     }
   }
 

@@ -235,6 +235,9 @@ public final class Runner {
       String python = req.python() == null ? "python3" : req.python();
       String backend = req.backend() == Backend.AUTO ? "auto" : req.backend().name().toLowerCase(java.util.Locale.ROOT);
       String cmd = SrunCommand.render(req, dir, python, backend, inj);
+      if (ins.hookEvery() != Instrumentation.DEFAULT_HOOK_EVERY) {
+        cmd += " --hook-every " + ins.hookEvery(); // harness arguments end the srun command line
+      }
       manifest.put("launcher", "srun (dry run: not started)");
       manifest.put("srunCommand", cmd);
       manifest.put("incompleteReason", "dry run: the srun command was printed, not run");

@@ -25,7 +25,7 @@ class NcclProfilerReaderTest {
     assertThat(ev.ncclProfiler().colls()).hasSize(2);
     Evidence.ProfiledColl c = ev.ncclProfiler().colls().get(0);
     assertThat(c.rank()).isEqualTo(2);
-    assertThat(c.commId()).isEqualTo("abcdef0123456789");
+    assertThat(c.commId()).as("as NCCL's INIT line prints it").isEqualTo("0xabcdef0123456789");
     assertThat(c.func()).isEqualTo("AllReduce");
     assertThat(c.algorithm()).isEqualTo("RING");
     assertThat(c.protocol()).isEqualTo("SIMPLE");
@@ -134,6 +134,13 @@ class NcclProfilerReaderTest {
     Evidence ev = Ingest.read(List.of(dir));
     assertThat(ev.ncclProfiler()).isNull();
     assertThat(io.pathproof.core.Json.mapper().writeValueAsString(ev)).doesNotContain("ncclProfiler");
+  }
+
+  @Test
+  void commIdsAreWrittenAsNcclsLogWritesThem() {
+    assertThat(NcclProfilerReader.commId("000000000000000c")).isEqualTo("0xc");
+    assertThat(NcclProfilerReader.commId("f238022cd8c98f08")).isEqualTo("0xf238022cd8c98f08");
+    assertThat(NcclProfilerReader.commId("not-hex")).isEqualTo("not-hex");
   }
 
   @Test

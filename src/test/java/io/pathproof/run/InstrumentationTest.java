@@ -63,6 +63,16 @@ class InstrumentationTest {
     assertThat(new Runner.Instrumentation(4, null).profilerPlugin()).isEqualTo("auto");
   }
 
+  @Test
+  void anSrunDryRunPassesANonDefaultHookEveryToTheHarness(@TempDir Path tmp) {
+    Runner.Result r = Runner.run(RunnerTest.request(tmp.resolve("r"), Runner.Launcher.SRUN, List.of(), null,
+        "node0:29400", 4, 2, 0), new Runner.Instrumentation(4, "none"), null);
+    assertThat(r.command()).endsWith("--profile-iters 1 --hook-every 4");
+    Runner.Result d = Runner.run(RunnerTest.request(tmp.resolve("d"), Runner.Launcher.SRUN, List.of(), null,
+        "node0:29400", 4, 2, 0), null);
+    assertThat(d.command()).doesNotContain("--hook-every");
+  }
+
   /** The harness's own module, run by the system's Python (no torch needed). */
   @Test
   void theHarnessSamplesConstructionRebuildProfilerWindowAndEveryKth(@TempDir Path tmp) throws Exception {
