@@ -116,10 +116,22 @@ abstract class CheckFamily {
   List<Evidence.Kernel> kernelsOf(CollectivePrediction c, int rank, boolean single) {
     List<Evidence.Kernel> all = v.allReduceKernels(rank, single);
     List<CollectivePrediction> colls = p.collectives();
-    if (colls.size() == 1 || all.isEmpty()) {
+    if (all.isEmpty()) {
       return all;
     }
     long count = c.bytes() / dtypeOf(c).size();
+    if (colls.size() == 1) {
+      // One bucket: every AllReduce kernel is its kernel, except those whose element count says otherwise (an
+      // emulator's launch lines also show torch's own small AllReduces, e.g. its barrier).
+      List<Evidence.Kernel> mine = new ArrayList<>();
+      for (Evidence.Kernel k : all) {
+        Long n = nelems(k);
+        if (n == null || n == count) {
+          mine.add(k);
+        }
+      }
+      return mine;
+    }
     List<Evidence.Kernel> byCount = new ArrayList<>();
     boolean anyCount = false;
     for (Evidence.Kernel k : all) {

@@ -202,6 +202,9 @@ public record Evidence(
   public record Kernel(Integer rank, String name, int[] grid, int[] block, BigDecimal durUs, Long startNs, Long durNs,
       Integer device, Integer stream, boolean nccl, Map<String, String> collective, Source source, Integer smemBytes,
       Integer clusterSize) {
+    /** The name of a kernel known from an emulator launch line (no time): every launch of the run, not a trace window. */
+    public static final String LAUNCH_LINE = "NCCL kernel launch";
+
     public Kernel(Integer rank, String name, int[] grid, int[] block, BigDecimal durUs, Long startNs, Long durNs,
         Integer device, Integer stream, boolean nccl, Map<String, String> collective, Source source) {
       this(rank, name, grid, block, durUs, startNs, durNs, device, stream, nccl, collective, source, null, null);

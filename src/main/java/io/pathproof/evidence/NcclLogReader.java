@@ -651,6 +651,10 @@ final class NcclLogReader {
     k.datatype = (int) datatype;
     k.redOp = (int) redOp;
     k.nRanks = (int) nRanks;
+    lastEnqueueThread = threadKey;
+    lastEnqueueOp = k.op;
+    lastEnqueueCount = count;
+    lastEnqueueDatatype = (int) datatype;
     CommRank.Agg a = cr.colls.get(k);
     if (a == null) {
       cr.colls.put(k.copy(), new CommRank.Agg(Source.line(file, lineNo), Bytes.string(b, p, opCountEnd), 1));
@@ -761,6 +765,12 @@ final class NcclLogReader {
   private CommRank lastZeroTo;
   private String lastTuneOp;
   private long lastTuneThread;
+  // The last COLL (enqueue) line per reader: every rank prints it, unlike TUNING (rank 0 only), so an emulator launch
+  // line that follows it on the same thread is the kernel of that collective.
+  private long lastEnqueueThread = Long.MIN_VALUE;
+  private String lastEnqueueOp;
+  private long lastEnqueueCount;
+  private int lastEnqueueDatatype;
 
   /** "%f": digits, '.', digits, kept exactly as unscaled value and scale. */
   private static boolean time(byte[] b, int s, int e, CommRank.TuneKey k) {
@@ -1032,10 +1042,17 @@ final class NcclLogReader {
       rank = cr != null ? cr.effectiveRank(fileRank) : fileRank;
     }
     String op = lastTuneThread == threadKey ? lastTuneOp : null;
+    Map<String, String> coll = null;
+    if (lastEnqueueThread == threadKey && lastEnqueueOp != null) {
+      op = lastEnqueueOp;
+      coll = Map.of("op", lastEnqueueOp, "nelems", Long.toString(lastEnqueueCount),
+          "datatype", Integer.toString(lastEnqueueDatatype));
+      lastEnqueueThread = Long.MIN_VALUE; // one launch per enqueued collective
+    }
     out.kernels.add(
         new Evidence.Kernel(
-            rank, op == null ? "NCCL kernel launch" : "NCCL kernel launch " + op, new int[] {(int) g, 1, 1},
-            new int[] {(int) bl, 1, 1}, null, null, null, cudaDev >= 0 ? cudaDev : null, null, true, null,
+            rank, op == null ? Evidence.Kernel.LAUNCH_LINE : Evidence.Kernel.LAUNCH_LINE + " " + op, new int[] {(int) g, 1, 1},
+            new int[] {(int) bl, 1, 1}, null, null, null, cudaDev >= 0 ? cudaDev : null, null, true, coll,
             Source.line(file, lineNo), (int) sm, (int) cl));
     emulated();
   }
