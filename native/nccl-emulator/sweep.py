@@ -3,7 +3,7 @@
 busId that NCCL_TOPO_FILE gives its GPU, run AllReduce (Sum, float32) over a list of sizes and keep NCCL's own log.
 
     python3 sweep.py --lib OUT/libnccl.so.2 --topo machine.xml --out DIR [--nranks N] [--sizes 4096,...]
-                     [--env K=V ...] [--timeout 300]
+                     [--env K=V ...] [--timeout 300] [--program allreduce]
 
 Runs on a GPU node with torch (torch loads its own libnccl through its RPATH, so the emulator library is put in
 LD_PRELOAD). NVLS and MNNVL stay off. DIR gets nccl-rank<R>.log per rank and result-rank<R>.json (sizes, whether
@@ -63,8 +63,16 @@ def launch(args):
             "RANK": str(r), "WORLD_SIZE": str(n), "LOCAL_RANK": str(r),
             "CUDA_VISIBLE_DEVICES": env.get("CUDA_VISIBLE_DEVICES", "0"),
         })
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--out", args.out, "--sizes", args.sizes]
-        procs.append(subprocess.Popen(cmd, env=env))
+        if args.program:
+            # A plain NCCL program (allreduce.c) instead of torch: for an NCCL torch does not load (e.g. 2.22.3).
+            env["LD_LIBRARY_PATH"] = os.path.dirname(os.path.abspath(args.lib)) + ":" + env.get("LD_LIBRARY_PATH", "")
+            cmd = [os.path.abspath(args.program), str(r), str(n), os.path.join(os.path.abspath(args.out), "nccl-id")] \
+                + args.sizes.split(",")
+            log = open(os.path.join(args.out, "stdout-rank%d.txt" % r), "w")
+            procs.append(subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT))
+        else:
+            cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--out", args.out, "--sizes", args.sizes]
+            procs.append(subprocess.Popen(cmd, env=env))
     deadline = time.time() + args.timeout
     rc = 0
     for p in procs:
@@ -111,6 +119,7 @@ def main():
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--program", help="a compiled allreduce.c to run instead of torch")
     args = ap.parse_args()
     if args.worker:
         worker(args)
