@@ -35,6 +35,10 @@ public final class DiagnosePowerBench {
   public static void main(String[] args) throws IOException {
     int trials = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     long seed = args.length > 1 ? Long.parseLong(args[1]) : 2026L;
+    if (args.length > 2) {
+      adaptive(Integer.parseInt(args[2]), seed);
+      return;
+    }
     System.out.printf(Locale.ROOT, "%-40s %8s %12s %12s %10s%n", "noise", "trials", "false alarm", "power(+5%)", "ms/diag");
     for (double cv : new double[] {0.01, 0.02, 0.03, 0.04, 0.05, 0.08, 0.10}) {
       double sigma = Math.sqrt(Math.log(1 + cv * cv));
@@ -46,10 +50,6 @@ public final class DiagnosePowerBench {
         }
         return s;
       });
-    }
-    if (args.length > 2) {
-      adaptive(Integer.parseInt(args[2]), seed);
-      return;
     }
     resampled("recorded H200 plain steps (48), resampled", "h200-1rank-plain.csv", trials, seed);
     resampled("recorded H200 instrumented steps (48)", "h200-1rank-instrumented.csv", trials, seed);
