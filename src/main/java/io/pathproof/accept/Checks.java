@@ -71,6 +71,7 @@ final class Checks {
       decisions.tunerTime(c);
     }
     decisions.collChannels();
+    decisions.ringOrder();
     for (CollectivePrediction c : colls) {
       for (int r = 0; r < nRanks; r++) {
         launch.launchShape(c, r);

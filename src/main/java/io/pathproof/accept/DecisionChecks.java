@@ -233,6 +233,69 @@ final class DecisionChecks extends CheckFamily {
     rows.add(r.build());
   }
 
+  /**
+   * The rank order of each ring channel ("Channel 00/24 : 0 1 2 3", INIT) against the model's graph search. A ring is
+   * the same ring from whichever rank it is printed, so orders are compared as cycles (rotation, same direction).
+   * Listed only where the prediction lists orders and there is a ring (more than one rank, NCCL).
+   */
+  void ringOrder() {
+    CommunicatorPrediction cp = p.communicator();
+    if (glooReason != null || cp == null || cp.ringOrders().isEmpty() || nRanks() <= 1) {
+      return;
+    }
+    List<String> exp = cp.ringOrders();
+    Row r = new Row("ring-order", "rank order of each ring channel (INIT)")
+        .expected(exp.size() + " ring(s), channel 0: " + exp.get(0));
+    if (voided("ring-order") != null) {
+      rows.add(r.unproven(disclaimed(voided("ring-order"))).build());
+      return;
+    }
+    List<String> seen = null;
+    for (Evidence.Communicator c : ourCommunicators()) {
+      if (!EvidenceView.list(c.rings()).isEmpty()) {
+        seen = c.rings();
+        r.kind(NCCL_LOG).prov(EvidenceView.src(c.source()));
+        break;
+      }
+    }
+    if (seen == null) {
+      rows.add(r.unproven("no 'Channel NN/MM : ranks' INIT line for a " + nRanks() + "-rank communicator").build());
+      return;
+    }
+    int n = Math.min(seen.size(), exp.size());
+    List<String> bad = new ArrayList<>();
+    for (int ch = 0; ch < n; ch++) {
+      if (!sameCycle(exp.get(ch), seen.get(ch))) {
+        bad.add("channel " + ch + ": " + seen.get(ch) + " (expected " + exp.get(ch) + ")");
+      }
+    }
+    if (bad.isEmpty()) {
+      r.pass(n + " ring(s) in the predicted order (channel 0: " + seen.get(0) + ")");
+    } else {
+      r.fail(String.join("; ", bad.subList(0, Math.min(3, bad.size()))) + (bad.size() > 3 ? " and " + (bad.size() - 3) + " more" : ""));
+    }
+    rows.add(r.build());
+  }
+
+  /** Two rank orders are one ring: the same ranks, each followed by the same next rank. */
+  static boolean sameCycle(String a, String b) {
+    String[] x = a.trim().split("\\s+");
+    String[] y = b.trim().split("\\s+");
+    if (x.length != y.length) {
+      return false;
+    }
+    for (int shift = 0; shift < y.length; shift++) {
+      boolean ok = true;
+      for (int i = 0; i < x.length && ok; i++) {
+        ok = x[i].equals(y[(i + shift) % y.length]);
+      }
+      if (ok) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   void collChannels() {
     CommunicatorPrediction cp = p.communicator();
     Row r = new Row("coll-channels", "communicator coll channels (INIT)");

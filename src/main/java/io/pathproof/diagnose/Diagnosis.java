@@ -82,6 +82,19 @@ public record Diagnosis(
     return new Diagnoser(baseline, fixed).verifyFix();
   }
 
+  /**
+   * Adaptive iterations where pathproof runs both baseline and variant (prove): call after each look with all step
+   * times so far (slowest rank per iteration) and the number of planned looks; "regression", "no regression" (a
+   * slowdown of {@code effect} or more is excluded) or "undecided" (run more iterations, interleaved, up to the cap).
+   * Stopping at the first decided look keeps A/A false alarms at ≤ 1 % (the looks share that rate).
+   */
+  public static String decideSteps(double[] baseline, double[] variant, int looks, double effect) {
+    if (baseline.length == 0 || variant.length == 0) {
+      return "undecided";
+    }
+    return StepStats.sequential(baseline, variant, looks, effect);
+  }
+
   /** True when nothing is wrong: no regression, correctness not failed, no path change. */
   public boolean clean() {
     return !regression.detected() && !"FAIL".equals(correctness.verdict()) && "no change".equals(conclusion);

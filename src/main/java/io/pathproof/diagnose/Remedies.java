@@ -26,6 +26,12 @@ final class Remedies {
         out.add("restore bucket_cap_mb=" + mbText + " (DDP bucket_cap_bytes " + c.baseline() + ", now " + c.variant() + ")");
         continue;
       }
+      if (name.startsWith("ddp.") && c.baseline().matches("[01]") && !name.endsWith("bucket_cap_bytes")) {
+        // DDP logs its boolean flags as 0/1; users pass them as Python booleans to the constructor.
+        out.add("restore " + name.substring(4) + "=" + (c.baseline().equals("1") ? "True" : "False") + " (DDP logging " + name.substring(4)
+            + " " + c.baseline() + ", now " + c.variant() + ")");
+        continue;
+      }
       if (c.baseline().equals("unset")) {
         out.add("remove " + name + "=" + c.variant());
       } else if (c.variant().equals("unset")) {

@@ -64,6 +64,43 @@ final class StepStats {
         quantile(ratios, 0.005), quantile(ratios, 0.995));
   }
 
+  /**
+   * One look of the sequential rule for adaptive iterations (issue 11 §3): with {@code looks} planned looks (e.g. at
+   * 48, 96, 192, 384 iterations) each look spends 1 %/looks of one-sided false-alarm rate (Bonferroni), so stopping at
+   * the first decided look keeps A/A false alarms ≤ 1 %. "regression": ratio ≥ 1 + MIN_EFFECT and the lower bound above
+   * 1; "no regression": the upper bound below 1 + {@code effect} (a regression that large is excluded); else
+   * "undecided" (run more iterations, up to the cap).
+   */
+  static String sequential(double[] baseline, double[] variant, int looks, double effect) {
+    double alpha = 0.01 / Math.max(1, looks);
+    double mb = median(baseline.clone());
+    double mv = median(variant.clone());
+    SplittableRandom rnd = new SplittableRandom(SEED ^ (31L * baseline.length + variant.length));
+    int resamples = Math.max(RESAMPLES, (int) Math.ceil(20 / alpha));
+    double[] ratios = new double[resamples];
+    double[] bb = new double[baseline.length];
+    double[] vv = new double[variant.length];
+    for (int i = 0; i < resamples; i++) {
+      for (int j = 0; j < bb.length; j++) {
+        bb[j] = baseline[rnd.nextInt(baseline.length)];
+      }
+      for (int j = 0; j < vv.length; j++) {
+        vv[j] = variant[rnd.nextInt(variant.length)];
+      }
+      ratios[i] = median(vv) / median(bb);
+    }
+    Arrays.sort(ratios);
+    double lo = quantile(ratios, alpha);
+    double hi = quantile(ratios, 1 - alpha);
+    if (mv / mb >= 1 + MIN_EFFECT && lo > 1) {
+      return "regression";
+    }
+    if (hi < 1 + effect) {
+      return "no regression";
+    }
+    return "undecided";
+  }
+
   /** Median; sorts {@code a} in place. */
   static double median(double[] a) {
     Arrays.sort(a);

@@ -10,6 +10,7 @@ import java.util.Map;
  * {@code cannotPredict} is non-null when an input the model needs is missing (then the numbers are not meaningful).
  * {@code voids} says, for each cannot-predict note, which predicted fields it voids (the acceptance rows of those
  * names are UNPROVEN with that note): {@code algorithm}, {@code protocol}, {@code tuner-time}, {@code coll-channels},
+ * {@code ring-order},
  * {@code launch-shape} (channels used → gridX, blockX), {@code transport}, {@code busbw}. Omitted from the JSON when
  * empty, so predictions sealed before it existed keep their seal.
  */
@@ -31,7 +32,7 @@ public record CommunicatorPrediction(
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids) {
   /** Every field a cannot-predict note may void, in table order. */
   public static final List<String> VOIDABLE =
-      List.of("algorithm", "protocol", "tuner-time", "coll-channels", "launch-shape", "transport", "busbw");
+      List.of("algorithm", "protocol", "tuner-time", "coll-channels", "ring-order", "launch-shape", "transport", "busbw");
 
   public CommunicatorPrediction {
     ringOrders = ringOrders == null ? List.of() : List.copyOf(ringOrders);

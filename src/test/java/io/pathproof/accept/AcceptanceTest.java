@@ -446,6 +446,42 @@ class AcceptanceTest {
   }
 
   @Test
+  void ringOrderIsJudgedAsACycleAndMissingOrdersAreUnproven() {
+    Prediction p = withRings(SyntheticRuns.seedPrediction(), List.of("0 1 2 3", "0 3 2 1"));
+    SyntheticRuns.Spec s = seedRun();
+    s.rings = List.of("1 2 3 0", "2 1 0 3"); // the same two rings, printed from other ranks
+    assertThat(Acceptance.accept(sealed(p), SyntheticRuns.build(s)).row("ring-order").verdict()).isEqualTo(Verdict.PASS);
+    s.rings = List.of("0 2 1 3", "0 3 2 1");
+    AcceptanceRow bad = Acceptance.accept(sealed(p), SyntheticRuns.build(s)).row("ring-order");
+    assertThat(bad.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(bad.observed()).startsWith("channel 0: 0 2 1 3");
+    s.rings = List.of();
+    assertThat(Acceptance.accept(sealed(p), SyntheticRuns.build(s)).row("ring-order").verdict()).isEqualTo(Verdict.UNPROVEN);
+    // A prediction without orders lists no such row.
+    assertThat(accept(seedRun()).row("ring-order")).isNull();
+  }
+
+  @Test
+  void busBandwidthIsNotJudgedOnAnEmulatedRunButDecisionsAre() {
+    SyntheticRuns.Spec s = seedRun();
+    s.emulated = true;
+    AcceptanceTable t = accept(s);
+    assertThat(t.row("busbw/bucket0").verdict()).isEqualTo(Verdict.NOT_APPLICABLE);
+    assertThat(t.row("busbw/bucket0").observed()).contains("emulated");
+    for (String id : List.of("algorithm/bucket0", "protocol/bucket0", "coll-channels", "launch-shape/rank0/bucket0", "transport/0->1",
+        "kernels/rank0")) {
+      assertThat(t.row(id).verdict()).as(id).isEqualTo(Verdict.PASS);
+    }
+  }
+
+  private static Prediction withRings(Prediction p, List<String> rings) {
+    CommunicatorPrediction c = p.communicator();
+    return new Prediction(p.schema(), p.inputs(), p.backend(), p.buckets(), new CommunicatorPrediction(c.nRanks(), c.nNodes(), c.collChannels(),
+        c.p2pChannels(), c.p2pChannelsPerPeer(), c.nvlsChannels(), null, null, c.transport(), rings, null, null, null, List.of()),
+        p.collectives(), p.assumptions(), null);
+  }
+
+  @Test
   void aCannotPredictNoteVoidsEveryRowItTouchesAndOnlyThose() {
     // NVLS possibly on (Hopper NVSwitch): algorithm, protocol, tuner time, coll channels, launch shape and bus bandwidth
     // rest on it; transport, bus bytes and the collective's count do not.

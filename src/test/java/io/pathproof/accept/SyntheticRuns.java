@@ -76,6 +76,8 @@ public final class SyntheticRuns {
     public boolean findUnused = false;
     /** Made under the NCCL emulator: the manifest's top-level emulation record. */
     public boolean emulated = false;
+    /** The ring orders the INIT lines print, channel by channel (none by default). */
+    public List<String> rings = new ArrayList<>();
 
     public Spec copy() {
       Spec s = new Spec();
@@ -118,6 +120,7 @@ public final class SyntheticRuns {
       s.withConnections = withConnections;
       s.findUnused = findUnused;
       s.emulated = emulated;
+      s.rings = new ArrayList<>(rings);
       return s;
     }
   }
@@ -148,7 +151,7 @@ public final class SyntheticRuns {
         ranks.add(r);
       }
       Evidence.Communicator comm = new Evidence.Communicator("0x2dd5488a50c520c3", ranks, s.ranks, 1, s.ranks, s.collChannels,
-          16, 4, 0, List.of(), List.of(), List.of(), "8/8/64 | 32/8/64 | 512 | 512", List.of(s.transport), conns, true, false,
+          16, 4, 0, List.copyOf(s.rings), List.of(), List.of(), "8/8/64 | 32/8/64 | 512 | 512", List.of(s.transport), conns, true, false,
           List.of(), Source.line(log, 40));
       List<Evidence.Tuning> tuning = new ArrayList<>();
       List<Evidence.Coll> colls = new ArrayList<>();

@@ -23,7 +23,8 @@ import java.util.SplittableRandom;
  *
  * <p>Run: {@code ./mvnw -q -B -o test-compile && ./mvnw -q -B -o dependency:build-classpath -Dmdep.includeScope=test
  * -Dmdep.outputFile=cp.txt && java -cp target/test-classes:target/classes:$(cat cp.txt) io.pathproof.bench.DiagnosePowerBench}
- * (optional arguments: trials per cell, default 1000; seed, default 2026).
+ * (optional arguments: trials per cell, default 1000; seed, default 2026; a third argument, trials per cell of the
+ * adaptive rule, prints only its table: {@code … DiagnosePowerBench 1000 2026 200}).
  */
 public final class DiagnosePowerBench {
   private DiagnosePowerBench() {}
@@ -34,8 +35,12 @@ public final class DiagnosePowerBench {
   public static void main(String[] args) throws IOException {
     int trials = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     long seed = args.length > 1 ? Long.parseLong(args[1]) : 2026L;
+    if (args.length > 2) {
+      adaptive(Integer.parseInt(args[2]), seed);
+      return;
+    }
     System.out.printf(Locale.ROOT, "%-40s %8s %12s %12s %10s%n", "noise", "trials", "false alarm", "power(+5%)", "ms/diag");
-    for (double cv : new double[] {0.01, 0.02, 0.03, 0.04, 0.05, 0.08}) {
+    for (double cv : new double[] {0.01, 0.02, 0.03, 0.04, 0.05, 0.08, 0.10}) {
       double sigma = Math.sqrt(Math.log(1 + cv * cv));
       SplittableRandom rnd = new SplittableRandom(seed);
       row(String.format(Locale.ROOT, "lognormal CV %.0f%%", cv * 100), trials, () -> {
@@ -49,6 +54,62 @@ public final class DiagnosePowerBench {
     resampled("recorded H200 plain steps (48), resampled", "h200-1rank-plain.csv", trials, seed);
     resampled("recorded H200 instrumented steps (48)", "h200-1rank-instrumented.csv", trials, seed);
     resampled("recorded gloo CPU (CV 0.90), resampled", "gloo-cpu-2rank-16mib.csv", trials, seed);
+  }
+
+  /** The looks of the adaptive rule: 48, 96, 192, then the cap of 384 iterations per run. */
+  static final int[] LOOKS = {48, 96, 192, 384};
+
+  /**
+   * Adaptive iterations (issue 11 §3): baseline and variant grow together, look by look, and stop at the first look
+   * that decides ({@link Diagnosis#decideSteps}); a run still undecided at the cap counts as no alarm. Lognormal noise
+   * at CV 2, 5 and 10 %.
+   */
+  static void adaptive(int trials, long seed) {
+    System.out.printf(Locale.ROOT, "%n%-28s %8s %12s %12s %14s %14s%n", "adaptive (48..384 iters)", "trials", "false alarm", "power(+5%)",
+        "mean iters A/A", "mean iters +5%");
+    for (double cv : new double[] {0.02, 0.05, 0.10}) {
+      double sigma = Math.sqrt(Math.log(1 + cv * cv));
+      SplittableRandom rnd = new SplittableRandom(seed);
+      int alarms = 0;
+      int hits = 0;
+      long itersAa = 0;
+      long itersAb = 0;
+      for (int t = 0; t < trials; t++) {
+        double[] base = lognormal(rnd, sigma, LOOKS[LOOKS.length - 1]);
+        double[] same = lognormal(rnd, sigma, LOOKS[LOOKS.length - 1]);
+        double[] slow = lognormal(rnd, sigma, LOOKS[LOOKS.length - 1]);
+        for (int i = 0; i < slow.length; i++) {
+          slow[i] *= EFFECT;
+        }
+        int[] a = sequential(base, same);
+        int[] b = sequential(base, slow);
+        alarms += a[0];
+        hits += b[0];
+        itersAa += a[1];
+        itersAb += b[1];
+      }
+      System.out.printf(Locale.ROOT, "%-28s %8d %11.2f%% %11.2f%% %14.1f %14.1f%n", String.format(Locale.ROOT, "lognormal CV %.0f%%", cv * 100),
+          trials, 100.0 * alarms / trials, 100.0 * hits / trials, (double) itersAa / trials, (double) itersAb / trials);
+    }
+  }
+
+  /** {regression called (1/0), iterations per run used}. */
+  static int[] sequential(double[] base, double[] variant) {
+    for (int n : LOOKS) {
+      String d = Diagnosis.decideSteps(java.util.Arrays.copyOf(base, n), java.util.Arrays.copyOf(variant, n), LOOKS.length, EFFECT - 1);
+      if (!d.equals("undecided")) {
+        return new int[] {d.equals("regression") ? 1 : 0, n};
+      }
+    }
+    return new int[] {0, LOOKS[LOOKS.length - 1]};
+  }
+
+  static double[] lognormal(SplittableRandom rnd, double sigma, int n) {
+    double[] s = new double[n];
+    for (int i = 0; i < n; i++) {
+      s[i] = 2.33 * Math.exp(sigma * gauss(rnd));
+    }
+    return s;
   }
 
   static void resampled(String name, String file, int trials, long seed) throws IOException {

@@ -65,7 +65,7 @@ class BlindFaultTest {
         s.buckets = List.of(26_214_400L, 26_214_400L, 14_680_064L);
         s.commMs = 2.4;
       }),
-      new Fault("find-unused-parameters", "ddp-config", "PyTorch", "find_unused_parameters", s -> {
+      new Fault("find-unused-parameters", "ddp-config", "PyTorch", "restore find_unused_parameters=False", s -> {
         s.findUnused = true;
         s.inject.put("find_unused_parameters", "true");
       }),

@@ -139,4 +139,31 @@ class MachineLoadTest {
         .isEqualTo(13.0);
     assertThat(Fingerprint.unionMs(List.of())).isZero();
   }
+  @Test
+  void theAdaptiveRuleDecidesOrAsksForMoreIterations() {
+    SplittableRandom r = new SplittableRandom(7);
+    double[] base = new double[48];
+    double[] same = new double[48];
+    double[] slow = new double[48];
+    for (int i = 0; i < 48; i++) {
+      base[i] = 100 * Math.exp(0.10 * gauss(r));
+      same[i] = 100 * Math.exp(0.10 * gauss(r));
+      slow[i] = 150 * Math.exp(0.10 * gauss(r));
+    }
+    assertThat(Diagnosis.decideSteps(base, slow, 4, 0.05)).isEqualTo("regression");
+    // At CV 10 % 48 iterations can neither call nor exclude a 5 % slowdown: run more.
+    assertThat(Diagnosis.decideSteps(base, same, 4, 0.05)).isEqualTo("undecided");
+    double[] quiet = new double[48];
+    double[] quiet2 = new double[48];
+    for (int i = 0; i < 48; i++) {
+      quiet[i] = 100 * Math.exp(0.005 * gauss(r));
+      quiet2[i] = 100 * Math.exp(0.005 * gauss(r));
+    }
+    assertThat(Diagnosis.decideSteps(quiet, quiet2, 4, 0.05)).isEqualTo("no regression");
+    assertThat(Diagnosis.decideSteps(new double[0], quiet, 4, 0.05)).isEqualTo("undecided");
+  }
+
+  private static double gauss(SplittableRandom r) {
+    return Math.sqrt(-2 * Math.log(Math.max(r.nextDouble(), 1e-300))) * Math.cos(2 * Math.PI * r.nextDouble());
+  }
 }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole pipeline, live, on CPU with gloo: a sealed prediction written before the run, the run, acceptance, and
- * blind diagnosis of two injected faults (a compute slowdown and a corrupted gradient on one rank) — issue 5's "the
- * gloo cases also run live".
+ * blind diagnosis of the gloo faults prove injects (a compute slowdown, a corrupted gradient on one rank, a bucket-cap
+ * change, find_unused_parameters) and an A/A pair — issue 5's "the gloo cases also run live".
  */
 @Tag("live")
 class LivePipelineTest {
@@ -112,6 +112,15 @@ class LivePipelineTest {
     JsonNode bj = Json.mapper().readTree(b.out());
     assertThat(bj.at("/rootCause/layer").asText()).as(b.out()).isEqualTo("ddp-buckets");
     assertThat(bj.at("/rootCause/owner").asText()).as(b.out()).isEqualTo("PyTorch");
+
+    // find_unused_parameters: a DDP flag, seen in DDP's own logging data; the fix restores it in the constructor.
+    Path unused = tmp.resolve("unused");
+    assertThat(small(unused, small, "find_unused_parameters=true").code()).isZero();
+    Out u = cli("diagnose", "--baseline", smallBase.toString(), "--variant", unused.toString(), "--format", "json");
+    JsonNode uj = Json.mapper().readTree(u.out());
+    assertThat(uj.at("/rootCause/layer").asText()).as(u.out()).isEqualTo("ddp-config");
+    assertThat(uj.at("/rootCause/owner").asText()).as(u.out()).isEqualTo("PyTorch");
+    assertThat(uj.at("/rootCause/fix").asText()).as(u.out()).contains("find_unused_parameters");
 
     // A/A: the same configuration again changes nothing on the path. (Whether a live CPU A/A pair shows no step-time
     // regression depends on the machine's other load, so that part is asserted on recorded samples in DiagnosisTest.)
