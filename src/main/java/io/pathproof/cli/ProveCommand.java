@@ -34,7 +34,7 @@ public final class ProveCommand implements Callable<Integer> {
 
   @Mixin ScenarioOptions scenario = new ScenarioOptions();
 
-  @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE}: NCCL with a GPU per rank, else gloo)")
+  @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE}: the scenario's backend, gloo for the CPU default)")
   String backend;
 
   @Option(names = "--emulate", description = "N ranks on one GPU with the NCCL emulator (needs run --emulate)")
@@ -88,7 +88,10 @@ public final class ProveCommand implements Callable<Integer> {
       cl.add("prove");
     }
     cl.addAll(given);
-    Prove.Plan plan = new Prove.Plan(s, label, backendOf(backend), n, fault, sd, dir, warmup, iters, profileIters, python, timeout,
+    // auto follows the scenario: its prediction was made for that backend, and a run of another one could not pass
+    // the acceptance rows that depend on it.
+    Runner.Backend be = backend.equalsIgnoreCase("auto") ? Runner.Backend.valueOf(s.backend().name()) : backendOf(backend);
+    Prove.Plan plan = new Prove.Plan(s, label, be, n, fault, sd, dir, warmup, iters, profileIters, python, timeout,
         samples != null ? samples : defaultSamples(), ToolVersion.get(), cl);
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter o = spec.commandLine().getOut();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.accept.Acceptance;
 import io.pathproof.accept.AcceptanceTable;
 import io.pathproof.core.Json;
+import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
@@ -39,8 +40,16 @@ final class Recorded {
       return out;
     }
     for (Path d : dirs) {
-      Prediction p = PredictionIo.readVerified(d.resolve("prediction.json"));
-      Evidence e = Ingest.read(List.of(d.resolve("run")));
+      Prediction p;
+      Evidence e;
+      try {
+        p = PredictionIo.readVerified(d.resolve("prediction.json"));
+        e = Ingest.read(List.of(d.resolve("run")));
+      } catch (PathproofException x) {
+        // A recording that cannot be read is reported as such; it never stops the live proof.
+        out.add(new Sample(d.getFileName().toString(), "recorded sample (unreadable)", "", "", "UNREADABLE: " + x.getMessage(), null));
+        continue;
+      }
       AcceptanceTable t = Acceptance.accept(p, e);
       JsonNode m = e.manifest();
       String start = m == null ? "" : m.path("start").asText("");

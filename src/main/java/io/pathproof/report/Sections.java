@@ -70,7 +70,10 @@ final class Sections {
   }
 
   static void acceptance(StringBuilder b, JsonNode a, String title, String id) {
-    if (a == null) {
+    if (a == null || a.isNull() || a.isMissingNode()) {
+      if (id.startsWith("recorded-")) {
+        b.append("<h3>").append(Esc.html(title)).append("</h3><p>not accepted: the recording could not be read</p>");
+      }
       return;
     }
     JsonNode c = a.path("counts");

@@ -96,9 +96,11 @@ class PredictCommandTest {
   }
 
   @Test
-  void proveRunsOnTheEmbeddedDefault() {
-    MainTest.Result r = MainTest.run("prove");
-    assertThat(r.code).as(r.err).isZero();
-    assertThat(r.out).contains("Ring(1)");
+  void proveRefusesAMistypedFaultBeforeRunningAnything() {
+    // prove itself runs live in io.pathproof.prove.ProveLiveTest; here only what it checks before any run.
+    MainTest.Result r = MainTest.run("prove", "--fault", "compute_dleay_ms=3", "--out", "target/prove-never-made");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.err).contains("compute_dleay_ms");
+    assertThat(java.nio.file.Path.of("target/prove-never-made")).doesNotExist();
   }
 }
