@@ -78,7 +78,7 @@ final class NcclLogReader {
       Pattern.compile(
           "comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nranks (\\d+) cudaDev (\\d+)(?: nvmlDev (\\d+))? busId"
               + " ([0-9a-fA-F]+)(?: commId (0x[0-9a-fA-F]+))? - Init (START|COMPLETE)");
-  private static final Pattern CHANNELS =
+  static final Pattern CHANNELS =
       Pattern.compile(
           "^(\\d+) coll channels, (?:(\\d+) collnet channels, )?(?:(\\d+) nvls channels, )?(\\d+) p2p channels,"
               + " (\\d+) p2p channels per peer");
@@ -93,42 +93,42 @@ final class NcclLogReader {
    */
   private static final String TREE_SIDE = "-?\\d+(?:/-?\\d+)*->-?\\d+->-?\\d+(?:/-?\\d+)*";
 
-  private static final Pattern TREE_ITEM =
+  static final Pattern TREE_ITEM =
       Pattern.compile("\\[(\\d+)\\] (" + TREE_SIDE + "(?:\\|" + TREE_SIDE + ")?)(?=\\s|$)");
-  private static final Pattern GRAPH =
+  static final Pattern GRAPH =
       Pattern.compile(
           "^Pattern (\\d+), crossNic (\\d+), nChannels (\\d+), (?:bw|speed) ([0-9.]+)/([0-9.]+), type (\\S+)/(\\S+),"
               + " sameChannels (\\d+)");
-  private static final Pattern ENV = Pattern.compile("^(NCCL_[A-Za-z0-9_]+) set by environment to ?(.*)$");
-  private static final Pattern INIT_TIMINGS =
+  static final Pattern ENV = Pattern.compile("^(NCCL_[A-Za-z0-9_]+) set by environment to ?(.*)$");
+  static final Pattern INIT_TIMINGS =
       Pattern.compile("^Init timings(?: - [^:]+)?: rank (\\d+) nranks (\\d+) total ([0-9.]+) \\((.*)\\)");
-  private static final Pattern PHASE = Pattern.compile("([A-Za-z]+) ([0-9.]+)");
+  static final Pattern PHASE = Pattern.compile("([A-Za-z]+) ([0-9.]+)");
   private static final Pattern VERSION = Pattern.compile("^NCCL version ([0-9][0-9A-Za-z.\\-]*)");
-  private static final Pattern INTEGER = Pattern.compile("-?\\d+");
+  static final Pattern INTEGER = Pattern.compile("-?\\d+");
 
-  private final FileFacts out;
-  private final String file;
-  private final Integer fileRank;
+  final FileFacts out;
+  final String file;
+  final Integer fileRank;
 
   // Per-line prefix fields (set by parsePrefix).
   private long processKey;
-  private long threadKey;
+  long threadKey;
   private long devKey;
-  private int cudaDev;
+  int cudaDev;
   private int hostFrom;
   private int hostTo;
   private long pid;
   /** The launcher's tag of this line ("[rank3]:", "[1,3]<stdout>:", "[155]", "3:"), or null; never an NCCL rank. */
   private String launcherLabel;
   private long launcherKey;
-  private long lineNo;
+  long lineNo;
 
   private final Map<Long, CommRank> byPtr = new HashMap<>();
   private final Map<Long, CommRank> openByThread = new HashMap<>();
   private final Map<Long, CommRank> openByDev = new HashMap<>();
   private final Map<Long, CommRank> pendingByDev = new HashMap<>();
   private final Map<Long, CommRank> lastCompletedByDev = new HashMap<>();
-  private final Map<Long, CommRank> lastCollByThread = new HashMap<>();
+  final Map<Long, CommRank> lastCollByThread = new HashMap<>();
   private final Set<Long> startSeen = new HashSet<>();
   private long lastCollThread;
   private CommRank lastCollComm;
@@ -140,6 +140,10 @@ final class NcclLogReader {
   private final CommRank.CollKey collProbe = new CommRank.CollKey();
   private final CommRank.TuneKey tuneProbe = new CommRank.TuneKey();
   private int warnings;
+
+  private final EmulatorLines emulatorLines = new EmulatorLines(this);
+  private final ConnectorLines connectors = new ConnectorLines(this);
+  private final InitLines initLines = new InitLines(this);
 
   NcclLogReader(FileFacts out, Integer fileRank) {
     this.out = out;
@@ -555,7 +559,7 @@ final class NcclLogReader {
         return;
       }
     }
-    if (c == 'C' && Bytes.startsWith(b, s, e, CHANNEL_) && (fastConnection(b, s, e) || fastRingOrder(b, s, e))) {
+    if (c == 'C' && Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_) && (connectors.fastConnection(b, s, e) || connectors.fastRingOrder(b, s, e))) {
       return;
     }
     if (mayHoldAFact(b, s, e)) {
@@ -576,7 +580,7 @@ final class NcclLogReader {
     }
     return switch (b[s]) {
       // "Ring %02d : %d -> %d -> %d" (init.cc:1223@v2.28.9-1) and "Tree %d : …" name neighbours, no fact kept.
-      case 'R' -> Bytes.indexOfByte(b, s, e, (byte) '[') >= 0 || Bytes.indexOf(b, s, e, ARROW) < 0;
+      case 'R' -> Bytes.indexOfByte(b, s, e, (byte) '[') >= 0 || Bytes.indexOf(b, s, e, ConnectorLines.ARROW) < 0;
       case 'T' -> Bytes.startsWith(b, s, e, TREES);
       case 'C', 'P', 't', 'N', 'I', 'E', 'O', 'c' -> true;
       default -> Bytes.isDigit(b[s]) || Bytes.indexOf(b, s, e, INIT_MARK) >= 0;
@@ -763,14 +767,14 @@ final class NcclLogReader {
 
   private CommRank lastZeroFrom;
   private CommRank lastZeroTo;
-  private String lastTuneOp;
-  private long lastTuneThread;
+  String lastTuneOp;
+  long lastTuneThread;
   // The last COLL (enqueue) line per reader: every rank prints it, unlike TUNING (rank 0 only), so an emulator launch
   // line that follows it on the same thread is the kernel of that collective.
-  private long lastEnqueueThread = Long.MIN_VALUE;
-  private String lastEnqueueOp;
-  private long lastEnqueueCount;
-  private int lastEnqueueDatatype;
+  long lastEnqueueThread = Long.MIN_VALUE;
+  String lastEnqueueOp;
+  long lastEnqueueCount;
+  int lastEnqueueDatatype;
 
   /** "%f": digits, '.', digits, kept exactly as unscaled value and scale. */
   private static boolean time(byte[] b, int s, int e, CommRank.TuneKey k) {
@@ -889,12 +893,12 @@ final class NcclLogReader {
       }
       case 'T' -> {
         if (msg.startsWith("Trees")) {
-          trees(msg);
+          initLines.trees(msg);
         }
       }
       case 'P' -> {
         if (msg.startsWith("Pattern ")) {
-          graph(msg);
+          initLines.graph(msg);
         }
       }
       case 't' -> {
@@ -909,23 +913,23 @@ final class NcclLogReader {
         if (msg.startsWith("NCCL version ")) {
           version(msg);
         } else if (msg.startsWith("NCCL_")) {
-          env(msg);
+          initLines.env(msg);
         }
       }
       case 'I' -> {
         if (msg.startsWith("Init timings")) {
-          initTimings(msg);
+          initLines.initTimings(msg);
         }
       }
       case 'E', 'O' -> {
         if (msg.startsWith("EMULATOR") || msg.startsWith("ORACLE")) {
-          emulator(msg);
+          emulatorLines.emulator(msg);
         }
       }
       default -> {}
     }
     if (Bytes.isDigit((byte) msg.charAt(0)) && msg.contains(" coll channels, ")) {
-      channels(msg);
+      initLines.channels(msg);
     } else if (msg.startsWith("comm ")) {
       Matcher m = SUMMARY.matcher(msg);
       if (m.find()) {
@@ -938,129 +942,14 @@ final class NcclLogReader {
     }
   }
 
-  private void counted() {
+  void counted() {
     out.facts++;
-  }
-
-  private static final Pattern EMU_BUSID =
-      Pattern.compile("^(?:EMULATOR: cudaDev \\d+ real busId ([0-9a-fA-F]+) reported as ([0-9a-fA-F]+)"
-          + "|ORACLE: real busId ([0-9a-fA-F:.]+) reported as ([0-9a-fA-F:.]+))\\s*$");
-  private static final Pattern EMU_CC =
-      Pattern.compile("^EMULATOR: compute capability (\\d+) reported as (\\d+)\\s*$");
-  private static final Pattern EMU_LAUNCH =
-      Pattern.compile("^(?:EMULATOR|ORACLE) launch:(?: rank (\\d+))? grid (\\d+) block (\\d+) smem (-?\\d+) cluster (\\d+)\\s*$");
-
-  /**
-   * Lines of pathproof's NCCL emulator patch (native/nccl-emulator/emulator-2.28.patch): "EMULATOR: cudaDev %d real
-   * busId %lx reported as %lx" and "EMULATOR: compute capability %d reported as %d" (nvmlwrap.cc, inside
-   * commAlloc), "EMULATOR launch: rank %d grid %u block %u smem %d cluster %u" (enqueue.cc, just before
-   * cuLaunchKernelEx); and the first patch's "ORACLE: real busId %s reported as %s" (PCI form) and "ORACLE launch:
-   * grid … " (rank 0 only, no rank printed).
-   */
-  private void emulator(String msg) {
-    Matcher m = EMU_LAUNCH.matcher(msg);
-    if (m.find()) {
-      launch(m);
-      return;
-    }
-    m = EMU_BUSID.matcher(msg);
-    if (m.find()) {
-      String real = m.group(1) != null ? m.group(1) : busIdHex(m.group(3));
-      String reported = m.group(2) != null ? m.group(2) : busIdHex(m.group(4));
-      if (real == null || reported == null) {
-        out.problem(lineNo, "emulator busId line not understood");
-        return;
-      }
-      CommRank cr = context();
-      cr.realBusId = real.toLowerCase(java.util.Locale.ROOT);
-      cr.reportedBusId = reported.toLowerCase(java.util.Locale.ROOT);
-      cr.emulatedSource = Source.line(file, lineNo);
-      emulated();
-      return;
-    }
-    m = EMU_CC.matcher(msg);
-    if (m.find()) {
-      CommRank cr = context();
-      setInt(m.group(1), v -> cr.realCompCap = v);
-      setInt(m.group(2), v -> cr.reportedCompCap = v);
-      if (cr.emulatedSource == null) {
-        cr.emulatedSource = Source.line(file, lineNo);
-      }
-      emulated();
-      return;
-    }
-    out.problem(lineNo, "emulator line not understood");
-  }
-
-  private void emulated() {
-    if (out.emulationLines++ == 0) {
-      out.emulationFirst = Source.line(file, lineNo);
-    }
-    counted();
-  }
-
-  /** "0000:41:00.0" → "41000", NCCL's busIdToInt64 (hex digits only) printed with %lx. */
-  static String busIdHex(String pci) {
-    StringBuilder hex = new StringBuilder();
-    for (int i = 0; i < pci.length(); i++) {
-      char c = pci.charAt(i);
-      if (Character.digit(c, 16) >= 0) {
-        hex.append(c);
-      } else if (c != ':' && c != '.') {
-        return null;
-      }
-    }
-    if (hex.length() == 0 || hex.length() > 16) {
-      return null;
-    }
-    return Long.toHexString(Long.parseUnsignedLong(hex.toString(), 16));
-  }
-
-  /**
-   * A launch line → an NCCL kernel fact of the log (grid.x = channels, block.x = threads, as NCCL passed them to the
-   * driver). The rank is the one printed, else that of the communicator of this thread; the kernel is named after the
-   * collective of the thread's last TUNING line, when there is one.
-   */
-  private void launch(Matcher m) {
-    long g = Long.parseLong(m.group(2).length() > 10 ? "-1" : m.group(2));
-    long bl = Long.parseLong(m.group(3).length() > 10 ? "-1" : m.group(3));
-    long sm = m.group(4).length() > 10 ? Integer.MIN_VALUE : Long.parseLong(m.group(4));
-    long cl = Long.parseLong(m.group(5).length() > 10 ? "-1" : m.group(5));
-    if (g < 0 || g > Integer.MAX_VALUE || bl < 0 || bl > Integer.MAX_VALUE || sm < Integer.MIN_VALUE + 1
-        || sm > Integer.MAX_VALUE || cl < 0 || cl > Integer.MAX_VALUE) {
-      out.problem(lineNo, "emulator launch line has a number out of range");
-      return;
-    }
-    Integer rank;
-    if (m.group(1) != null) {
-      rank = m.group(1).length() > 9 ? null : Integer.valueOf(m.group(1));
-    } else {
-      CommRank cr = lastCollByThread.get(threadKey);
-      if (cr == null) {
-        cr = currentOrNull();
-      }
-      rank = cr != null ? cr.effectiveRank(fileRank) : fileRank;
-    }
-    String op = lastTuneThread == threadKey ? lastTuneOp : null;
-    Map<String, String> coll = null;
-    if (lastEnqueueThread == threadKey && lastEnqueueOp != null) {
-      op = lastEnqueueOp;
-      coll = Map.of("op", lastEnqueueOp, "nelems", Long.toString(lastEnqueueCount),
-          "datatype", Integer.toString(lastEnqueueDatatype));
-      lastEnqueueThread = Long.MIN_VALUE; // one launch per enqueued collective
-    }
-    out.kernels.add(
-        new Evidence.Kernel(
-            rank, op == null ? Evidence.Kernel.LAUNCH_LINE : Evidence.Kernel.LAUNCH_LINE + " " + op, new int[] {(int) g, 1, 1},
-            new int[] {(int) bl, 1, 1}, null, null, null, cudaDev >= 0 ? cudaDev : null, null, true, coll,
-            Source.line(file, lineNo), (int) sm, (int) cl));
-    emulated();
   }
 
   private void channelLine(String msg) {
     Matcher m = CONNECTION.matcher(msg);
     if (m.find()) {
-      connection(m);
+      connectors.connection(m);
       return;
     }
     m = RING_ORDER.matcher(msg);
@@ -1085,352 +974,6 @@ final class NcclLogReader {
       counted();
     }
     // Other Channel/Ring lines (e.g. the GRAPH "Ring %02d : %d -> %d -> %d" neighbours) carry no fact kept here.
-  }
-
-  /**
-   * Connector lines: p2p.cc:365-385@v2.22.3-1 (P2P/direct pointer, P2P/CUMEM|MNNVL, P2P/IPC, P2P/indirect, with
-   * "/read" and "/CE"), shm.cc:96@v2.22.3-1 (SHM/%s/%s), net.cc:196-236@v2.22.3-1 and net.cc:313@v2.28.9-1
-   * (NET/%s/%d then "/GDRDMA", "(PCI)", "/Shared"); 2.5 printed "Ring %02d : … via …" (p2p.cc:158@v2.5.7-1,
-   * shm.cc:78@v2.5.7-1 "via direct shared memory"). P2P never carries GDR: GDR is a NET property.
-   */
-  private void connection(Matcher m) {
-    long channel = Long.parseLong(m.group(1).length() > 9 ? "-1" : m.group(1));
-    long from = m.group(3).length() > 10 ? Long.MAX_VALUE : Long.parseLong(m.group(3));
-    long to = m.group(4).length() > 10 ? Long.MAX_VALUE : Long.parseLong(m.group(4));
-    classify(m.group(6).strip());
-    connection(channel, from, to, m.group(5) == null ? 0 : m.group(5).equals("send") ? 1 : 2);
-  }
-
-  private String viaTransport;
-  private boolean viaRead;
-  private boolean viaGdr;
-  private final byte[] lastVia = new byte[128];
-  private int lastViaLen = -1;
-
-  private static final byte[] CHANNEL_ = Bytes.ascii("Channel ");
-  private static final byte[] COLON_SEP = Bytes.ascii(" : ");
-  private static final byte[] ARROW = Bytes.ascii(" -> ");
-  private static final byte[] SEND = Bytes.ascii(" [send]");
-  private static final byte[] RECEIVE = Bytes.ascii(" [receive]");
-  private static final byte[] VIA = Bytes.ascii(" via ");
-
-  /**
-   * The connector line ("Channel %02d/%d : %d[%x] -> %d[%x] [send] via NET/IB/0", see {@link #connection(Matcher)})
-   * read on the bytes, the transport classified once per distinct "via" text; false when the line has another shape
-   * (then the regex path decides).
-   */
-  private boolean fastConnection(byte[] b, int s, int e) {
-    int p = s + CHANNEL_.length;
-    int q = Bytes.digitsEnd(b, p, e);
-    if (q == p || q - p > 9) {
-      return false;
-    }
-    long channel = Bytes.parseLong(b, p, q);
-    if (q < e && b[q] == '/') {
-      q = Bytes.digitsEnd(b, q + 1, e);
-    }
-    if (!Bytes.startsWith(b, q, e, COLON_SEP)) {
-      return false;
-    }
-    q += COLON_SEP.length;
-    int r = Bytes.digitsEnd(b, q, e);
-    if (r == q || r - q > 10 || r >= e || b[r] != '[') {
-      return false;
-    }
-    long from = Bytes.parseLong(b, q, r);
-    r = Bytes.indexOfByte(b, r, e, (byte) ']');
-    if (r < 0 || !Bytes.startsWith(b, r + 1, e, ARROW)) {
-      return false;
-    }
-    q = r + 1 + ARROW.length;
-    r = Bytes.digitsEnd(b, q, e);
-    if (r == q || r - q > 10 || r >= e || b[r] != '[') {
-      return false;
-    }
-    long to = Bytes.parseLong(b, q, r);
-    r = Bytes.indexOfByte(b, r, e, (byte) ']');
-    if (r < 0) {
-      return false;
-    }
-    r++;
-    int dir = 0;
-    if (Bytes.startsWith(b, r, e, SEND)) {
-      r += SEND.length;
-      dir = 1;
-    } else if (Bytes.startsWith(b, r, e, RECEIVE)) {
-      r += RECEIVE.length;
-      dir = 2;
-    }
-    if (!Bytes.startsWith(b, r, e, VIA)) {
-      return false;
-    }
-    int v = r + VIA.length;
-    int ve = e;
-    while (ve > v && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) {
-      ve--;
-    }
-    while (v < ve && b[v] == ' ') {
-      v++;
-    }
-    if (v == ve) {
-      return false;
-    }
-    int n = ve - v;
-    if (n != lastViaLen || !java.util.Arrays.equals(b, v, ve, lastVia, 0, n)) {
-      classify(Bytes.string(b, v, ve));
-      if (n <= lastVia.length) {
-        System.arraycopy(b, v, lastVia, 0, n);
-        lastViaLen = n;
-      } else {
-        lastViaLen = -1;
-      }
-    }
-    connection(channel, from, to, dir);
-    return true;
-  }
-
-  /** "Channel %02d/%02d : r r r …" (rings.cc:47@v2.28.9-1) on the bytes; false for any other shape. */
-  private boolean fastRingOrder(byte[] b, int s, int e) {
-    int p = s + CHANNEL_.length;
-    int q = Bytes.digitsEnd(b, p, e);
-    if (q == p || q - p > 9 || q >= e || b[q] != '/') {
-      return false;
-    }
-    int t = Bytes.digitsEnd(b, q + 1, e);
-    if (t == q + 1 || t - q > 10 || !Bytes.startsWith(b, t, e, RING_COLON)) {
-      return false;
-    }
-    int i = t + RING_COLON.length;
-    int items = 0;
-    while (i < e) {
-      if (b[i] == ' ') {
-        i++;
-      } else if (Bytes.isDigit(b[i]) || (b[i] == '-' && i + 1 < e && Bytes.isDigit(b[i + 1]))) {
-        i = Bytes.digitsEnd(b, i + 1, e);
-        items++;
-      } else {
-        return false;
-      }
-    }
-    if (items == 0) {
-      return false;
-    }
-    int ch = (int) Bytes.parseLong(b, p, q);
-    CommRank cr = context();
-    if (!cr.rings.containsKey(ch)) {
-      StringBuilder order = new StringBuilder();
-      for (int k = t + RING_COLON.length; k < e; ) {
-        if (b[k] == ' ') {
-          k++;
-          continue;
-        }
-        int end = Bytes.digitsEnd(b, k + 1, e);
-        if (order.length() > 0) {
-          order.append(' ');
-        }
-        order.append(new String(b, k, end - k, java.nio.charset.StandardCharsets.ISO_8859_1));
-        k = end;
-      }
-      cr.rings.put(ch, order.toString());
-    }
-    if (cr.ringsSource == null) {
-      cr.ringsSource = Source.line(file, lineNo);
-    }
-    if (cr.ringTotal == null) {
-      cr.ringTotal = (int) Bytes.parseLong(b, q + 1, t);
-      cr.ringTotalSource = Source.line(file, lineNo);
-    }
-    counted();
-    return true;
-  }
-
-  private static final byte[] RING_COLON = Bytes.ascii(" :");
-
-  private void classify(String via) {
-    String transport;
-    boolean gdr = false;
-    if (via.startsWith("P2P/")) {
-      String rest = via.substring(4);
-      if (rest.startsWith("direct pointer")) {
-        transport = "P2P/direct pointer";
-      } else if (rest.startsWith("common device")) {
-        transport = "P2P/common device";
-      } else {
-        int slash = rest.indexOf('/');
-        transport = "P2P/" + (slash < 0 ? rest : rest.substring(0, slash));
-      }
-    } else if (via.startsWith("SHM") || via.startsWith("direct shared memory")) {
-      transport = "SHM";
-    } else if (via.startsWith("NET/")) {
-      String rest = via.substring(4);
-      int slash = rest.indexOf('/');
-      transport = "NET/" + (slash < 0 ? rest : rest.substring(0, slash));
-      gdr = via.contains("/GDRDMA");
-    } else {
-      int sp = via.indexOf(' ');
-      transport = sp < 0 ? via : via.substring(0, sp);
-    }
-    viaTransport = transport;
-    viaRead = via.contains("/read");
-    viaGdr = gdr;
-  }
-
-  private void connection(long channel, long from, long to, int dir) {
-    if (channel < 0 || from > Integer.MAX_VALUE || to > Integer.MAX_VALUE) {
-      out.problem(lineNo, "connection line names a channel or rank out of range");
-      return;
-    }
-    CommRank cr = context();
-    // A connection printed again (a log concatenated, a communicator re-initialised) is kept once: the first.
-    if (cr.connSeen.add(new CommRank.ConnKey((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr, dir))) {
-      cr.connections.add(
-          new Evidence.Connection((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr,
-              Source.line(file, lineNo)));
-    }
-    cr.facts++;
-    counted();
-  }
-
-  private void trees(String msg) {
-    CommRank cr = context();
-    // The same Trees line again for this rank (a log concatenated or re-read) gives nothing new: skip the regex.
-    if (cr.treeLines.size() < 4096 && !cr.treeLines.add(msg)) {
-      counted();
-      return;
-    }
-    Integer rank = cr.effectiveRank(fileRank);
-    Matcher m = TREE_ITEM.matcher(msg);
-    int n = 0;
-    while (m.find()) {
-      String tree = (rank == null ? "" : "rank " + rank + " ") + "[" + m.group(1) + "] " + m.group(2);
-      if (cr.trees.size() < 4096 && !cr.trees.contains(tree)) {
-        cr.trees.add(tree);
-      }
-      n++;
-    }
-    if (n == 0 && msg.length() > 5) {
-      out.problem(lineNo, "Trees line not understood");
-      return;
-    }
-    counted();
-  }
-
-  private void graph(String msg) {
-    Matcher m = GRAPH.matcher(msg);
-    if (!m.find()) {
-      out.problem(lineNo, "Pattern (graph) line not understood");
-      return;
-    }
-    try {
-      Evidence.Graph g =
-          new Evidence.Graph(
-              Integer.parseInt(m.group(1)),
-              Integer.parseInt(m.group(3)),
-              Double.parseDouble(m.group(4)),
-              Double.parseDouble(m.group(5)),
-              m.group(6),
-              m.group(7),
-              Integer.parseInt(m.group(8)),
-              Source.line(file, lineNo));
-      CommRank cr = context();
-      boolean seen = false;
-      for (Evidence.Graph o : cr.graphs) {
-        seen |= o.pattern() == g.pattern() && o.nChannels() == g.nChannels() && o.bwIntra() == g.bwIntra()
-            && o.bwInter() == g.bwInter() && o.typeIntra().equals(g.typeIntra()) && o.typeInter().equals(g.typeInter())
-            && java.util.Objects.equals(o.sameChannels(), g.sameChannels());
-      }
-      if (!seen && cr.graphs.size() < 64) {
-        cr.graphs.add(g);
-      }
-      counted();
-    } catch (NumberFormatException ex) {
-      out.problem(lineNo, "Pattern (graph) line has a number out of range");
-    }
-  }
-
-  /**
-   * "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"
-   * (init.cc:1234@v2.22.3-1, init.cc:1646@v2.30.7-1); 2.19 has no collnet field (init.cc:1151@v2.19.3-1) and 2.9
-   * neither collnet nor nvls (paths.cc:531@v2.9.9-1).
-   */
-  private void channels(String msg) {
-    Matcher m = CHANNELS.matcher(msg);
-    if (!m.find()) {
-      out.problem(lineNo, "channel-count line not understood");
-      return;
-    }
-    try {
-      CommRank cr = context();
-      Integer coll = Integer.valueOf(m.group(1));
-      if (cr.collChannels != null && !cr.collChannels.equals(coll)) {
-        out.findings.add(
-            new Evidence.Finding(
-                "channels-changed",
-                "one rank's communicator printed " + cr.collChannels + " and then " + coll + " coll channels",
-                java.util.List.of(cr.channelsSource, Source.line(file, lineNo))));
-      }
-      cr.collChannels = coll;
-      cr.collnetChannels = m.group(2) == null ? null : Integer.valueOf(m.group(2));
-      cr.nvlsChannels = m.group(3) == null ? null : Integer.valueOf(m.group(3));
-      cr.p2pChannels = Integer.valueOf(m.group(4));
-      cr.p2pPerPeer = Integer.valueOf(m.group(5));
-      cr.channelsSource = Source.line(file, lineNo);
-      cr.facts++;
-      counted();
-    } catch (NumberFormatException ex) {
-      out.problem(lineNo, "channel-count line has a number out of range");
-    }
-  }
-
-  /** "%s set by environment to %lld." (param.cc:75@v2.22.3-1, with the period) or "… to %s" (tuning.cc:273@v2.22.3-1). */
-  private final java.util.Set<String> envLines = new java.util.HashSet<>();
-
-  private void env(String msg) {
-    // Every rank echoes the same variables: an identical echo adds no fact and no finding.
-    if (envLines.contains(msg)) {
-      counted();
-      return;
-    }
-    Matcher m = ENV.matcher(msg);
-    if (!m.find()) {
-      return;
-    }
-    if (envLines.size() < 4096) {
-      envLines.add(msg);
-    }
-    String name = m.group(1);
-    String value = m.group(2).strip();
-    if (value.endsWith(".") && INTEGER.matcher(value.substring(0, value.length() - 1)).matches()) {
-      value = value.substring(0, value.length() - 1);
-    }
-    Source src = Source.line(file, lineNo);
-    String old = out.env.putIfAbsent(name, value);
-    if (old == null) {
-      out.envSources.put(name, src);
-    } else if (!old.equals(value)) {
-      out.findings.add(
-          new Evidence.Finding(
-              "env-mismatch", name + " is " + old + " on one rank and " + value + " on another",
-              java.util.List.of(out.envSources.get(name), src)));
-    }
-    counted();
-  }
-
-  private void initTimings(String msg) {
-    Matcher m = INIT_TIMINGS.matcher(msg);
-    if (!m.find()) {
-      return;
-    }
-    CommRank cr = context();
-    cr.initTotal = new BigDecimal(m.group(3));
-    Map<String, BigDecimal> phases = new LinkedHashMap<>();
-    Matcher p = PHASE.matcher(m.group(4));
-    while (p.find()) {
-      phases.put(p.group(1), new BigDecimal(p.group(2)));
-    }
-    cr.initPhases = phases;
-    cr.initSource = Source.line(file, lineNo);
-    counted();
   }
 
   // ---------------------------------------------------------------- communicator attribution
@@ -1503,7 +1046,7 @@ final class NcclLogReader {
     }
   }
 
-  private void setInt(String s, java.util.function.IntConsumer c) {
+  void setInt(String s, java.util.function.IntConsumer c) {
     try {
       c.accept(Integer.parseInt(s));
     } catch (NumberFormatException e) {
@@ -1588,7 +1131,7 @@ final class NcclLogReader {
   private long cachedDev;
   private CommRank cached;
 
-  private CommRank currentOrNull() {
+  CommRank currentOrNull() {
     // Init lines come in runs from one thread: the same question, the same answer, without boxing four map keys.
     if (cachedEpoch == epoch && cachedThread == threadKey && cachedDev == devKey) {
       return cached;
@@ -1616,7 +1159,7 @@ final class NcclLogReader {
   }
 
   /** The communicator an init line without a comm pointer belongs to (see the class comment). */
-  private CommRank context() {
+  CommRank context() {
     CommRank cr = currentOrNull();
     if (cr == null) {
       cr = newRank();

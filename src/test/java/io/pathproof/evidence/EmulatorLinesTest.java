@@ -86,8 +86,8 @@ class EmulatorLinesTest {
 
   @Test
   void pciBusIdsBecomeNcclsHexForm() {
-    assertThat(NcclLogReader.busIdHex("0000:41:00.0")).isEqualTo("41000");
-    assertThat(NcclLogReader.busIdHex("0000:00:06.0")).isEqualTo("60");
-    assertThat(NcclLogReader.busIdHex("0000:zz:00.0")).isNull();
+    assertThat(EmulatorLines.busIdHex("0000:41:00.0")).isEqualTo("41000");
+    assertThat(EmulatorLines.busIdHex("0000:00:06.0")).isEqualTo("60");
+    assertThat(EmulatorLines.busIdHex("0000:zz:00.0")).isNull();
   }
 }

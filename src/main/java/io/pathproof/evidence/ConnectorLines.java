@@ -1,0 +1,219 @@
+package io.pathproof.evidence;
+
+import java.util.regex.Matcher;
+
+/**
+ * Connector lines ("Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read") and ring-order lines ("Channel 00/24 : 0 1 2 3")
+ * of an NCCL log (one family of {@link NcclLogReader}), read on the bytes where they have the usual shape.
+ */
+final class ConnectorLines {
+  private final NcclLogReader r;
+
+  ConnectorLines(NcclLogReader r) {
+    this.r = r;
+  }
+
+  /**
+   * Connector lines: p2p.cc:365-385@v2.22.3-1 (P2P/direct pointer, P2P/CUMEM|MNNVL, P2P/IPC, P2P/indirect, with
+   * "/read" and "/CE"), shm.cc:96@v2.22.3-1 (SHM/%s/%s), net.cc:196-236@v2.22.3-1 and net.cc:313@v2.28.9-1
+   * (NET/%s/%d then "/GDRDMA", "(PCI)", "/Shared"); 2.5 printed "Ring %02d : … via …" (p2p.cc:158@v2.5.7-1,
+   * shm.cc:78@v2.5.7-1 "via direct shared memory"). P2P never carries GDR: GDR is a NET property.
+   */
+  void connection(Matcher m) {
+    long channel = Long.parseLong(m.group(1).length() > 9 ? "-1" : m.group(1));
+    long from = m.group(3).length() > 10 ? Long.MAX_VALUE : Long.parseLong(m.group(3));
+    long to = m.group(4).length() > 10 ? Long.MAX_VALUE : Long.parseLong(m.group(4));
+    classify(m.group(6).strip());
+    connection(channel, from, to, m.group(5) == null ? 0 : m.group(5).equals("send") ? 1 : 2);
+  }
+
+  private String viaTransport;
+  private boolean viaRead;
+  private boolean viaGdr;
+  private final byte[] lastVia = new byte[128];
+  private int lastViaLen = -1;
+
+  static final byte[] CHANNEL_ = Bytes.ascii("Channel ");
+  private static final byte[] COLON_SEP = Bytes.ascii(" : ");
+  static final byte[] ARROW = Bytes.ascii(" -> ");
+  private static final byte[] SEND = Bytes.ascii(" [send]");
+  private static final byte[] RECEIVE = Bytes.ascii(" [receive]");
+  private static final byte[] VIA = Bytes.ascii(" via ");
+
+  /**
+   * The connector line ("Channel %02d/%d : %d[%x] -> %d[%x] [send] via NET/IB/0", see {@link #connection(Matcher)})
+   * read on the bytes, the transport classified once per distinct "via" text; false when the line has another shape
+   * (then the regex path decides).
+   */
+  boolean fastConnection(byte[] b, int s, int e) {
+    int p = s + CHANNEL_.length;
+    int q = Bytes.digitsEnd(b, p, e);
+    if (q == p || q - p > 9) {
+      return false;
+    }
+    long channel = Bytes.parseLong(b, p, q);
+    if (q < e && b[q] == '/') {
+      q = Bytes.digitsEnd(b, q + 1, e);
+    }
+    if (!Bytes.startsWith(b, q, e, COLON_SEP)) {
+      return false;
+    }
+    q += COLON_SEP.length;
+    int r = Bytes.digitsEnd(b, q, e);
+    if (r == q || r - q > 10 || r >= e || b[r] != '[') {
+      return false;
+    }
+    long from = Bytes.parseLong(b, q, r);
+    r = Bytes.indexOfByte(b, r, e, (byte) ']');
+    if (r < 0 || !Bytes.startsWith(b, r + 1, e, ARROW)) {
+      return false;
+    }
+    q = r + 1 + ARROW.length;
+    r = Bytes.digitsEnd(b, q, e);
+    if (r == q || r - q > 10 || r >= e || b[r] != '[') {
+      return false;
+    }
+    long to = Bytes.parseLong(b, q, r);
+    r = Bytes.indexOfByte(b, r, e, (byte) ']');
+    if (r < 0) {
+      return false;
+    }
+    r++;
+    int dir = 0;
+    if (Bytes.startsWith(b, r, e, SEND)) {
+      r += SEND.length;
+      dir = 1;
+    } else if (Bytes.startsWith(b, r, e, RECEIVE)) {
+      r += RECEIVE.length;
+      dir = 2;
+    }
+    if (!Bytes.startsWith(b, r, e, VIA)) {
+      return false;
+    }
+    int v = r + VIA.length;
+    int ve = e;
+    while (ve > v && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) {
+      ve--;
+    }
+    while (v < ve && b[v] == ' ') {
+      v++;
+    }
+    if (v == ve) {
+      return false;
+    }
+    int n = ve - v;
+    if (n != lastViaLen || !java.util.Arrays.equals(b, v, ve, lastVia, 0, n)) {
+      classify(Bytes.string(b, v, ve));
+      if (n <= lastVia.length) {
+        System.arraycopy(b, v, lastVia, 0, n);
+        lastViaLen = n;
+      } else {
+        lastViaLen = -1;
+      }
+    }
+    connection(channel, from, to, dir);
+    return true;
+  }
+
+  /** "Channel %02d/%02d : r r r …" (rings.cc:47@v2.28.9-1) on the bytes; false for any other shape. */
+  boolean fastRingOrder(byte[] b, int s, int e) {
+    int p = s + CHANNEL_.length;
+    int q = Bytes.digitsEnd(b, p, e);
+    if (q == p || q - p > 9 || q >= e || b[q] != '/') {
+      return false;
+    }
+    int t = Bytes.digitsEnd(b, q + 1, e);
+    if (t == q + 1 || t - q > 10 || !Bytes.startsWith(b, t, e, RING_COLON)) {
+      return false;
+    }
+    int i = t + RING_COLON.length;
+    int items = 0;
+    while (i < e) {
+      if (b[i] == ' ') {
+        i++;
+      } else if (Bytes.isDigit(b[i]) || (b[i] == '-' && i + 1 < e && Bytes.isDigit(b[i + 1]))) {
+        i = Bytes.digitsEnd(b, i + 1, e);
+        items++;
+      } else {
+        return false;
+      }
+    }
+    if (items == 0) {
+      return false;
+    }
+    int ch = (int) Bytes.parseLong(b, p, q);
+    CommRank cr = r.context();
+    if (!cr.rings.containsKey(ch)) {
+      StringBuilder order = new StringBuilder();
+      for (int k = t + RING_COLON.length; k < e; ) {
+        if (b[k] == ' ') {
+          k++;
+          continue;
+        }
+        int end = Bytes.digitsEnd(b, k + 1, e);
+        if (order.length() > 0) {
+          order.append(' ');
+        }
+        order.append(new String(b, k, end - k, java.nio.charset.StandardCharsets.ISO_8859_1));
+        k = end;
+      }
+      cr.rings.put(ch, order.toString());
+    }
+    if (cr.ringsSource == null) {
+      cr.ringsSource = Source.line(r.file, r.lineNo);
+    }
+    if (cr.ringTotal == null) {
+      cr.ringTotal = (int) Bytes.parseLong(b, q + 1, t);
+      cr.ringTotalSource = Source.line(r.file, r.lineNo);
+    }
+    r.counted();
+    return true;
+  }
+
+  private static final byte[] RING_COLON = Bytes.ascii(" :");
+
+  private void classify(String via) {
+    String transport;
+    boolean gdr = false;
+    if (via.startsWith("P2P/")) {
+      String rest = via.substring(4);
+      if (rest.startsWith("direct pointer")) {
+        transport = "P2P/direct pointer";
+      } else if (rest.startsWith("common device")) {
+        transport = "P2P/common device";
+      } else {
+        int slash = rest.indexOf('/');
+        transport = "P2P/" + (slash < 0 ? rest : rest.substring(0, slash));
+      }
+    } else if (via.startsWith("SHM") || via.startsWith("direct shared memory")) {
+      transport = "SHM";
+    } else if (via.startsWith("NET/")) {
+      String rest = via.substring(4);
+      int slash = rest.indexOf('/');
+      transport = "NET/" + (slash < 0 ? rest : rest.substring(0, slash));
+      gdr = via.contains("/GDRDMA");
+    } else {
+      int sp = via.indexOf(' ');
+      transport = sp < 0 ? via : via.substring(0, sp);
+    }
+    viaTransport = transport;
+    viaRead = via.contains("/read");
+    viaGdr = gdr;
+  }
+
+  private void connection(long channel, long from, long to, int dir) {
+    if (channel < 0 || from > Integer.MAX_VALUE || to > Integer.MAX_VALUE) {
+      r.out.problem(r.lineNo, "connection line names a channel or rank out of range");
+      return;
+    }
+    CommRank cr = r.context();
+    // A connection printed again (a log concatenated, a communicator re-initialised) is kept once: the first.
+    if (cr.connSeen.add(new CommRank.ConnKey((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr, dir))) {
+      cr.connections.add(
+          new Evidence.Connection((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr,
+              Source.line(r.file, r.lineNo)));
+    }
+    cr.facts++;
+    r.counted();
+  }
+}
