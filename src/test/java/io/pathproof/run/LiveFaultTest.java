@@ -36,7 +36,9 @@ class LiveFaultTest {
     JsonNode m = Json.mapper().readTree(out.resolve("manifest.json").toFile());
     assertThat(m.path("complete").asBoolean(true)).isFalse();
     assertThat(m.path("exitCode").asInt()).isEqualTo(ExitCode.RANK_FAILED);
-    assertThat(m.toString()).doesNotContain("exit_rank"); // blind by construction: only fault.sealed.json names it
+    // Blind by construction: no inject or knobs record, no --knob in any recorded command line; fault.sealed.json has it.
+    assertThat(m.has("inject") || m.has("knobs")).isFalse();
+    assertThat(m.path("rankArgv").toString() + m.path("argv") + m.path("commandLine")).doesNotContain("--knob").doesNotContain("exit_rank");
     assertThat(Json.mapper().readTree(out.resolve("fault.sealed.json").toFile()).path("knobs").path("exit_rank").asText()).isEqualTo("1@1");
     assertThat(m.path("versions").path("torch").asText()).isNotEmpty(); // rank 0's harness facts survived
     for (String f : List.of("rank0.stdout", "rank0.stderr", "rank1.stdout", "rank1.stderr", "hook-rank0.jsonl",
