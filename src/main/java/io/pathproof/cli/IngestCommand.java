@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Read NCCL debug logs, Kineto traces (.json, .json.gz), Nsight Systems SQLite exports, Nsight Compute CSV,"
-          + " flight-recorder JSON dumps and run directories into one evidence set.",
+          + " flight-recorder dumps (JSON, or torch's pickle, read without running it) and run directories into one"
+          + " evidence set.",
       "Exit 0 when something was read, 3 when nothing readable was found."
     })
 public final class IngestCommand implements Callable<Integer> {
@@ -115,6 +116,23 @@ public final class IngestCommand implements Callable<Integer> {
     out.printf("kernels          %,d (%,d NCCL)%n", ev.kernels().size(), nccl);
     out.printf("ranges           %,d%n", ev.ranges().size());
     out.printf("flight recorder  %,d entries%n", ev.flightRecorder().size());
+    for (Evidence.FlightDump d : ev.flightRecorderDumps()) {
+      out.printf("  dump           version %s, NCCL %s, %d process group(s), %s  (%s)%n", d.version(), d.ncclVersion(),
+          d.processGroups().size(), d.format(), d.source());
+    }
+    for (Evidence.Distributed d : ev.distributed()) {
+      out.printf("distributed      rank %s of %s, backend %s, NCCL %s, %d process group(s)  (%s)%n", d.rank(),
+          d.worldSize(), d.backend(), d.ncclVersion(), d.processGroups().size(), d.source());
+    }
+    if (!ev.copies().isEmpty()) {
+      out.printf("copies           %,d memcpy/memset%n", ev.copies().size());
+    }
+    if (ev.emulation() != null) {
+      out.printf("emulation        %s; %,d EMULATOR/ORACLE line(s) in the logs%s — NCCL decisions real, timings not"
+              + " physical%n",
+          ev.emulation().manifest() != null ? "manifest.emulation present" : "no manifest.emulation",
+          ev.emulation().logLines(), ev.emulation().firstLogLine() == null ? "" : " (" + ev.emulation().firstLogLine() + ")");
+    }
     if (ev.ncclProfiler() != null) {
       Evidence.NcclProfiler np = ev.ncclProfiler();
       out.printf("nccl profiler    %s%n", np.message() != null ? np.message()
@@ -131,7 +149,8 @@ public final class IngestCommand implements Callable<Integer> {
       out.printf("ddp              %,d bucket records%n", ev.ddp().buckets().size());
     }
     for (Evidence.Finding f : ev.findings()) {
-      out.println("FINDING " + f.kind() + ": " + f.message() + "  " + f.sources());
+      out.println("FINDING " + f.kind() + ": " + f.message() + (f.count() > 1 ? "  (×" + f.count() + ")" : "") + "  "
+          + f.sources());
     }
     out.printf("problems         %d%n", ev.problems().size());
   }

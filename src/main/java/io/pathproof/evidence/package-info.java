@@ -26,11 +26,18 @@
  *       not installed on the capture machines): the tests build a database with those table and column names.
  *   <li><b>Nsight Compute CSV</b> ({@code --csv --page raw} and {@code --page details}), checked on Nsight Compute
  *       2025.3 output.
- *   <li><b>PyTorch flight recorder</b> JSON dumps ({@code _dump_nccl_trace_json}), schema versions "2.3" to "2.10"
- *       (checked on "2.10" from torch 2.11).
+ *   <li><b>PyTorch flight recorder</b> JSON dumps ({@code _dump_nccl_trace_json}) and the pickle torch writes by
+ *       default (TORCH_NCCL_DEBUG_INFO_TEMP_FILE; FlightRecorderDetail.hpp dump → pickle_str, torch::jit::Pickler,
+ *       protocol 2), schema versions "2.3" to "2.10" (checked on "2.10" from torch 2.11). The pickle is read by
+ *       {@link io.pathproof.evidence.PickleReader}, which knows only the plain-data opcodes and refuses the rest.
+ *   <li><b>pathproof's NCCL emulator</b> lines (native/nccl-emulator): real and reported busId and compute
+ *       capability per rank, kernel launch shapes (as kernel facts of the log, without times).
  * </ul>
  *
- * <p>Readers never execute or trust what they read (no pickle, SQLite opened read-only, identifiers in SQL only from
+ * <p>Launcher prefixes (srun {@code --label}, mpirun {@code --tag-output}, torchrun) are kept as labels, never as the
+ * NCCL rank. A line torn by several writers is split at each NCCL prefix.
+ *
+ * <p>Readers never execute or trust what they read (pickles as plain data only, SQLite opened read-only, identifiers in SQL only from
  * the schema); bad input becomes a {@link io.pathproof.evidence.Problem} with file and line, never a fact. A kernel
  * name's suffix is never read as the protocol.
  */
