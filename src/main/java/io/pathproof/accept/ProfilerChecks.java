@@ -79,15 +79,16 @@ final class ProfilerChecks extends CheckFamily {
     r.kind(PROFILER);
     List<String> obs = new ArrayList<>();
     List<String> unknown = new ArrayList<>();
+    Set<String> wrong = new TreeSet<>();
     Verdict verdict = Verdict.PASS;
     long calls = 0;
     for (Evidence.ProfiledColl pc : mine) {
       calls += pc.calls();
       Verdict one = Verdict.PASS;
-      one = Verdict.worst(one, field(unknown, "algorithm", NcclNames.algorithm(pc.algorithm(), null), algo, voided("algorithm")));
-      one = Verdict.worst(one, field(unknown, "protocol", NcclNames.protocol(pc.protocol(), null), proto, voided("protocol")));
-      one = Verdict.worst(one, field(unknown, "channels", pc.channels(), c.gridX(), voided("launch-shape")));
-      one = Verdict.worst(one, field(unknown, "threads", pc.threads(), c.blockX(), voided("launch-shape")));
+      one = Verdict.worst(one, field(unknown, wrong, "algorithm", NcclNames.algorithm(pc.algorithm(), null), algo, voided("algorithm")));
+      one = Verdict.worst(one, field(unknown, wrong, "protocol", NcclNames.protocol(pc.protocol(), null), proto, voided("protocol")));
+      one = Verdict.worst(one, field(unknown, wrong, "channels", pc.channels(), c.gridX(), voided("launch-shape")));
+      one = Verdict.worst(one, field(unknown, wrong, "threads", pc.threads(), c.blockX(), voided("launch-shape")));
       if (one != Verdict.PASS) {
         r.prov(EvidenceView.src(pc.source()));
       }
@@ -99,6 +100,7 @@ final class ProfilerChecks extends CheckFamily {
       r.prov(EvidenceView.src(mine.get(0).source()));
     }
     String text = (mine.size() == 1 ? obs.get(0) : String.join("; ", obs) + " (" + calls + " calls)")
+        + (wrong.isEmpty() ? "" : "; differs in " + String.join(", ", wrong))
         + (unknown.isEmpty() ? "" : "; not judged: " + String.join(", ", new TreeSet<>(unknown)));
     rows.add(r.observed(text).verdict(verdict).build());
   }
@@ -107,7 +109,8 @@ final class ProfilerChecks extends CheckFamily {
    * One field of one record: PASS when it equals the prediction, FAIL when it differs, UNPROVEN when the record lacks
    * it or the prediction disclaims it (a disclaimed field is never judged, not even FAIL).
    */
-  private static Verdict field(List<String> unknown, String name, Object got, Object exp, String voidedBy) {
+  private static Verdict field(List<String> unknown, Set<String> wrong, String name, Object got, Object exp,
+      String voidedBy) {
     if (voidedBy != null) {
       unknown.add(name + " (" + disclaimed(voidedBy) + ")");
       return Verdict.UNPROVEN;
@@ -116,7 +119,11 @@ final class ProfilerChecks extends CheckFamily {
       unknown.add(name + " (absent)");
       return Verdict.UNPROVEN;
     }
-    return got.equals(exp) ? Verdict.PASS : Verdict.FAIL;
+    if (got.equals(exp)) {
+      return Verdict.PASS;
+    }
+    wrong.add(name + " (" + got + ", predicted " + exp + ")");
+    return Verdict.FAIL;
   }
 
   /** A record without a rank belongs to rank 0 only in a one-rank run; otherwise ranks must be equal. */

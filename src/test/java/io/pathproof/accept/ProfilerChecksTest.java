@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * NCCL's profiler plugin as the third witness of a bucket's decision, on the committed emulated 4-rank run (NCCL
@@ -97,7 +99,7 @@ class ProfilerChecksTest {
     AcceptanceTable t = accept(run);
     AcceptanceRow bad = t.row("profiler/rank0/bucket0");
     assertThat(bad.verdict()).as(bad.observed()).isEqualTo(Verdict.FAIL);
-    assertThat(bad.observed()).contains("16 channels");
+    assertThat(bad.observed()).contains("16 channels").endsWith("differs in channels (16, predicted 24)");
     assertThat(bad.provenance()).isNotEmpty().allSatisfy(p -> assertThat(p).contains("nccl-profiler-rank0-"));
     assertThat(t.row("profiler/rank1/bucket0").verdict()).isEqualTo(Verdict.PASS);
     // Rank 0 prints the TUNING line (channel{0..23}): the plugin's 16 channels contradict it, and rank 0 now differs
@@ -107,6 +109,21 @@ class ProfilerChecksTest {
     assertThat(consistency.observed()).contains("witness-disagreement").contains("cross-rank-disagreement");
     assertThat(consistency.evidence()).contains("nccl-profiler");
     assertThat(t.verdict()).isEqualTo(Verdict.FAIL);
+  }
+
+  /** The committed variants, each run with one NCCL knob changed: NCCL's own profiler records name the changed decision. */
+  @ParameterizedTest
+  @CsvSource({
+      "variant-channels, channels (1, predicted 24)",
+      "variant-proto, protocol (LL128, predicted SIMPLE)",
+      "variant-algo, algorithm (TREE, predicted RING)",
+      "variant-threads, threads (288, predicted 544)"})
+  void eachVariantFailsOnTheDecisionItChanged(String variant, String differs) {
+    AcceptanceTable t = accept(SAMPLE.resolve(variant));
+    assertThat(profilerRows(t)).hasSize(4).allSatisfy(r -> {
+      assertThat(r.verdict()).as(r.observed()).isEqualTo(Verdict.FAIL);
+      assertThat(r.observed()).contains("differs in").contains(differs);
+    });
   }
 
   @Test
