@@ -161,6 +161,24 @@ class ProfilerChecksTest {
   }
 
   @Test
+  void aOneRankRunWithThePluginLoadedHasNothingToJudge() throws IOException {
+    // What the plugin wrote on the real one-H200 run: its comm line, no collective (NCCL copies on one rank).
+    Path prof = tmp.resolve("nccl-profiler-rank0-0000000000000001.jsonl");
+    Files.writeString(prof, "{\"event\":\"comm\",\"format\":\"pathproof.nccl-profiler/1\",\"apiVersion\":5,"
+        + "\"commId\":\"0000000000000001\",\"rank\":0,\"nRanks\":1}\n"
+        + "{\"event\":\"finalize\",\"rank\":0,\"written\":1,\"lost\":0}\n");
+    Evidence e = Ingest.read(List.of(Path.of("samples/h200-1rank-accepted/run"), prof));
+    assertThat(e.ncclProfiler().status()).isEqualTo("loaded");
+    AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(Path.of("samples/h200-1rank-accepted/prediction.json")), e);
+    assertThat(profilerRows(t)).singleElement().satisfies(r -> {
+      assertThat(r.id()).isEqualTo("profiler/rank0/bucket0");
+      assertThat(r.verdict()).isEqualTo(Verdict.NOT_APPLICABLE);
+      assertThat(r.observed()).contains("1 rank");
+    });
+    assertThat(t.verdict()).isNotEqualTo(Verdict.FAIL);
+  }
+
+  @Test
   void aRunThatDidNotAskForThePluginHasNoProfilerRows() {
     Evidence e = Ingest.read(List.of(Path.of("samples/h200-1rank-accepted/run")));
     assertThat(e.ncclProfiler()).isNull();
