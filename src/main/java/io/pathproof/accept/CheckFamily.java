@@ -26,6 +26,7 @@ abstract class CheckFamily {
   static final String FR = "flight-recorder";
   static final String DDP_LOGGING = "ddp-logging";
   static final String SEAL = "seal";
+  static final String PROFILER = "nccl-profiler";
 
   /** The state shared by the families of one acceptance. */
   record Context(Prediction p, EvidenceView v, String glooReason, List<AcceptanceRow> rows) {}

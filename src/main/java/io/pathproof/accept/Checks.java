@@ -10,8 +10,8 @@ import java.util.List;
  * The checks of the acceptance table, in the order of the seed's data path (shape → bucket → collective → algorithm
  * → protocol → channels → launch shape → transport → kernel → numerics → completion → bandwidth). Each family of rows
  * lives in its own class ({@link SealChecks}, {@link BucketChecks}, {@link DecisionChecks}, {@link LaunchChecks},
- * {@link TransportChecks}, {@link ReplicaChecks}, {@link BandwidthChecks}) and builds its rows with {@link Row}; this
- * class only keeps the order. Each check states what it expected, what it observed, and on which kinds of evidence;
+ * {@link ProfilerChecks}, {@link TransportChecks}, {@link ReplicaChecks}, {@link BandwidthChecks}) and builds its rows
+ * with {@link Row}; this class only keeps the order. Each check states what it expected, what it observed, and on which kinds of evidence;
  * a check with no evidence is UNPROVEN.
  */
 final class Checks {
@@ -50,6 +50,7 @@ final class Checks {
     BucketChecks buckets = new BucketChecks(ctx);
     DecisionChecks decisions = new DecisionChecks(ctx);
     LaunchChecks launch = new LaunchChecks(ctx);
+    ProfilerChecks profiler = new ProfilerChecks(ctx);
     TransportChecks transport = new TransportChecks(ctx);
     ReplicaChecks replicas = new ReplicaChecks(ctx);
     BandwidthChecks bandwidth = new BandwidthChecks(ctx);
@@ -75,6 +76,12 @@ final class Checks {
     for (CollectivePrediction c : colls) {
       for (int r = 0; r < nRanks; r++) {
         launch.launchShape(c, r);
+      }
+    }
+    // The profiler's rows exist only when the run asked NCCL to load the plugin (see ProfilerChecks).
+    for (CollectivePrediction c : colls) {
+      for (int r = 0; r < nRanks; r++) {
+        profiler.decision(c, r);
       }
     }
     transport.transport();

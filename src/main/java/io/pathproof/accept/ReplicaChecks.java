@@ -126,7 +126,8 @@ final class ReplicaChecks extends CheckFamily {
 
   /**
    * The reader's cross-file findings: ranks of one communicator that disagree on channels or on a decision (NVIDIA/nccl
-   * #1136), env or NCCL versions that differ between ranks, a channel count that changed mid-run. A prediction for
+   * #1136), env or NCCL versions that differ between ranks, a channel count that changed mid-run, a TUNING line and
+   * NCCL's profiler record of one call that name different decisions (one witness misread). A prediction for
    * "the" communicator cannot hold for a run that is not one configuration.
    */
   void consistency() {
@@ -140,6 +141,9 @@ final class ReplicaChecks extends CheckFamily {
     for (Evidence.Finding f : EvidenceView.list(v.evidence().findings())) {
       if (f.kind() != null && INCONSISTENT.contains(f.kind())) {
         bad.add(f.kind() + ": " + f.message());
+        if (f.kind().equals("witness-disagreement")) {
+          r.kind(PROFILER);
+        }
         for (Source s : EvidenceView.list(f.sources())) {
           r.prov(EvidenceView.src(s));
         }
@@ -166,5 +170,6 @@ final class ReplicaChecks extends CheckFamily {
   }
 
   private static final Set<String> INCONSISTENT =
-      Set.of("cross-rank-disagreement", "env-mismatch", "nccl-version-mismatch", "channels-changed");
+      Set.of("cross-rank-disagreement", "env-mismatch", "nccl-version-mismatch", "channels-changed",
+          "witness-disagreement");
 }

@@ -23,17 +23,22 @@ class EmulatedSamplesTest {
     assertThat(r.code).as(r.err).isZero();
     JsonNode t = Json.mapper().readTree(r.out);
     int launchShapes = 0;
+    int profiled = 0;
     for (JsonNode row : t.path("rows")) {
       String id = row.path("id").asText();
       String verdict = row.path("verdict").asText();
       assertThat(verdict).as(row.toString()).isNotEqualTo("FAIL");
       if (id.startsWith("algorithm/") || id.startsWith("protocol/") || id.equals("coll-channels")
           || id.startsWith("launch-shape/") || id.startsWith("transport/") || id.startsWith("kernels/")
-          || id.equals("replicas") || id.startsWith("bus-bytes/")) {
+          || id.equals("replicas") || id.startsWith("bus-bytes/") || id.startsWith("profiler/")) {
         assertThat(verdict).as(row.toString()).isEqualTo("PASS");
       }
       if (id.startsWith("launch-shape/")) {
         launchShapes++;
+      }
+      if (id.startsWith("profiler/")) {
+        profiled++;
+        assertThat(row.path("evidence").toString()).contains("nccl-profiler");
       }
       if (id.startsWith("busbw/")) {
         assertThat(verdict).as(row.toString()).isEqualTo("N/A");
@@ -41,6 +46,7 @@ class EmulatedSamplesTest {
       }
     }
     assertThat(launchShapes).isEqualTo(n);
+    assertThat(profiled).as("NCCL's profiler plugin: one row per rank").isEqualTo(n);
   }
 
   @ParameterizedTest
