@@ -37,8 +37,13 @@ public final class ProveCommand implements Callable<Integer> {
   @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE}: the scenario's backend, gloo for the CPU default)")
   String backend;
 
-  @Option(names = "--emulate", description = "N ranks on one GPU with the NCCL emulator (needs run --emulate)")
+  @Option(names = "--emulate", description = "the scenario's machine emulated on the one GPU here: NCCL decisions real,"
+      + " timings not physical (needs --nccl-lib)")
   boolean emulate;
+
+  @Option(names = "--nccl-lib", paramLabel = "DIR",
+      description = "with --emulate: DIR/libnccl.so.2 from scripts/build-nccl-emulator.sh NCCL_SRC DIR")
+  Path ncclLib;
 
   @Option(names = "--nproc", description = "ranks (default: the scenario's)")
   Integer nproc;
@@ -74,10 +79,11 @@ public final class ProveCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (emulate) {
-      throw PathproofException.usage("prove --emulate: this build's run has no emulated backend yet (run --emulate)");
+    if (emulate && ncclLib == null) {
+      throw PathproofException.usage("prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");
     }
     Scenario s = scenario.given() ? scenario.resolve() : Scenarios.load(DEFAULT_SCENARIO);
+    Runner.Emulate emu = emulate ? new Runner.Emulate(s.topology().name(), s.topology(), ncclLib, null) : null;
     String label = scenario.scenario != null ? scenario.scenario : scenario.given() ? s.name() : DEFAULT_SCENARIO;
     int n = nproc != null ? nproc : s.ranks();
     long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
@@ -90,9 +96,10 @@ public final class ProveCommand implements Callable<Integer> {
     cl.addAll(given);
     // auto follows the scenario: its prediction was made for that backend, and a run of another one could not pass
     // the acceptance rows that depend on it.
-    Runner.Backend be = backend.equalsIgnoreCase("auto") ? Runner.Backend.valueOf(s.backend().name()) : backendOf(backend);
+    Runner.Backend be = emulate ? Runner.Backend.NCCL
+        : backend.equalsIgnoreCase("auto") ? Runner.Backend.valueOf(s.backend().name()) : backendOf(backend);
     Prove.Plan plan = new Prove.Plan(s, label, be, n, fault, sd, dir, warmup, iters, profileIters, python, timeout,
-        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl);
+        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, emu);
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter o = spec.commandLine().getOut();
     boolean terminal = System.console() != null;

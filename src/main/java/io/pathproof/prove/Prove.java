@@ -43,7 +43,7 @@ public final class Prove {
   /** What to prove. {@code fault} is K=V[,K=V] or null for a fault drawn at random with {@code seed}. */
   public record Plan(Scenario scenario, String scenarioLabel, Runner.Backend backend, int nproc, String fault, long seed,
       Path out, int warmup, int iters, int profileIters, String python, long timeoutSec, Path samples, String tool,
-      List<String> commandLine) {
+      List<String> commandLine, Runner.Emulate emulate) {
     public Plan {
       Objects.requireNonNull(scenario, "scenario");
       Objects.requireNonNull(out, "out");
@@ -122,6 +122,10 @@ public final class Prove {
 
     // 4. one fault, sealed in prove's own record outside every run directory diagnose reads
     List<Fault> catalogue = Faults.catalogue(s, p, backend, plan.nproc(), medianMs(eb));
+    if (plan.emulate() != null) {
+      // Emulated timings are not physical: a fault seen only in the step time could never be diagnosed here.
+      catalogue = catalogue.stream().filter(f -> !f.layer().equals("compute")).toList();
+    }
     Fault fault = plan.fault() == null || plan.fault().equals("random") ? Faults.draw(catalogue, plan.seed())
         : Faults.given(plan.fault(), catalogue);
     String sealed = faultRecord(fault, plan.seed(), catalogue);
@@ -258,7 +262,7 @@ public final class Prove {
     Runner.Request req = new Runner.Request(plan.scenario().workload(), plan.scenarioLabel(), plan.scenario().topology().name(),
         plan.backend(), plan.nproc(), 1, 0, null, plan.iters(), plan.warmup(), plan.profileIters(), inject, prediction,
         plan.timeoutSec(), dir, Runner.Launcher.AUTO, plan.python(), false, cl, plan.tool());
-    Runner.Result r = Runner.run(req, null);
+    Runner.Result r = Runner.run(req, null, plan.emulate());
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), "prove: the " + name + " run failed: " + r.message());
     }

@@ -103,4 +103,12 @@ class PredictCommandTest {
     assertThat(r.err).contains("compute_dleay_ms");
     assertThat(java.nio.file.Path.of("target/prove-never-made")).doesNotExist();
   }
+
+  @Test
+  void proveEmulateWithoutTheEmulatorLibrarySaysHowToBuildIt() {
+    MainTest.Result r = MainTest.run("prove", "--scenario", "h200-x4", "--emulate", "--out", "target/prove-never-made-2");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.err).contains("--nccl-lib").contains("build-nccl-emulator.sh");
+    assertThat(java.nio.file.Path.of("target/prove-never-made-2")).doesNotExist();
+  }
 }
