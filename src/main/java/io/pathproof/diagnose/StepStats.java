@@ -47,6 +47,13 @@ final class StepStats {
     double mb = median(baseline.clone());
     double mv = median(variant.clone());
     SplittableRandom rnd = new SplittableRandom(seed ^ (31L * baseline.length + variant.length));
+    double[] ratios = bootstrapRatios(baseline, variant, rnd, resamples);
+    return new Comparison(baseline.length, variant.length, mb, mv, mv / mb, quantile(ratios, 0.025), quantile(ratios, 0.975),
+        quantile(ratios, 0.005), quantile(ratios, 0.995));
+  }
+
+  /** Sorted bootstrap ratios of the variant's median to the baseline's, each side resampled with replacement. */
+  private static double[] bootstrapRatios(double[] baseline, double[] variant, SplittableRandom rnd, int resamples) {
     double[] ratios = new double[resamples];
     double[] bb = new double[baseline.length];
     double[] vv = new double[variant.length];
@@ -60,8 +67,7 @@ final class StepStats {
       ratios[i] = median(vv) / median(bb);
     }
     Arrays.sort(ratios);
-    return new Comparison(baseline.length, variant.length, mb, mv, mv / mb, quantile(ratios, 0.025), quantile(ratios, 0.975),
-        quantile(ratios, 0.005), quantile(ratios, 0.995));
+    return ratios;
   }
 
   /**
@@ -77,19 +83,7 @@ final class StepStats {
     double mv = median(variant.clone());
     SplittableRandom rnd = new SplittableRandom(SEED ^ (31L * baseline.length + variant.length));
     int resamples = Math.max(RESAMPLES, (int) Math.ceil(20 / alpha));
-    double[] ratios = new double[resamples];
-    double[] bb = new double[baseline.length];
-    double[] vv = new double[variant.length];
-    for (int i = 0; i < resamples; i++) {
-      for (int j = 0; j < bb.length; j++) {
-        bb[j] = baseline[rnd.nextInt(baseline.length)];
-      }
-      for (int j = 0; j < vv.length; j++) {
-        vv[j] = variant[rnd.nextInt(variant.length)];
-      }
-      ratios[i] = median(vv) / median(bb);
-    }
-    Arrays.sort(ratios);
+    double[] ratios = bootstrapRatios(baseline, variant, rnd, resamples);
     double lo = quantile(ratios, alpha);
     double hi = quantile(ratios, 1 - alpha);
     if (mv / mb >= 1 + MIN_EFFECT && lo > 1) {
