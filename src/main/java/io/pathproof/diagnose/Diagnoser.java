@@ -430,7 +430,8 @@ final class Diagnoser {
       lo = round(StepStats.quantile(s, 0.05), 4);
       hi = round(StepStats.quantile(s, 0.95), 4);
       median = round(StepStats.median(fv.steps.clone()), 4);
-      if (median < lo || median > hi) {
+      // Emulated timings are not physical: the fix is verified on decisions and replicas alone, never on the band.
+      if (!emulated() && (median < lo || median > hi)) {
         reasons.add(String.format(Locale.ROOT, "step median %.3f ms is outside the baseline's band %.3f..%.3f ms", median, lo, hi));
       }
       if (reg.detected()) {

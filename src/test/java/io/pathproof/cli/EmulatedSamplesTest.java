@@ -67,4 +67,21 @@ class EmulatedSamplesTest {
     assertThat(d.path("correctness").toString()).contains("PASS");
     assertThat(r.out).contains("cannot be judged under emulation");
   }
+
+  /**
+   * prove --emulate on the H200 (samples/prove-emulated-h200-x4): the fixed run's decisions and replicas match the
+   * baseline, so the fix is verified although its (non-physical) step median lies outside the baseline's band.
+   */
+  @org.junit.jupiter.api.Test
+  void anEmulatedFixIsVerifiedOnDecisionsNotOnTimings() throws Exception {
+    String dir = "samples/prove-emulated-h200-x4/";
+    MainTest.Result r = MainTest.run("verify-fix", "--baseline", dir + "baseline", "--fixed", dir + "fixed",
+        "--format", "json");
+    JsonNode v = Json.mapper().readTree(r.out);
+    assertThat(v.path("fixed").asBoolean()).as(r.out).isTrue();
+    assertThat(v.path("medianMs").asDouble()).isGreaterThan(v.path("bandHighMs").asDouble());
+    MainTest.Result d = MainTest.run("diagnose", "--baseline", dir + "baseline", "--variant", dir + "variant",
+        "--format", "json");
+    assertThat(Json.mapper().readTree(d.out).path("rootCause").path("layer").asText()).isEqualTo("transport");
+  }
 }
