@@ -69,12 +69,12 @@ class EmulatedSamplesTest {
   }
 
   /**
-   * prove --emulate on the H200 (samples/prove-emulated-h200-x4): the fixed run's decisions and replicas match the
+   * prove --emulate on the H200 (samples/emulated-h200-x4-prove): the fixed run's decisions and replicas match the
    * baseline, so the fix is verified although its (non-physical) step median lies outside the baseline's band.
    */
   @org.junit.jupiter.api.Test
   void anEmulatedFixIsVerifiedOnDecisionsNotOnTimings() throws Exception {
-    String dir = "samples/prove-emulated-h200-x4/";
+    String dir = "samples/emulated-h200-x4-prove/";
     MainTest.Result r = MainTest.run("verify-fix", "--baseline", dir + "baseline", "--fixed", dir + "fixed",
         "--format", "json");
     JsonNode v = Json.mapper().readTree(r.out);
