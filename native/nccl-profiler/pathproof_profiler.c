@@ -111,36 +111,31 @@ static const char* orNull(const char* s) { return s ? s : "?"; }
 
 static void emit(struct ppColl* c, int complete) {
   char line[PP_LINE];
-  int len;
   struct ppContext* ctx = c->ctx;
+  /* One prefix for every record; only the GPU/host span and its clock differ between the three cases below. */
+  int len = snprintf(line, sizeof line,
+      "{\"event\":\"coll\",\"rank\":%d,\"seq\":%" PRIu64 ",\"func\":\"%s\",\"count\":%zu,\"datatype\":\"%s\","
+      "\"root\":%d,\"algorithm\":\"%s\",\"protocol\":\"%s\",\"channels\":%d,\"warps\":%d,"
+      "\"hostStartNs\":%" PRIu64 ",\"hostEndNs\":%" PRIu64 ",",
+      ctx->rank, c->seq, orNull(c->func), c->count, orNull(c->datatype), c->root, orNull(c->algo),
+      orNull(c->proto), c->nChannels, c->nWarps, c->hostStartNs, c->hostEndNs);
+  if (len < 0 || len >= (int)sizeof line) return;
   if (c->chStopped > 0) {
-    len = snprintf(line, sizeof line,
-        "{\"event\":\"coll\",\"rank\":%d,\"seq\":%" PRIu64 ",\"func\":\"%s\",\"count\":%zu,\"datatype\":\"%s\","
-        "\"root\":%d,\"algorithm\":\"%s\",\"protocol\":\"%s\",\"channels\":%d,\"warps\":%d,"
-        "\"hostStartNs\":%" PRIu64 ",\"hostEndNs\":%" PRIu64 ",\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ","
-        "\"clock\":\"gpu-globaltimer\",\"kernelChannels\":%d,\"complete\":%s}\n",
-        ctx->rank, c->seq, orNull(c->func), c->count, orNull(c->datatype), c->root, orNull(c->algo),
-        orNull(c->proto), c->nChannels, c->nWarps, c->hostStartNs, c->hostEndNs, c->gpuStartNs, c->gpuEndNs,
-        c->chStopped, complete ? "true" : "false");
+    len += snprintf(line + len, sizeof line - len,
+        "\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ",\"clock\":\"gpu-globaltimer\",\"kernelChannels\":%d,",
+        c->gpuStartNs, c->gpuEndNs, c->chStopped);
   } else if (ctx->kernelEvents) {
     /* Kernel-channel events were asked for and none arrived: no GPU span to give (never the host's in its place). */
-    len = snprintf(line, sizeof line,
-        "{\"event\":\"coll\",\"rank\":%d,\"seq\":%" PRIu64 ",\"func\":\"%s\",\"count\":%zu,\"datatype\":\"%s\","
-        "\"root\":%d,\"algorithm\":\"%s\",\"protocol\":\"%s\",\"channels\":%d,\"warps\":%d,"
-        "\"hostStartNs\":%" PRIu64 ",\"hostEndNs\":%" PRIu64 ",\"startNs\":null,\"endNs\":null,"
-        "\"clock\":null,\"kernelChannels\":0,\"complete\":%s}\n",
-        ctx->rank, c->seq, orNull(c->func), c->count, orNull(c->datatype), c->root, orNull(c->algo),
-        orNull(c->proto), c->nChannels, c->nWarps, c->hostStartNs, c->hostEndNs, complete ? "true" : "false");
+    len += snprintf(line + len, sizeof line - len,
+        "\"startNs\":null,\"endNs\":null,\"clock\":null,\"kernelChannels\":0,");
   } else {
-    len = snprintf(line, sizeof line,
-        "{\"event\":\"coll\",\"rank\":%d,\"seq\":%" PRIu64 ",\"func\":\"%s\",\"count\":%zu,\"datatype\":\"%s\","
-        "\"root\":%d,\"algorithm\":\"%s\",\"protocol\":\"%s\",\"channels\":%d,\"warps\":%d,"
-        "\"hostStartNs\":%" PRIu64 ",\"hostEndNs\":%" PRIu64 ",\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ","
-        "\"clock\":\"host-realtime\",\"kernelChannels\":0,\"complete\":%s}\n",
-        ctx->rank, c->seq, orNull(c->func), c->count, orNull(c->datatype), c->root, orNull(c->algo),
-        orNull(c->proto), c->nChannels, c->nWarps, c->hostStartNs, c->hostEndNs, c->hostStartNs, c->hostEndNs,
-        complete ? "true" : "false");
+    len += snprintf(line + len, sizeof line - len,
+        "\"startNs\":%" PRIu64 ",\"endNs\":%" PRIu64 ",\"clock\":\"host-realtime\",\"kernelChannels\":0,",
+        c->hostStartNs, c->hostEndNs);
   }
+  if (len >= (int)sizeof line) return;
+  len += snprintf(line + len, sizeof line - len, "\"complete\":%s}\n", complete ? "true" : "false");
+  if (len >= (int)sizeof line) return;
   writeLine(ctx, line, len);
 }
 
