@@ -8,7 +8,8 @@ Files written into --run-dir (rank r):
   hook-rank{r}.jsonl        one line per comm-hook call: rank x iteration x bucket, three time boundaries (ns); only
                             on the sampled iterations (--hook-every): the others run DDP's built-in C++ allreduce
   steps-rank{r}.jsonl       one line per training step (warm-up and measured)
-  plain-steps-rank{r}.jsonl with --overhead: the same steps on a DDP model without hook or profiler
+  plain-steps-rank{r}.jsonl with --overhead: the same steps on a DDP model without hook or profiler, interleaved
+                            step by step with the instrumented ones
   ddp-logging-rank{r}.json  ddp._get_ddp_logging_data() after training
   trace-rank{r}.json        torch.profiler chrome trace of a few measured iterations
   flight-recorder-rank{r}.json  NCCL flight recorder JSON dump (torch builds that have it)
@@ -197,14 +198,11 @@ def main(argv):
         ddp_kwargs["device_ids"] = [device.index]
 
     total_iters = args.warmup + args.iters
-    plain_steps = None
+    plain = None
     if args.overhead:
-        # Same shapes, same data, no hook, no profiler: the reference for the instrumentation's cost.
+        # Same shapes, same data, no hook, no profiler: the reference for the instrumentation's cost, built first so
+        # that both models see the same allocator history as before.
         plain = DDP(make_module(torch, params_copy(torch, params)), **ddp_kwargs)
-        nccl_profiler_switch(False)  # the plugin stays loaded; NCCL stops calling it until the instrumented phase
-        plain_steps = train(torch, dist, plain, rank, args.warmup, args.iters, cuda, device, knobs,
-                            recorder=None, profiler_window=None, run_dir=run_dir, file_stem="plain-steps")
-        del plain
 
     module = make_module(torch, params)
     model = DDP(module, **ddp_kwargs)
@@ -220,10 +218,20 @@ def main(argv):
     if len(hooked) < total_iters:
         fast = DDP(module, **ddp_kwargs)  # the same parameters, DDP's own C++ allreduce: see hooked_iterations
         _KEEP_ALIVE.append(fast)
-    nccl_profiler_switch(True)
-    steps = train(torch, dist, model, rank, args.warmup, args.iters, cuda, device, knobs,
-                  recorder=recorder, profiler_window=window, run_dir=run_dir, file_stem="steps",
-                  fast=fast, hooked=hooked)
+    plain_steps = None
+    if plain is not None:
+        plain_arm = TrainingArm(torch, plain, rank, args.warmup, cuda, device, knobs, recorder=None,
+                                profiler_window=None, run_dir=run_dir, file_stem="plain-steps", profiler=False)
+        inst_arm = TrainingArm(torch, model, rank, args.warmup, cuda, device, knobs, recorder=recorder,
+                               profiler_window=window, run_dir=run_dir, file_stem="steps", fast=fast, hooked=hooked,
+                               profiler=True)
+        plain_steps, steps = train_interleaved(plain_arm, inst_arm, total_iters)
+        _KEEP_ALIVE.append(plain)
+    else:
+        nccl_profiler_switch(True)
+        steps = train(torch, dist, model, rank, args.warmup, args.iters, cuda, device, knobs,
+                      recorder=recorder, profiler_window=window, run_dir=run_dir, file_stem="steps",
+                      fast=fast, hooked=hooked)
     recorder.close()
 
     logging = {}
@@ -409,39 +417,81 @@ def pathproof_recording_allreduce_hook(state, bucket):
 
 def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder, profiler_window, run_dir, file_stem,
           fast=None, hooked=None):
-    """Runs warmup + iters steps. `model` carries the recording hook when `recorder` is given; on iterations outside
-    `hooked` the hook-less wrapper `fast` of the same module runs instead (see hooked_iterations). Only hooked
-    iterations synchronize the GPU (their hook events are mapped onto the host clock); the others record two CUDA
-    events and are read afterwards, as the plain phase of --overhead is."""
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    n_params = len(list(model.module.parameters()))
-    exit_at = knobs.get("exit_rank")
-    corrupt = knobs.get("corrupt_grad_rank")
-    delay_ms = knobs.get("compute_delay_ms", 0.0)
-    prof = None
-    out = open(os.path.join(run_dir, "%s-rank%d.jsonl" % (file_stem, rank)), "w")
-    steps = []
-    pending = []
-    if fast is not None:
-        # The hook-less wrapper's own first two iterations (its construction buckets, then DDP's rebuild) are slow;
-        # run them here, untimed and without an optimizer step (the parameters do not change), so that they fall in
-        # no step time whatever --warmup is.
-        for _ in range(2):
-            opt.zero_grad(set_to_none=True)
-            fast([1.0] * n_params).backward()
-        opt.zero_grad(set_to_none=True)
+    """Runs warmup + iters steps of one arm (see TrainingArm) and returns its step rows."""
+    arm = TrainingArm(torch, model, rank, warmup, cuda, device, knobs, recorder, profiler_window, run_dir, file_stem,
+                      fast=fast, hooked=hooked)
     for it in range(warmup + iters):
-        if exit_at is not None and exit_at[0] == rank and exit_at[1] == it:
+        arm.step(it)
+    return arm.finish()
+
+
+def train_interleaved(plain, instrumented, total):
+    """run --overhead: plain step i, then instrumented step i, in one loop, so that both arms see the same machine (a
+    busy host's or a GPU's clock drifts over seconds; phase after phase measured that drift, not the instrumentation:
+    docs/PERFORMANCE.md, "Instrumentation overhead"). The plain arm pauses inside the profiler window, so that the
+    trace holds the instrumented arm's kernels only, and makes its missing steps up after the loop. NCCL's profiler
+    plugin records the instrumented arm's collectives only (switched per step)."""
+    window = instrumented.profiler_window
+    done = 0
+    for it in range(total):
+        if done < total and not (window and window[0] <= it < window[1]):
+            plain.step(done)
+            done += 1
+        instrumented.step(it)
+    while done < total:
+        plain.step(done)
+        done += 1
+    return plain.finish(), instrumented.finish()
+
+
+class TrainingArm:
+    """One DDP model's training steps. `model` carries the recording hook when `recorder` is given; on iterations
+    outside `hooked` the hook-less wrapper `fast` of the same module runs instead (see hooked_iterations). Only hooked
+    iterations synchronize the GPU (their hook events are mapped onto the host clock); the others record two CUDA
+    events and are read afterwards. `profiler` (True/False/None) switches pathproof's NCCL profiler plugin before
+    each step when two arms alternate."""
+
+    def __init__(self, torch, model, rank, warmup, cuda, device, knobs, recorder, profiler_window, run_dir, file_stem,
+                 fast=None, hooked=None, profiler=None):
+        self.torch, self.model, self.rank, self.warmup = torch, model, rank, warmup
+        self.cuda, self.device, self.knobs = cuda, device, knobs
+        self.recorder, self.profiler_window, self.fast, self.hooked = recorder, profiler_window, fast, hooked
+        self.profiler = profiler
+        self.run_dir = run_dir
+        self.opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+        self.n_params = len(list(model.module.parameters()))
+        self.exit_at = knobs.get("exit_rank")
+        self.corrupt = knobs.get("corrupt_grad_rank")
+        self.delay_ms = knobs.get("compute_delay_ms", 0.0)
+        self.prof = None
+        self.out = open(os.path.join(run_dir, "%s-rank%d.jsonl" % (file_stem, rank)), "w")
+        self.steps = []
+        self.pending = []
+        if fast is not None:
+            # The hook-less wrapper's own first two iterations (its construction buckets, then DDP's rebuild) are
+            # slow; run them here, untimed and without an optimizer step (the parameters do not change), so that
+            # they fall in no step time whatever --warmup is.
+            for _ in range(2):
+                self.opt.zero_grad(set_to_none=True)
+                fast([1.0] * self.n_params).backward()
+            self.opt.zero_grad(set_to_none=True)
+
+    def step(self, it):
+        torch, cuda, rank, pending, out, steps = self.torch, self.cuda, self.rank, self.pending, self.out, self.steps
+        window = self.profiler_window
+        if self.exit_at is not None and self.exit_at[0] == rank and self.exit_at[1] == it:
             write_steps(pending, out, steps, wait=True)
             print("harness: rank %d exits at iteration %d (knob exit_rank)" % (rank, it), file=sys.stderr, flush=True)
             out.flush()
             os._exit(3)
-        if profiler_window and it == profiler_window[0]:
-            prof = start_profiler(torch, cuda)
+        if self.profiler is not None:
+            nccl_profiler_switch(self.profiler)
+        if window and it == window[0]:
+            self.prof = start_profiler(torch, cuda)
         gen = torch.Generator().manual_seed(1000003 * (rank + 1) + it)  # deterministic data per rank and iteration
-        scales = torch.randn(n_params, generator=gen).tolist()
-        rec = recorder if recorder is not None and (hooked is None or it in hooked) else None
-        ddp = model if fast is None or rec is not None else fast
+        scales = torch.randn(self.n_params, generator=gen).tolist()
+        rec = self.recorder if self.recorder is not None and (self.hooked is None or it in self.hooked) else None
+        ddp = self.model if self.fast is None or rec is not None else self.fast
         if cuda:
             if rec is not None:
                 write_steps(pending, out, steps, wait=True)
@@ -456,21 +506,22 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
         load0 = machine_load_sample()
         if rec is not None:
             rec.begin(it, anchor_ns, e0)
-        opt.zero_grad(set_to_none=True)
+        self.opt.zero_grad(set_to_none=True)
         loss = ddp(scales)
-        if delay_ms:
-            extra_compute(torch, cuda, device, delay_ms)
+        if self.delay_ms:
+            extra_compute(torch, cuda, self.device, self.delay_ms)
         loss.backward()
-        if corrupt is not None and corrupt == rank:
+        if self.corrupt is not None and self.corrupt == rank:
             with torch.no_grad():
-                for p in model.parameters():
+                for p in self.model.parameters():
                     if p.grad is not None:
                         p.grad.add_(1e-3)  # after the allreduce: this rank's replica drifts from the others
-        opt.step()
-        phase = "warmup" if it < warmup else "measured"
-        profiled = bool(profiler_window and profiler_window[0] <= it < profiler_window[1])
+        self.opt.step()
+        phase = "warmup" if it < self.warmup else "measured"
+        profiled = bool(window and window[0] <= it < window[1])
         row = {"rank": rank, "iteration": it, "phase": phase, "ms": None,
-               "clock": "cuda-event" if cuda else "perf_counter", "profiled": profiled, "hooked": rec is not None}
+               "clock": "cuda-event" if cuda else "perf_counter", "profiled": profiled, "hooked": rec is not None,
+               "hostStartNs": anchor_ns}
         row.update(machine_load_delta(load0, machine_load_sample()))
         if cuda:
             e1.record()
@@ -485,12 +536,14 @@ def train(torch, dist, model, rank, warmup, iters, cuda, device, knobs, recorder
                 rec.end()
             pending.append((row, None, None))
             write_steps(pending, out, steps, wait=True)
-        if prof is not None and it == profiler_window[1] - 1:
-            stop_profiler(prof, os.path.join(run_dir, "trace-rank%d.json" % rank))
-            prof = None
-    write_steps(pending, out, steps, wait=True)
-    out.close()
-    return steps
+        if self.prof is not None and it == window[1] - 1:
+            stop_profiler(self.prof, os.path.join(self.run_dir, "trace-rank%d.json" % rank))
+            self.prof = None
+
+    def finish(self):
+        write_steps(self.pending, self.out, self.steps, wait=True)
+        self.out.close()
+        return self.steps
 
 
 def blind_argv(argv):

@@ -89,4 +89,51 @@ class LiveRunTest {
     assertThat(h.peerAccess()).isEmpty(); // CPU: no GPUs, no pairs
     assertThat(Files.readString(out.resolve("workload.json"))).contains("\"bucketCapMb\"");
   }
+
+  /**
+   * run --overhead (issue 13): the plain arm and the instrumented arm alternate step by step in one process, so that a
+   * drifting machine moves both alike; the plain arm pauses in the profiler window and makes its steps up after.
+   */
+  @Test
+  void overheadInterleavesThePlainAndTheInstrumentedSteps(@TempDir Path tmp) throws Exception {
+    Live.requireTorch();
+    Path out = tmp.resolve("ov");
+    java.io.StringWriter o = new java.io.StringWriter();
+    java.io.StringWriter e = new java.io.StringWriter();
+    int code = io.pathproof.cli.Main.run(new String[] {"run", "--backend", "gloo", "--nproc", "2", "--workload",
+        "one-64mib-fp32", "--warmup", "1", "--iters", "5", "--profile-iters", "1", "--hook-every", "2", "--overhead",
+        "--timeout", "300", "--out", out.toString()}, new java.io.PrintWriter(o, true), new java.io.PrintWriter(e, true));
+    assertThat(code).as(e.toString()).isZero();
+    JsonNode ov = Json.mapper().readTree(out.resolve("overhead.json").toFile());
+    assertThat(ov.path("measured").asInt()).isEqualTo(5);
+    assertThat(ov.path("pairs").asInt()).isEqualTo(5);
+    assertThat(ov.path("pairedRatio").asDouble()).isPositive();
+    assertThat(ov.path("order").asText()).startsWith("interleaved");
+    List<JsonNode> plain = rows(out.resolve("plain-steps-rank0.jsonl"));
+    List<JsonNode> inst = rows(out.resolve("steps-rank0.jsonl"));
+    assertThat(plain).extracting(r -> r.path("iteration").asInt()).containsExactly(0, 1, 2, 3, 4, 5);
+    assertThat(inst).extracting(r -> r.path("iteration").asInt()).containsExactly(0, 1, 2, 3, 4, 5);
+    assertThat(plain).allSatisfy(r -> assertThat(r.path("hooked").asBoolean()).isFalse());
+    // the profiler window is iteration 3 (warmup 1 + 2); the plain arm's steps 0..2 run before instrumented 0..2
+    // one by one, then instrumented 3 runs alone, then plain 3 before instrumented 4, plain 4 before 5, plain 5 last.
+    long[] p = plain.stream().mapToLong(r -> r.path("hostStartNs").asLong()).toArray();
+    long[] i = inst.stream().mapToLong(r -> r.path("hostStartNs").asLong()).toArray();
+    assertThat(inst.get(3).path("profiled").asBoolean()).isTrue();
+    for (int k = 0; k < 3; k++) {
+      assertThat(p[k]).isLessThan(i[k]);
+      assertThat(i[k]).isLessThan(p[k + 1]);
+    }
+    assertThat(i[3]).isLessThan(p[3]);
+    assertThat(p[3]).isLessThan(i[4]);
+    assertThat(p[4]).isLessThan(i[5]);
+    assertThat(i[5]).isLessThan(p[5]);
+  }
+
+  private static List<JsonNode> rows(Path f) throws java.io.IOException {
+    List<JsonNode> r = new java.util.ArrayList<>();
+    for (String line : Files.readAllLines(f)) {
+      r.add(Json.mapper().readTree(line));
+    }
+    return r;
+  }
 }
