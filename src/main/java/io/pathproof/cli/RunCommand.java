@@ -76,7 +76,7 @@ public final class RunCommand implements Callable<Integer> {
   @Option(names = "--python", description = "Python with torch (default: $PATHPROOF_PYTHON, python3 on PATH, /usr/bin/python3)")
   String python;
 
-  @Option(names = "--overhead", description = "also time a plain phase (no hook, no profiler) to measure the instrumentation's cost")
+  @Option(names = "--overhead", description = "also time a plain DDP model (no hook, no profiler), its steps alternating with the instrumented ones, to measure the instrumentation's cost")
   boolean overhead;
 
   @Option(names = "--emulate", paramLabel = "TOPOLOGY",

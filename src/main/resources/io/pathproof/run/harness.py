@@ -48,7 +48,7 @@ def parse_args(argv):
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--profile-iters", type=int, default=3)
     ap.add_argument("--knob", action="append", default=[], help="harness fault knob K=V")
-    ap.add_argument("--overhead", action="store_true", help="also time a plain phase without hook and profiler")
+    ap.add_argument("--overhead", action="store_true", help="also time a plain model without hook and profiler, alternating")
     ap.add_argument("--pg-timeout", type=float, default=300.0, help="process-group timeout, seconds")
     ap.add_argument("--hook-every", type=int, default=HOOK_EVERY,
                     help="record buckets with the Python comm hook on every K-th measured iteration (1 = all)")
