@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code prove}: the seed's whole chapter on one scenario, ending with the reveal. */
-@Command(name = "prove", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = ToolVersion.class,
+@Command(name = "prove", resourceBundle = "io.pathproof.cli.prove", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = ToolVersion.class,
     description = {"Prove the path end to end: predict and seal, run a baseline, accept it, run a variant with one hidden fault,",
         "diagnose it blind, apply the diagnosed fix and verify it, explain, write report.html, then reveal the fault.",
         "Default: the small CPU scenario (cpu-x4-small: 4 gloo ranks, torch on the CPU) with a fault drawn at random.",
@@ -55,21 +55,8 @@ public final class ProveCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "-1", description = "seed of the random fault (default: from the clock)")
   long seed;
 
-  @Option(names = "--iters", defaultValue = "24",
-      description = "measured steps per run (default: ${DEFAULT-VALUE}; the fault is sized so that 24 noisy CPU steps keep the diagnosis's power)")
-  int iters;
-
-  @Option(names = "--warmup", defaultValue = "3", description = "warm-up steps per run (default: ${DEFAULT-VALUE})")
-  int warmup;
-
-  @Option(names = "--profile-iters", defaultValue = "1", description = "steps under the profiler (default: ${DEFAULT-VALUE})")
-  int profileIters;
-
-  @Option(names = "--python", description = "Python with torch (default: as for run)")
-  String python;
-
-  @Option(names = "--timeout", defaultValue = "300", description = "seconds before a run's ranks are killed (default: ${DEFAULT-VALUE})")
-  long timeout;
+  /** prove's sizes: three runs of 4 gloo ranks on 2 cores, each bounded so that a hung rank cannot stall the proof. */
+  @Mixin RunFlags runs = new RunFlags(3, 24, 1, 300);
 
   @Option(names = "--samples", description = "committed GPU samples to accept on a CPU-only machine (default: samples/ beside the tool)")
   Path samples;
@@ -98,7 +85,7 @@ public final class ProveCommand implements Callable<Integer> {
     // the acceptance rows that depend on it.
     Runner.Backend be = emulate ? Runner.Backend.NCCL
         : backend.equalsIgnoreCase("auto") ? Runner.Backend.valueOf(s.backend().name()) : backendOf(backend);
-    Prove.Plan plan = new Prove.Plan(s, label, be, n, fault, sd, dir, warmup, iters, profileIters, python, timeout,
+    Prove.Plan plan = new Prove.Plan(s, label, be, n, fault, sd, dir, runs.warmup, runs.iters, runs.profileIters, runs.python, runs.timeout,
         samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, emu);
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter o = spec.commandLine().getOut();
