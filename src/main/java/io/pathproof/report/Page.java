@@ -39,7 +39,14 @@ final class Page {
     if (s.emulated()) {
       b.append("<p class=\"emulated\">").append(Esc.html(s.emulationNote())).append("</p>");
     }
-    b.append("<p class=\"meta\">").append(Esc.html(meta(s))).append("</p></header>\n");
+    b.append("<p class=\"meta\">").append(Esc.html(meta(s))).append("</p>");
+    JsonNode choice = s.proof() == null ? null : s.proof().get("backendChoice");
+    if (choice != null && choice.isObject()) {
+      // prove's first decision: which backend branch ran, and why (auto's rule from the GPUs and library it found).
+      b.append("<p class=\"meta\" id=\"backend-choice\">backend ").append(Esc.html(Sections.t(choice.path("requested")))).append(" → <b>")
+          .append(Esc.html(Sections.t(choice.path("branch")))).append("</b>: ").append(Esc.html(Sections.t(choice.path("reason")))).append("</p>");
+    }
+    b.append("</header>\n");
     Sections.reveal(b, s);
     Sections.acceptance(b, s.acceptance(), "Acceptance: sealed prediction against the baseline run", "acceptance");
     Sections.recorded(b, s);

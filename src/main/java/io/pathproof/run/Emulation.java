@@ -113,6 +113,34 @@ final class Emulation {
     return new Library(file.toAbsolutePath().normalize(), label, sha, buildInfo(dir));
   }
 
+  /** Overrides where {@code --backend auto} looks for the library (a directory holding libnccl.so.2, or the file). */
+  static final String ENV = "PATHPROOF_NCCL_EMULATOR";
+  /** Where auto looks last, relative to the working directory: the OUT that README gives the build script. */
+  static final Path BUILT = Path.of("target", "nccl-emulator");
+
+  /** {@link Runner#findEmulator}: the first place that names a library decides; a refused one is not skipped. */
+  static Runner.EmulatorLibrary find(Path given, Map<String, String> env, Path cwd) {
+    Path at;
+    String how;
+    if (given != null) {
+      at = given;
+      how = "--nccl-lib " + given;
+    } else if (env.get(ENV) != null && !env.get(ENV).isBlank()) {
+      at = Path.of(env.get(ENV));
+      how = "$" + ENV;
+    } else if (Files.isRegularFile(cwd.resolve(BUILT).resolve(LIBRARY))) {
+      at = cwd.resolve(BUILT);
+      how = BUILT.toString();
+    } else {
+      return new Runner.EmulatorLibrary(null, "none: no --nccl-lib, no $" + ENV + ", no " + BUILT.resolve(LIBRARY), "not found");
+    }
+    try {
+      return new Runner.EmulatorLibrary(library(at).file(), how, null);
+    } catch (PathproofException e) {
+      return new Runner.EmulatorLibrary(null, how, e.getMessage());
+    }
+  }
+
   /** True when {@code needle} occurs in the stream; every byte also goes through {@code md}. */
   static boolean scan(InputStream in, byte[] needle, MessageDigest md) throws IOException {
     byte[] buf = new byte[1 << 20];
