@@ -140,5 +140,7 @@ final class Page {
       "  for(var i=3;i<d.length;i+=4){if(d[i]!==0){painted++;}}}catch(e){__err('canvas: '+e);}});",
       "document.body.setAttribute('data-canvas-painted',String(painted));",
       "document.body.setAttribute('data-svg-shapes',String(document.querySelectorAll('svg rect, svg line, svg circle').length));",
+      "var spans=0; document.querySelectorAll('svg rect.nccl-kernel').forEach(function(r){if(r.getBBox().width>0){spans++;}});",
+      "document.body.setAttribute('data-kernel-spans',String(spans));",
       "})();"));
 }
