@@ -35,7 +35,7 @@ final class AutoBackend {
     if (w.scenarioGiven() && !w.ncclScenario()) {
       // The scenario's prediction is for gloo: a run of another backend could not pass the rows that depend on it.
       return choice("gloo", Runner.Backend.GLOO, false, null, null, null,
-          gpus + ", but the scenario is a gloo one: gloo on the CPU");
+          "the scenario is a gloo one: gloo on the CPU" + (m.gpus() > 0 ? " (" + gpus + " here, unused)" : ""));
     }
     if (m.gpus() >= 2 && m.nccl()) {
       if (!w.scenarioGiven()) {

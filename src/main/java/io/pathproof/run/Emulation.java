@@ -137,8 +137,20 @@ final class Emulation {
     try {
       return new Runner.EmulatorLibrary(library(at).file(), how, null);
     } catch (PathproofException e) {
-      return new Runner.EmulatorLibrary(null, how, e.getMessage());
+      return new Runner.EmulatorLibrary(null, how, refusal(e.getMessage(), at));
     }
+  }
+
+  /** library()'s refusal without the path and the build hint: it goes into proof.json, which may be committed. */
+  static String refusal(String message, Path at) {
+    String m = message.endsWith("; " + BUILD_HINT) ? message.substring(0, message.length() - BUILD_HINT.length() - 2) : message;
+    for (Path p : List.of(at.resolve(LIBRARY), at)) {
+      String prefix = "--nccl-lib " + p + ": ";
+      if (m.startsWith(prefix)) {
+        return p.getFileName() + ": " + m.substring(prefix.length());
+      }
+    }
+    return m;
   }
 
   /** True when {@code needle} occurs in the stream; every byte also goes through {@code md}. */

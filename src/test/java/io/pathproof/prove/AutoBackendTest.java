@@ -80,7 +80,18 @@ class AutoBackendTest {
     assertThat(lib.how()).isEqualTo("$PATHPROOF_NCCL_EMULATOR");
     Prove.BackendChoice c = Prove.auto(ONE_GPU, lib, null, null);
     assertThat(c.branch()).isEqualTo("gloo");
-    assertThat(c.reason()).contains("refused", "stock NCCL").endsWith(": gloo on the CPU");
+    assertThat(c.reason()).isEqualTo("1 GPU, emulator library $PATHPROOF_NCCL_EMULATOR refused (libnccl.so.2: a stock NCCL (no"
+        + " NCCL_EMULATE_BUSID; it refuses two ranks on one GPU)): gloo on the CPU");
+    assertThat(c.reason()).as("no path of this machine in what proof.json keeps").doesNotContain(tmp.toString());
+  }
+
+  @Test
+  void aGivenDirectoryWithoutTheLibraryIsRefusedNotSkipped() throws Exception {
+    library("target/nccl-emulator", true); // would be found next, but --nccl-lib named a place first
+    Runner.EmulatorLibrary lib = Runner.findEmulator(tmp.resolve("nowhere"), Map.of(), tmp);
+    assertThat(lib.usable()).isFalse();
+    assertThat(lib.refusal()).isEqualTo("nowhere: no libnccl.so.2 there");
+    assertThat(Prove.auto(ONE_GPU, lib, null, null).branch()).isEqualTo("gloo");
   }
 
   @Test
@@ -118,7 +129,7 @@ class AutoBackendTest {
     Prove.BackendChoice c = Prove.auto(EIGHT_GPUS, null, Scenarios.load("cpu-x4-small"), null);
     assertThat(c.branch()).isEqualTo("gloo");
     assertThat(c.scenario()).isNull();
-    assertThat(c.reason()).contains("gloo one");
+    assertThat(c.reason()).isEqualTo("the scenario is a gloo one: gloo on the CPU (8 GPUs here, unused)");
   }
 
   @Test
