@@ -125,8 +125,8 @@ public final class ProveCommand implements Callable<Integer> {
           "--backend " + backend.toLowerCase(Locale.ROOT) + " as given");
     }
     Runner.Machine m = Runner.probe(runs.python);
-    Runner.EmulatorLibrary lib = m.gpus() == 1 || ncclLib != null
-        ? Runner.findEmulator(ncclLib, System.getenv(), Path.of("")) : null; // only one GPU makes the library matter
+    // Without a GPU the library cannot matter, and checking a present one reads all of it.
+    Runner.EmulatorLibrary lib = m.gpus() >= 1 || ncclLib != null ? Runner.findEmulator(ncclLib, System.getenv(), Path.of("")) : null;
     return Prove.auto(m, lib, given, nproc);
   }
 
