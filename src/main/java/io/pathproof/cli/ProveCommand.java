@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code prove}: the seed's whole chapter on one scenario, ending with the reveal. */
-@Command(name = "prove", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = ToolVersion.class,
+@Command(name = "prove", resourceBundle = "io.pathproof.cli.prove", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = ToolVersion.class,
     description = {"Prove the path end to end: predict and seal, run a baseline, accept it, run a variant with one hidden fault,",
         "diagnose it blind, apply the diagnosed fix and verify it, explain, write report.html, then reveal the fault.",
         "Default: the small CPU scenario (cpu-x4-small: 4 gloo ranks, torch on the CPU) with a fault drawn at random.",
@@ -34,7 +34,8 @@ public final class ProveCommand implements Callable<Integer> {
 
   @Mixin ScenarioOptions scenario = new ScenarioOptions();
 
-  @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE}: the scenario's backend, gloo for the CPU default)")
+  @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE}: NCCL with >= 2 GPUs;"
+      + " one GPU and the emulator library (--nccl-lib, $PATHPROOF_NCCL_EMULATOR, target/nccl-emulator): an emulated H200 x 4; else gloo)")
   String backend;
 
   @Option(names = "--emulate", description = "the scenario's machine emulated on the one GPU here: NCCL decisions real,"
@@ -42,7 +43,7 @@ public final class ProveCommand implements Callable<Integer> {
   boolean emulate;
 
   @Option(names = "--nccl-lib", paramLabel = "DIR",
-      description = "with --emulate: DIR/libnccl.so.2 from scripts/build-nccl-emulator.sh NCCL_SRC DIR")
+      description = "the emulator library for --emulate (and for auto on one GPU): DIR/libnccl.so.2 from scripts/build-nccl-emulator.sh NCCL_SRC DIR")
   Path ncclLib;
 
   @Option(names = "--nproc", description = "ranks (default: the scenario's)")
@@ -55,21 +56,8 @@ public final class ProveCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "-1", description = "seed of the random fault (default: from the clock)")
   long seed;
 
-  @Option(names = "--iters", defaultValue = "24",
-      description = "measured steps per run (default: ${DEFAULT-VALUE}; the fault is sized so that 24 noisy CPU steps keep the diagnosis's power)")
-  int iters;
-
-  @Option(names = "--warmup", defaultValue = "3", description = "warm-up steps per run (default: ${DEFAULT-VALUE})")
-  int warmup;
-
-  @Option(names = "--profile-iters", defaultValue = "1", description = "steps under the profiler (default: ${DEFAULT-VALUE})")
-  int profileIters;
-
-  @Option(names = "--python", description = "Python with torch (default: as for run)")
-  String python;
-
-  @Option(names = "--timeout", defaultValue = "300", description = "seconds before a run's ranks are killed (default: ${DEFAULT-VALUE})")
-  long timeout;
+  /** prove's sizes: three runs of 4 gloo ranks on 2 cores, each bounded so that a hung rank cannot stall the proof. */
+  @Mixin RunFlags runs = new RunFlags(3, 24, 1, 300);
 
   @Option(names = "--samples", description = "committed GPU samples to accept on a CPU-only machine (default: samples/ beside the tool)")
   Path samples;
@@ -82,10 +70,19 @@ public final class ProveCommand implements Callable<Integer> {
     if (emulate && ncclLib == null) {
       throw PathproofException.usage("prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");
     }
-    Scenario s = scenario.given() ? scenario.resolve() : Scenarios.load(DEFAULT_SCENARIO);
-    Runner.Emulate emu = emulate ? new Runner.Emulate(s.topology().name(), s.topology(), ncclLib, null) : null;
-    String label = scenario.scenario != null ? scenario.scenario : scenario.given() ? s.name() : DEFAULT_SCENARIO;
-    int n = nproc != null ? nproc : s.ranks();
+    Scenario s = scenario.given() ? scenario.resolve() : null;
+    Prove.BackendChoice choice = choose(s);
+    if (s == null) {
+      s = Scenarios.load(choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO);
+    }
+    Runner.Emulate emu = choice.emulate() ? new Runner.Emulate(s.topology().name(), s.topology(), choice.ncclLib(), null) : null;
+    String label = scenario.scenario != null ? scenario.scenario : scenario.given() ? s.name()
+        : choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO;
+    int n = nproc != null ? nproc : choice.ranks() != null ? choice.ranks() : s.ranks();
+    if (choice.ranks() != null && n != s.ranks()) {
+      // auto ran the GPU scenario on fewer GPUs than it has: the prediction is made for the ranks that run.
+      s = new Scenario(s.name(), s.workload(), s.topology(), s.versions(), n, s.env(), s.backend());
+    }
     long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
     Path dir = out != null ? out : Path.of("prove-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     List<String> cl = new ArrayList<>(List.of("pathproof"));
@@ -94,12 +91,8 @@ public final class ProveCommand implements Callable<Integer> {
       cl.add("prove");
     }
     cl.addAll(given);
-    // auto follows the scenario: its prediction was made for that backend, and a run of another one could not pass
-    // the acceptance rows that depend on it.
-    Runner.Backend be = emulate ? Runner.Backend.NCCL
-        : backend.equalsIgnoreCase("auto") ? Runner.Backend.valueOf(s.backend().name()) : backendOf(backend);
-    Prove.Plan plan = new Prove.Plan(s, label, be, n, fault, sd, dir, warmup, iters, profileIters, python, timeout,
-        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, emu);
+    Prove.Plan plan = new Prove.Plan(s, label, choice.backend(), n, fault, sd, dir, runs.warmup, runs.iters, runs.profileIters,
+        runs.python, runs.timeout, samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, emu, choice);
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter o = spec.commandLine().getOut();
     boolean terminal = System.console() != null;
@@ -108,12 +101,33 @@ public final class ProveCommand implements Callable<Integer> {
       err.flush();
     } : null;
     if (terminal) {
+      err.println("prove: backend " + choice.line());
       err.println("prove: " + label + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
     }
     Prove.Outcome r = Prove.run(plan, progress);
     r.summary().forEach(o::println);
     o.flush();
     return r.exitCode();
+  }
+
+  /**
+   * The backend: --emulate and an explicit --backend are taken as given; auto probes this machine (the GPUs the ranks'
+   * Python sees, the emulator library) and lets prove's rule decide, a pure function of those facts.
+   */
+  private Prove.BackendChoice choose(Scenario given) {
+    if (emulate) {
+      return new Prove.BackendChoice("--emulate", "emulated", Runner.Backend.NCCL, true, ncclLib, null, null,
+          "--emulate --nccl-lib " + ncclLib + ": the scenario's machine emulated on one GPU (NCCL decisions real, timings not physical)");
+    }
+    if (!backend.equalsIgnoreCase("auto")) {
+      Runner.Backend b = backendOf(backend);
+      return new Prove.BackendChoice(backend.toLowerCase(Locale.ROOT), b.name().toLowerCase(Locale.ROOT), b, false, null, null, null,
+          "--backend " + backend.toLowerCase(Locale.ROOT) + " as given");
+    }
+    Runner.Machine m = Runner.probe(runs.python);
+    // Without a GPU the library cannot matter, and checking a present one reads all of it.
+    Runner.EmulatorLibrary lib = m.gpus() >= 1 || ncclLib != null ? Runner.findEmulator(ncclLib, System.getenv(), Path.of("")) : null;
+    return Prove.auto(m, lib, given, nproc);
   }
 
   private static Runner.Backend backendOf(String v) {

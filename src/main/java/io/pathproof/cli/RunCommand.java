@@ -15,12 +15,13 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code run}: an instrumented, real DDP job whose every layer leaves evidence in RUNDIR. */
-@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+@Command(name = "run", resourceBundle = "io.pathproof.cli.run", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
     description = {"Run an instrumented DDP job (gloo on CPU, NCCL on GPUs) and keep every piece of evidence in RUNDIR:",
         "comm-hook records, step times, DDP logging data, replica digests, profiler traces, NCCL logs, manifest."})
 public final class RunCommand implements Callable<Integer> {
@@ -51,14 +52,8 @@ public final class RunCommand implements Callable<Integer> {
   @Option(names = "--rdzv-endpoint", description = "HOST:PORT of rank 0's rendezvous (default: 127.0.0.1 and a free port)")
   String rdzvEndpoint;
 
-  @Option(names = "--iters", defaultValue = "48", description = "measured iterations (default: ${DEFAULT-VALUE})")
-  int iters;
-
-  @Option(names = "--warmup", defaultValue = "5", description = "warm-up iterations (default: ${DEFAULT-VALUE})")
-  int warmup;
-
-  @Option(names = "--profile-iters", defaultValue = "3", description = "measured iterations under the profiler (default: ${DEFAULT-VALUE})")
-  int profileIters;
+  /** run's sizes: enough measured steps for a stable median, three of them under the profiler. */
+  @Mixin RunFlags runs = new RunFlags(5, 48, 3, 0);
 
   @Option(names = "--inject", paramLabel = "K=V",
       description = "a fault: NCCL_*/TORCH_* variable, or bucket_cap_mb=N, find_unused_parameters=true, compute_delay_ms=N, corrupt_grad_rank=R, exit_rank=R@I")
@@ -67,14 +62,8 @@ public final class RunCommand implements Callable<Integer> {
   @Option(names = "--prediction", description = "sealed prediction this run is for (its seal hash goes into the manifest)")
   Path prediction;
 
-  @Option(names = "--timeout", defaultValue = "0", description = "seconds before every rank is killed (0 = none)")
-  long timeout;
-
   @Option(names = "--launcher", defaultValue = "auto", description = "auto, spawn, torchrun, or srun (prints the srun command)")
   String launcher;
-
-  @Option(names = "--python", description = "Python with torch (default: $PATHPROOF_PYTHON, python3 on PATH, /usr/bin/python3)")
-  String python;
 
   @Option(names = "--overhead", description = "also time a plain DDP model (no hook, no profiler), its steps alternating with the instrumented ones, to measure the instrumentation's cost")
   boolean overhead;
@@ -151,8 +140,8 @@ public final class RunCommand implements Callable<Integer> {
     }
     cl.addAll(given);
     Runner.Request req = new Runner.Request(w, label, topo, enumOf(Runner.Backend.class, backend, "--backend"),
-        nproc == null ? ranks : nproc, nnodes, nodeRank, rdzvEndpoint, iters, warmup, profileIters, injections, prediction,
-        timeout, out, enumOf(Runner.Launcher.class, launcher, "--launcher"), python, overhead, cl, ToolVersion.get());
+        nproc == null ? ranks : nproc, nnodes, nodeRank, rdzvEndpoint, runs.iters, runs.warmup, runs.profileIters, injections, prediction,
+        runs.timeout, out, enumOf(Runner.Launcher.class, launcher, "--launcher"), runs.python, overhead, cl, ToolVersion.get());
     PrintWriter o = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     boolean terminal = System.console() != null;

@@ -28,6 +28,7 @@ final class Assembly {
     List<Evidence.FlightDump> dumps = new ArrayList<>();
     List<Evidence.Distributed> distributed = new ArrayList<>();
     List<Evidence.Copy> copies = new ArrayList<>();
+    List<Evidence.TraceClock> clocks = new ArrayList<>();
     long emulationLines = 0;
     Source emulationFirst = null;
     for (FileFacts ff : files) {
@@ -40,6 +41,9 @@ final class Assembly {
       dumps.addAll(ff.flightDumps);
       distributed.addAll(ff.distributed);
       copies.addAll(ff.copies);
+      if (ff.traceBaseNs != null) {
+        clocks.add(new Evidence.TraceClock(ff.rank, ff.traceBaseNs, ff.traceBaseSource));
+      }
       if (ff.emulationLines > 0 && emulationFirst == null) {
         emulationFirst = ff.emulationFirst;
       }
@@ -94,7 +98,7 @@ final class Assembly {
     NcclProfilerReader.crossRank(profiler, findings);
     return new Evidence(
         runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, merge(findings), problems,
-        distributed, copies, dumps, emulation, profiler);
+        distributed, copies, dumps, emulation, profiler, clocks);
   }
 
   private static final int SOURCES_PER_FINDING = 5;

@@ -28,7 +28,17 @@ public record Evidence(
     List<Copy> copies,
     List<FlightDump> flightRecorderDumps,
     Emulation emulation,
-    @JsonInclude(JsonInclude.Include.NON_NULL) NcclProfiler ncclProfiler) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) NcclProfiler ncclProfiler,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<TraceClock> traceClocks) {
+
+  /** The contract before traceClocks (each trace's clock offset) joined the evidence. */
+  public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
+      List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
+      JsonNode manifest, List<Finding> findings, List<Problem> problems, List<Distributed> distributed,
+      List<Copy> copies, List<FlightDump> flightRecorderDumps, Emulation emulation, NcclProfiler ncclProfiler) {
+    this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
+        problems, distributed, copies, flightRecorderDumps, emulation, ncclProfiler, List.of());
+  }
 
   /**
    * The first contract (issues 3 and 4), before distributed[], copies[], flightRecorderDumps[], emulation and NCCL's
@@ -38,7 +48,7 @@ public record Evidence(
       List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
       JsonNode manifest, List<Finding> findings, List<Problem> problems) {
     this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
-        problems, List.of(), List.of(), List.of(), null, null);
+        problems, List.of(), List.of(), List.of(), null, null, List.of());
   }
 
   /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
@@ -259,6 +269,13 @@ public record Evidence(
 
   /** Sequence numbers of the last collective enqueued, started and completed on one process group. */
   public record PgStatus(Long lastEnqueued, Long lastStarted, Long lastCompleted) {}
+
+  /**
+   * A Kineto trace's clock: its {@code ts} (µs; {@code startNs} of its kernels, ranges and copies) plus
+   * {@code baseNs} (the trace's {@code baseTimeNanoseconds}) is the Unix-epoch time in ns, the clock the harness's
+   * hook records use ({@code time.time_ns()}). Absent from torch 1.13's bare-array traces.
+   */
+  public record TraceClock(Integer rank, long baseNs, Source source) {}
 
   /** A Kineto trace's {@code distributedInfo}: the rank's view of the job. */
   public record Distributed(Integer rank, Integer worldSize, String backend, String ncclVersion,

@@ -37,6 +37,9 @@ final class FileFacts {
   final List<Evidence.FlightDump> flightDumps = new ArrayList<>();
   final List<Evidence.Distributed> distributed = new ArrayList<>();
   final List<Evidence.Copy> copies = new ArrayList<>();
+  /** The trace's baseTimeNanoseconds and where it was read; null when the trace has none. */
+  Long traceBaseNs;
+  Source traceBaseSource;
   Integer worldSize;
   /** The trace's own backend (distributedInfo.backend): a gloo run launches no NCCL kernel. */
   String backend;

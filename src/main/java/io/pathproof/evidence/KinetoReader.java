@@ -108,6 +108,17 @@ final class KinetoReader {
           ff.problem(line, "distributedInfo is not valid JSON: " + e.getOriginalMessage());
         }
         s.release();
+      } else if (key.equals("baseTimeNanoseconds")) {
+        long line = s.line;
+        s.value(true);
+        String v = new String(s.buf, s.rangeStart(), s.pos - s.rangeStart(), java.nio.charset.StandardCharsets.US_ASCII).trim();
+        s.release();
+        try {
+          ff.traceBaseNs = Long.parseLong(v);
+          ff.traceBaseSource = Source.line(ff.file, line);
+        } catch (NumberFormatException e) {
+          ff.problem(line, "baseTimeNanoseconds " + v + " is not a whole number of ns");
+        }
       } else {
         s.value(false);
       }

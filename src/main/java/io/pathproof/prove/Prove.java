@@ -43,12 +43,13 @@ public final class Prove {
   /** What to prove. {@code fault} is K=V[,K=V] or null for a fault drawn at random with {@code seed}. */
   public record Plan(Scenario scenario, String scenarioLabel, Runner.Backend backend, int nproc, String fault, long seed,
       Path out, int warmup, int iters, int profileIters, String python, long timeoutSec, Path samples, String tool,
-      List<String> commandLine, Runner.Emulate emulate) {
+      List<String> commandLine, Runner.Emulate emulate, BackendChoice choice) {
     public Plan {
       Objects.requireNonNull(scenario, "scenario");
       Objects.requireNonNull(out, "out");
       backend = backend == null ? Runner.Backend.AUTO : backend;
       commandLine = commandLine == null ? List.of() : List.copyOf(commandLine);
+      Objects.requireNonNull(choice, "choice");
       if (nproc < 1) {
         throw PathproofException.usage("--nproc: must be >= 1, got " + nproc);
       }
@@ -56,6 +57,37 @@ public final class Prove {
         throw PathproofException.usage("--iters must be >= 2, --warmup and --profile-iters >= 0");
       }
     }
+  }
+
+  /**
+   * How the backend was chosen: {@code requested} (auto, nccl, gloo, or --emulate), the {@code branch} taken (nccl,
+   * emulated, gloo), what the runs get (backend, emulation with the library), the scenario auto chose when none was
+   * given (null: the one given) and its ranks (null: the scenario's), and one line of why.
+   */
+  public record BackendChoice(String requested, String branch, Runner.Backend backend, boolean emulate, Path ncclLib,
+      String scenario, Integer ranks, String reason) {
+    public BackendChoice {
+      Objects.requireNonNull(branch, "branch");
+      Objects.requireNonNull(backend, "backend");
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    /** The line prove says first and the proof records, e.g. "auto → gloo: no GPU (…): gloo on the CPU". */
+    public String line() {
+      return requested + " → " + branch + ": " + reason;
+    }
+  }
+
+  /**
+   * {@code --backend auto} from the probed facts (see {@link AutoBackend}): {@code scenario} is the one given (null
+   * when none was), {@code ranks} the ranks asked for (--nproc, else null). Throws exit 7 (NO_GPU) when an NCCL
+   * scenario was given and nothing here can run it.
+   */
+  public static BackendChoice auto(Runner.Machine machine, Runner.EmulatorLibrary library, Scenario scenario, Integer ranks) {
+    AutoBackend.Want w = scenario == null ? new AutoBackend.Want(false, false, ranks == null ? 1 : ranks, true)
+        : new AutoBackend.Want(true, scenario.backend() == io.pathproof.scenario.Backend.NCCL,
+            ranks != null ? ranks : scenario.ranks(), scenario.topology().nodes().size() == 1);
+    return AutoBackend.decide(machine, library, w);
   }
 
   /** Told when a phase ends: its name, milliseconds since prove started, one line of what it found. */
@@ -89,6 +121,12 @@ public final class Prove {
     ArrayNode phases = proof.putArray("phases");
     ObjectNode files = proof.putObject("files");
     List<String> reasons = new ArrayList<>();
+    ObjectNode bc = proof.putObject("backendChoice");
+    bc.put("requested", plan.choice().requested());
+    bc.put("branch", plan.choice().branch());
+    bc.put("reason", plan.choice().reason());
+    // Which branch, and why, before anything runs; the caller says it in its first line, so it is only recorded here.
+    phase(phases, (n, ms, d) -> { }, t0, "backend", plan.choice().line());
 
     // 1. predict and seal, before anything runs
     Scenario s = plan.scenario();

@@ -96,10 +96,33 @@ final class Charts {
   private static final String[] BUCKET_COLORS = {"#0969da", "#8250df", "#bf8700", "#1a7f37", "#cf222e", "#0550ae", "#953800"};
 
   /**
-   * One iteration (the last measured one that every rank recorded), one lane per rank: each bucket's comm hook from
-   * ready (hook entry) to future done, then to GPU done where the run has CUDA events, on the host clock of the ranks
-   * (one machine here). NCCL kernels and gloo ranges from the profiler are listed with their own clock, which the
-   * harness does not tie to the host clock, so they are not drawn against it.
+   * An NCCL kernel of the profiler trace on the host clock: the trace's {@code ts} plus its baseTimeNanoseconds is
+   * Unix-epoch time, the clock of the hook records ({@code time.time_ns()}), just as the hook's GPU done is a CUDA
+   * event mapped onto that clock. Kernels of a trace without that offset (torch 1.13's bare array) have no place here.
+   */
+  record KernelSpan(int rank, long startNs, long endNs, Evidence.Kernel kernel) {}
+
+  static List<KernelSpan> ncclKernelSpans(Evidence e) {
+    if (e == null || e.kernels() == null || e.traceClocks() == null || e.traceClocks().isEmpty()) {
+      return List.of();
+    }
+    Map<String, Long> base = new java.util.HashMap<>();
+    e.traceClocks().forEach(c -> base.put(c.source().file(), c.baseNs()));
+    List<KernelSpan> out = new ArrayList<>();
+    for (Evidence.Kernel k : e.kernels()) {
+      Long b = k.source() == null ? null : base.get(k.source().file());
+      if (k.nccl() && b != null && k.rank() != null && k.startNs() != null && k.durNs() != null) {
+        out.add(new KernelSpan(k.rank(), b + k.startNs(), b + k.startNs() + k.durNs(), k));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * One iteration, one lane per rank: each bucket's comm hook from ready (hook entry) to future done, then to GPU done
+   * where the run has CUDA events, and under it the NCCL kernels of the profiler trace, all on the host clock of the
+   * ranks (one machine here). The iteration is the last that every rank recorded with an NCCL kernel in it, else the
+   * last that every rank recorded.
    */
   static String timelineSvg(Evidence e) {
     if (e == null || e.ddp() == null || e.ddp().buckets() == null || e.ddp().buckets().isEmpty()) {
@@ -107,14 +130,23 @@ final class Charts {
     }
     List<Evidence.BucketRecord> all = e.ddp().buckets();
     TreeSet<Integer> ranks = all.stream().map(Evidence.BucketRecord::rank).collect(Collectors.toCollection(TreeSet::new));
-    Integer iter = null;
     TreeMap<Integer, java.util.Set<Integer>> ranksByIter = new TreeMap<>();
     for (Evidence.BucketRecord br : all) {
       ranksByIter.computeIfAbsent(br.iteration(), k -> new TreeSet<>()).add(br.rank());
     }
+    List<KernelSpan> spans = ncclKernelSpans(e);
+    Integer iter = null;
+    List<KernelSpan> drawn = List.of();
     for (Map.Entry<Integer, java.util.Set<Integer>> en : ranksByIter.descendingMap().entrySet()) {
-      if (en.getValue().containsAll(ranks)) {
+      if (!en.getValue().containsAll(ranks)) {
+        continue;
+      }
+      List<KernelSpan> in = within(spans, all, en.getKey());
+      if (iter == null || !in.isEmpty()) {
         iter = en.getKey();
+        drawn = in;
+      }
+      if (!in.isEmpty() || spans.isEmpty()) {
         break;
       }
     }
@@ -123,26 +155,34 @@ final class Charts {
     }
     final int it = iter;
     List<Evidence.BucketRecord> recs = all.stream().filter(b -> b.iteration() == it && b.readyNs() != null).toList();
-    long t0 = recs.stream().mapToLong(Evidence.BucketRecord::readyNs).min().orElse(0);
-    long t1 = recs.stream().mapToLong(b -> Math.max(b.readyNs(), Math.max(b.futureDoneNs() == null ? 0 : b.futureDoneNs(),
-        b.gpuDoneNs() == null ? 0 : b.gpuDoneNs()))).max().orElse(t0 + 1);
+    long t0 = Math.min(recs.stream().mapToLong(Evidence.BucketRecord::readyNs).min().orElse(0),
+        drawn.stream().mapToLong(KernelSpan::startNs).min().orElse(Long.MAX_VALUE));
+    long t1 = Math.max(recs.stream().mapToLong(Charts::lastNs).max().orElse(t0 + 1),
+        drawn.stream().mapToLong(KernelSpan::endNs).max().orElse(Long.MIN_VALUE));
     double span = Math.max(1, t1 - t0);
     int left = 90;
     int width = 1000;
-    int lane = 34;
+    int kernelRow = drawn.isEmpty() ? 0 : 18;
+    int lane = 34 + kernelRow;
     int top = 24;
     int height = top + lane * ranks.size() + 40;
     double px = (width - left - 20) / span;
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "<p>Iteration %d of the %s run: each bar is one bucket's comm hook, from the moment the Reducer hands it over "
-        + "(ready) to the Future's completion; a lighter tail runs on to GPU completion where CUDA events exist. Time 0 is the first ready "
-        + "of any rank (%.3f ms shown; host clock of the ranks).</p>", it, "measured", span / 1e6));
+        + "(ready) to the Future's completion; a lighter tail runs on to GPU completion where CUDA events exist. Time 0 is the first event "
+        + "shown (%.3f ms shown; host clock of the ranks).</p>", it, "measured", span / 1e6));
+    if (!drawn.isEmpty()) {
+      b.append("<p>Under each rank, in grey: the NCCL kernels of the profiler trace, their GPU times placed on the host clock by the trace's own"
+          + " offset (Kineto's baseTimeNanoseconds), as the GPU done of a hook is placed by a CUDA event; the two mappings are independent, so"
+          + " their edges may disagree by a fraction of a millisecond.</p>");
+    }
     b.append("<svg id=\"timeline-svg\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(height)
         .append("\" viewBox=\"0 0 ").append(width).append(' ').append(height).append("\" role=\"img\" aria-label=\"per-rank timeline\">");
     for (int k = 0; k <= 4; k++) {
       double x = left + (width - left - 20) * k / 4.0;
       b.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d0d7de\"/>", x, top - 6, x, height - 30));
-      b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.3f ms</text>", x, height - 14, span / 1e6 * k / 4));
+      b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.3f ms</text>", x, height - 14, k == 4 ? "end" : "middle",
+          span / 1e6 * k / 4));
     }
     int row = 0;
     for (int rank : ranks) {
@@ -167,12 +207,43 @@ final class Charts {
         }
         b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#fff\">%d</text>", x0 + 3, y + 19, br.index()));
       }
+      if (kernelRow > 0) {
+        b.append(String.format(Locale.ROOT, "<text x=\"14\" y=\"%d\" class=\"small\">NCCL</text>", y + 42));
+      }
+      for (KernelSpan ks : drawn) {
+        if (ks.rank() == rank) {
+          Evidence.Kernel k = ks.kernel();
+          String tip = String.format(Locale.ROOT, "%s on rank %d: %.3f ms, grid %s, block %s (%s)", k.name(), rank, (ks.endNs() - ks.startNs()) / 1e6,
+              k.grid() == null ? "?" : Arrays.toString(k.grid()), k.block() == null ? "?" : Arrays.toString(k.block()), k.source());
+          b.append(String.format(Locale.ROOT, "<rect class=\"nccl-kernel\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"#57606a\"><title>%s</title></rect>",
+              left + (ks.startNs() - t0) * px, y + 30, Math.max(1.5, (ks.endNs() - ks.startNs()) * px), Esc.html(tip)));
+        }
+      }
       row++;
     }
     b.append("</svg>");
-    b.append("<p class=\"small\">").append(Esc.html(stepsOf(e, it))).append(' ').append(Esc.html(collectivesOf(e)))
+    b.append("<p class=\"small\">").append(Esc.html(stepsOf(e, it))).append(' ').append(Esc.html(collectivesOf(e, spans.size(), drawn.size())))
         .append(" The harness times the whole step (forward, backward, optimizer) but not the optimizer alone, so it has no bar of its own.</p>");
     return b.toString();
+  }
+
+  /** The latest boundary a hook record has. */
+  private static long lastNs(Evidence.BucketRecord b) {
+    return Math.max(b.readyNs(), Math.max(b.futureDoneNs() == null ? 0 : b.futureDoneNs(), b.gpuDoneNs() == null ? 0 : b.gpuDoneNs()));
+  }
+
+  /** The kernel spans of a rank that overlap that rank's hooks of iteration {@code it} (first ready to last boundary). */
+  private static List<KernelSpan> within(List<KernelSpan> spans, List<Evidence.BucketRecord> all, int it) {
+    Map<Integer, long[]> window = new TreeMap<>();
+    for (Evidence.BucketRecord br : all) {
+      if (br.iteration() == it && br.readyNs() != null) {
+        window.merge(br.rank(), new long[] {br.readyNs(), lastNs(br)}, (a, c) -> new long[] {Math.min(a[0], c[0]), Math.max(a[1], c[1])});
+      }
+    }
+    return spans.stream().filter(s -> {
+      long[] w = window.get(s.rank());
+      return w != null && s.startNs() <= w[1] && s.endNs() >= w[0];
+    }).toList();
   }
 
   private static String stepsOf(Evidence e, int it) {
@@ -184,7 +255,7 @@ final class Charts {
     return s.isEmpty() ? "" : "Whole step " + it + ": " + s + ".";
   }
 
-  private static String collectivesOf(Evidence e) {
+  private static String collectivesOf(Evidence e, int onHostClock, int drawn) {
     List<String> parts = new ArrayList<>();
     if (e.kernels() != null) {
       List<Evidence.Kernel> k = e.kernels().stream().filter(Evidence.Kernel::nccl).toList();
@@ -193,6 +264,8 @@ final class Charts {
         parts.add(String.format(Locale.ROOT, "%d NCCL kernel(s) in the profiled steps, e.g. %s on rank %s: %s µs, grid %s, block %s (%s).",
             k.size(), first.name(), first.rank(), first.durUs() == null ? "?" : first.durUs().toPlainString(),
             first.grid() == null ? "?" : Arrays.toString(first.grid()), first.block() == null ? "?" : Arrays.toString(first.block()), first.source()));
+        parts.add(onHostClock == 0 ? "Their trace has no offset to the host clock (no baseTimeNanoseconds), so they are not drawn."
+            : String.format(Locale.ROOT, "%d of them on the host clock, %d drawn in this iteration.", onHostClock, drawn));
       }
     }
     if (e.ranges() != null) {

@@ -39,7 +39,14 @@ final class Page {
     if (s.emulated()) {
       b.append("<p class=\"emulated\">").append(Esc.html(s.emulationNote())).append("</p>");
     }
-    b.append("<p class=\"meta\">").append(Esc.html(meta(s))).append("</p></header>\n");
+    b.append("<p class=\"meta\">").append(Esc.html(meta(s))).append("</p>");
+    JsonNode choice = s.proof() == null ? null : s.proof().get("backendChoice");
+    if (choice != null && choice.isObject()) {
+      // prove's first decision: which backend branch ran, and why (auto's rule from the GPUs and library it found).
+      b.append("<p class=\"meta\" id=\"backend-choice\">backend ").append(Esc.html(Sections.t(choice.path("requested")))).append(" → <b>")
+          .append(Esc.html(Sections.t(choice.path("branch")))).append("</b>: ").append(Esc.html(Sections.t(choice.path("reason")))).append("</p>");
+    }
+    b.append("</header>\n");
     Sections.reveal(b, s);
     Sections.acceptance(b, s.acceptance(), "Acceptance: sealed prediction against the baseline run", "acceptance");
     Sections.recorded(b, s);
@@ -133,5 +140,7 @@ final class Page {
       "  for(var i=3;i<d.length;i+=4){if(d[i]!==0){painted++;}}}catch(e){__err('canvas: '+e);}});",
       "document.body.setAttribute('data-canvas-painted',String(painted));",
       "document.body.setAttribute('data-svg-shapes',String(document.querySelectorAll('svg rect, svg line, svg circle').length));",
+      "var spans=0; document.querySelectorAll('svg rect.nccl-kernel').forEach(function(r){if(r.getBBox().width>0){spans++;}});",
+      "document.body.setAttribute('data-kernel-spans',String(spans));",
       "})();"));
 }

@@ -26,6 +26,11 @@ final class Texts {
     if (s.emulated()) {
       b.append("\n> ").append(Esc.md(s.emulationNote())).append("\n");
     }
+    if (s.proof() != null && s.proof().path("backendChoice").isObject()) {
+      JsonNode c = s.proof().get("backendChoice");
+      b.append("\nBackend ").append(Esc.md(t(c.path("requested")))).append(" → **").append(Esc.md(t(c.path("branch")))).append("**: ")
+          .append(Esc.md(t(c.path("reason")))).append('\n');
+    }
     if (s.proof() != null && s.proof().has("reveal")) {
       JsonNode r = s.proof().get("reveal");
       b.append("\n## Reveal\n\n| injected | diagnosed |\n|---|---|\n| ").append(Esc.md(t(r.path("injected").path("kind")))).append(": `")

@@ -113,6 +113,46 @@ final class Emulation {
     return new Library(file.toAbsolutePath().normalize(), label, sha, buildInfo(dir));
   }
 
+  /** Overrides where {@code --backend auto} looks for the library (a directory holding libnccl.so.2, or the file). */
+  static final String ENV = "PATHPROOF_NCCL_EMULATOR";
+  /** Where auto looks last, relative to the working directory: the OUT that README gives the build script. */
+  static final Path BUILT = Path.of("target", "nccl-emulator");
+
+  /** {@link Runner#findEmulator}: the first place that names a library decides; a refused one is not skipped. */
+  static Runner.EmulatorLibrary find(Path given, Map<String, String> env, Path cwd) {
+    Path at;
+    String how;
+    if (given != null) {
+      at = given;
+      how = "--nccl-lib " + given;
+    } else if (env.get(ENV) != null && !env.get(ENV).isBlank()) {
+      at = Path.of(env.get(ENV));
+      how = "$" + ENV;
+    } else if (Files.isRegularFile(cwd.resolve(BUILT).resolve(LIBRARY))) {
+      at = cwd.resolve(BUILT);
+      how = BUILT.toString();
+    } else {
+      return new Runner.EmulatorLibrary(null, "none: no --nccl-lib, no $" + ENV + ", no " + BUILT.resolve(LIBRARY), "not found");
+    }
+    try {
+      return new Runner.EmulatorLibrary(library(at).file(), how, null);
+    } catch (PathproofException e) {
+      return new Runner.EmulatorLibrary(null, how, refusal(e.getMessage(), at));
+    }
+  }
+
+  /** library()'s refusal without the path and the build hint: it goes into proof.json, which may be committed. */
+  static String refusal(String message, Path at) {
+    String m = message.endsWith("; " + BUILD_HINT) ? message.substring(0, message.length() - BUILD_HINT.length() - 2) : message;
+    for (Path p : List.of(at.resolve(LIBRARY), at)) {
+      String prefix = "--nccl-lib " + p + ": ";
+      if (m.startsWith(prefix)) {
+        return p.getFileName() + ": " + m.substring(prefix.length());
+      }
+    }
+    return m;
+  }
+
   /** True when {@code needle} occurs in the stream; every byte also goes through {@code md}. */
   static boolean scan(InputStream in, byte[] needle, MessageDigest md) throws IOException {
     byte[] buf = new byte[1 << 20];

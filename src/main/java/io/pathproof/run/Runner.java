@@ -136,6 +136,37 @@ public final class Runner {
     }
   }
 
+  /**
+   * What the Python that would run the ranks sees ({@code --python}, $PATHPROOF_PYTHON, python3, /usr/bin/python3):
+   * its path, torch's version, the CUDA GPUs torch sees (0 without CUDA) and whether torch has NCCL.
+   */
+  public record Machine(String python, String torch, int gpus, boolean nccl) {}
+
+  /** Probes the Python the ranks would use; exit 6 (TORCH_MISSING) naming what was tried when none has torch. */
+  public static Machine probe(String python) {
+    PythonProbe.Python p = PythonProbe.find(python);
+    return new Machine(p.executable(), p.torchVersion(), p.cuda() ? p.gpus() : 0, p.nccl());
+  }
+
+  /**
+   * The patched NCCL for {@code --emulate}, as found without --emulate having been asked for: the library file (null
+   * when none was found), where it came from, and why it cannot be used (null when it can).
+   */
+  public record EmulatorLibrary(Path file, String how, String refusal) {
+    public boolean usable() {
+      return file != null && refusal == null;
+    }
+  }
+
+  /**
+   * Looks for the emulator library: {@code given} (--nccl-lib DIR), else $PATHPROOF_NCCL_EMULATOR, else
+   * target/nccl-emulator/ under {@code cwd} (scripts/build-nccl-emulator.sh NCCL_SRC target/nccl-emulator); each
+   * checked as --emulate checks it (the patch's mark in the file). Never throws for a missing or unpatched library.
+   */
+  public static EmulatorLibrary findEmulator(Path given, Map<String, String> env, Path cwd) {
+    return Emulation.find(given, env, cwd);
+  }
+
   /** Progress of the measured run: steps done by rank 0 of the total; called from the monitoring thread. */
   public interface Progress {
     void steps(int done, int total);

@@ -96,6 +96,19 @@ class ProveLiveTest {
     }
     JsonNode explain = Json.mapper().readTree(out.resolve("explain.json").toFile());
     assertThat(explain.at("/answers/13/answer").asText()).contains("layer " + injected);
+    // auto's branch and why, recorded before anything ran; on a machine whose torch sees no GPU it must be gloo.
+    assertThat(proof.at("/phases/0/name").asText()).isEqualTo("backend");
+    assertThat(proof.at("/backendChoice/requested").asText()).isEqualTo("auto");
+    if (io.pathproof.run.Runner.probe(null).gpus() == 0) {
+      assertThat(proof.at("/backendChoice/branch").asText()).isEqualTo("gloo");
+      assertThat(proof.at("/backendChoice/reason").asText()).startsWith("no GPU (torch ").endsWith(": gloo on the CPU");
+      assertThat(proof.at("/backend").asText()).isEqualTo("gloo");
+    }
+  }
+
+  /** As the page escapes text (the reason may hold "<" in a torch version string one day). */
+  static String escaped(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
   }
 
   @Test
@@ -105,6 +118,7 @@ class ProveLiveTest {
     JsonNode proof = Json.mapper().readTree(out.resolve("proof.json").toFile());
     assertThat(dom).contains("id=\"reveal\"", "id=\"injected\"", "id=\"diagnosed\"", "PROVEN");
     assertThat(dom).contains("layer <b>" + proof.at("/reveal/diagnosed/layer").asText() + "</b>");
+    assertThat(dom).contains("id=\"backend-choice\"").contains(escaped(proof.at("/backendChoice/reason").asText()));
     assertThat(dom).contains("data-charts-drawn=\"2\"").contains("data-count=\"0\"");
     assertThat(dom).containsPattern("data-canvas-painted=\"[1-9]\\d{3,}\"");
   }

@@ -41,6 +41,34 @@ class ReportBrowserTest {
     return dst;
   }
 
+  /**
+   * The committed emulated 4-rank H200 sample's run, copied, with rank 0's NCCL kernels renamed to carry a script
+   * (the trace is JSON, so the payload has no double quote): a kernel name from evidence must reach the page as text.
+   */
+  static Path plantedKernelRun(Path tmp) throws Exception {
+    Path src = Path.of("samples/emulated-h200-x4/run");
+    Path dst = tmp.resolve("emulated");
+    Files.createDirectories(dst);
+    try (Stream<Path> l = Files.list(src)) {
+      for (Path p : l.toList()) {
+        Files.copy(p, dst.resolve(p.getFileName().toString()));
+      }
+    }
+    Path trace = dst.resolve("trace-rank0.json.gz");
+    String json;
+    try (var in = new java.util.zip.GZIPInputStream(Files.newInputStream(trace))) {
+      json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    String planted = json.replace("\"name\": \"ncclDevKernel_", "\"name\": \"ncclDevKernel_" + KERNEL_PAYLOAD);
+    assertThat(planted).as("rank 0's trace has NCCL kernels to plant into").isNotEqualTo(json);
+    try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(trace))) {
+      out.write(planted.getBytes(StandardCharsets.UTF_8));
+    }
+    return dst;
+  }
+
+  static final String KERNEL_PAYLOAD = "<script>document.body.setAttribute('data-pwned','kernel')</script>";
+
   static int attr(String dom, String name) {
     Matcher m = Pattern.compile(name + "=\"(\\d+)\"").matcher(dom);
     assertThat(m.find()).as("attribute %s in the DOM after scripts ran", name).isTrue();
@@ -75,5 +103,32 @@ class ReportBrowserTest {
     assertThat(dom).contains("&lt;script&gt;document.body.setAttribute");
     assertThat(Files.readString(out.resolve("report.md"))).doesNotContain("<script>document");
     assertThat(Files.readString(out.resolve("report.junit.xml"))).doesNotContain("<script>");
+  }
+
+  @Test
+  void theTimelineDrawsTheNcclKernelsOfAGpuSampleUnderEachRank(@TempDir Path tmp) throws Exception {
+    Path chromium = Browser.require();
+    Path run = plantedKernelRun(tmp);
+    Report.Source s = Report.load(List.of(Path.of("samples/emulated-h200-x4/prediction.json"), run));
+    Path html = Report.write(s, tmp.resolve("report"));
+    String page = Files.readString(html);
+    // One kernel span per rank at least: the sample's 4 ranks each have an NCCL kernel in the profiled iterations.
+    Matcher spans = Pattern.compile("<rect class=\"nccl-kernel\" x=\"([\\d.]+)\" y=\"(\\d+)\" width=\"([\\d.]+)\"").matcher(page);
+    java.util.Set<String> rows = new java.util.TreeSet<>();
+    while (spans.find()) {
+      assertThat(Double.parseDouble(spans.group(1))).as("a span starts inside the chart").isBetween(90.0, 980.0);
+      rows.add(spans.group(2));
+    }
+    assertThat(rows).as("kernel rows (one per rank)").hasSize(4);
+    assertThat(page).contains("baseTimeNanoseconds");
+
+    Browser.Rendered r = Browser.dumpDom(chromium, html, tmp);
+    String dom = r.dom();
+    assertThat(attr(dom, "data-kernel-spans")).as(r.log()).isGreaterThanOrEqualTo(4);
+    assertThat(dom).as("the planted kernel name did not run").doesNotContain("data-pwned=\"");
+    assertThat(dom).contains("ncclDevKernel_&lt;script&gt;document.body.setAttribute");
+    Matcher errors = Pattern.compile("id=\"page-errors\" data-count=\"(\\d+)\">([^<]*)<").matcher(dom);
+    assertThat(errors.find()).isTrue();
+    assertThat(errors.group(1)).as("errors recorded by the page: %s", errors.group(2)).isEqualTo("0");
   }
 }

@@ -1,0 +1,37 @@
+package io.pathproof.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pathproof.core.ExitCode;
+import io.pathproof.core.PathproofException;
+import io.pathproof.run.Runner;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** prove --backend auto through the command line, on a machine whose torch sees no GPU (this CPU machine and CI). */
+class ProveCommandTest {
+  static Runner.Machine cpuOnly() {
+    Runner.Machine m;
+    try {
+      m = Runner.probe(null);
+    } catch (PathproofException e) {
+      Assumptions.abort("no Python with torch: " + e.getMessage());
+      return null;
+    }
+    Assumptions.assumeTrue(m.gpus() == 0, "torch sees GPUs here: the CPU-only refusal cannot be shown");
+    return m;
+  }
+
+  @Test
+  void autoRefusesAnNcclScenarioWithoutAGpuBeforeAnythingRuns(@TempDir Path tmp) {
+    Runner.Machine m = cpuOnly();
+    Path out = tmp.resolve("p");
+    MainTest.Result r = MainTest.run("prove", "--scenario", "h200-x4", "--out", out.toString());
+    assertThat(r.code).as(r.err).isEqualTo(ExitCode.NO_GPU);
+    assertThat(r.err.strip()).isEqualTo("pathproof: prove --backend auto: the scenario is an NCCL one, but no GPU (torch " + m.torch()
+        + " sees no CUDA device); run it where it has one GPU per rank, or emulate it on one GPU with --emulate --nccl-lib DIR");
+    assertThat(out).doesNotExist();
+  }
+}
