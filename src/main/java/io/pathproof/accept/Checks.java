@@ -59,6 +59,7 @@ final class Checks {
     seal.seal();
     seal.predictedBeforeRun();
     seal.backendAndWorldSize();
+    seal.versions();
     buckets.parameterBytes();
     buckets.buckets();
     List<CollectivePrediction> colls = p.collectives();

@@ -3,6 +3,7 @@ package io.pathproof.accept;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.predict.PredictionIo;
+import io.pathproof.scenario.Version;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -105,6 +106,49 @@ final class SealChecks extends CheckFamily {
       });
     } else if (n.isTextual() && underPrediction && n.asText().matches("[0-9a-fA-F]{64}")) {
       out.add(path + "=" + n.asText());
+    }
+  }
+
+  /**
+   * The versions the prediction was made for against the ones the run used (its manifest's {@code versions}): DDP's
+   * bucket rules differ between torch releases (docs/ddp-model-notes.md) and NCCL's tuning between NCCL releases, so a
+   * prediction for torch 1.13 says nothing about a run on 2.11. Only major.minor.patch count (a build suffix such as
+   * {@code +cu130} does not). Listed only when the run records its versions, as {@code run-made-for-prediction}.
+   */
+  void versions() {
+    JsonNode recorded = v.manifestAt("versions");
+    if (!recorded.isObject()) {
+      return;
+    }
+    for (String lib : List.of("torch", "nccl")) {
+      JsonNode want = p.inputs() == null ? null : p.inputs().path("versions").path(lib).path("text");
+      if (want == null || !want.isTextual()) {
+        continue;
+      }
+      Row r = new Row(lib + "-version", lib + " version the prediction was made for").expected(want.asText());
+      JsonNode got = recorded.path(lib);
+      if (!got.isTextual() || got.asText().isBlank()) {
+        r.unproven("the run's manifest records no " + lib + " version");
+      } else {
+        r.kind(MANIFEST).prov(v.manifestFile() + " (versions." + lib + ")");
+        Version w = Version.parse(want.asText());
+        Version g;
+        try {
+          g = Version.parse(got.asText());
+        } catch (PathproofException ex) {
+          g = null;
+        }
+        if (g == null) {
+          r.unproven("the run's " + lib + " version '" + got.asText() + "' cannot be read");
+        } else if (g.compareTo(w) == 0) {
+          r.pass(got.asText());
+        } else {
+          r.fail(got.asText() + ": the prediction was made for " + lib + " " + want.asText()
+              + "; the rows that depend on it (" + (lib.equals("torch") ? "DDP's buckets" : "NCCL's decisions")
+              + ") test another prediction");
+        }
+      }
+      rows.add(r.build());
     }
   }
 

@@ -5,6 +5,8 @@ import io.pathproof.prove.Prove;
 import io.pathproof.run.Runner;
 import io.pathproof.scenario.Scenario;
 import io.pathproof.scenario.Scenarios;
+import io.pathproof.scenario.Version;
+import io.pathproof.scenario.Versions;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,6 +85,9 @@ public final class ProveCommand implements Callable<Integer> {
       // auto ran the GPU scenario on fewer GPUs than it has: the prediction is made for the ranks that run.
       s = new Scenario(s.name(), s.workload(), s.topology(), s.versions(), n, s.env(), s.backend());
     }
+    if (scenario.torch == null) {
+      s = forTheTorchThatRuns(s, probed != null ? probed : Runner.probe(runs.python));
+    }
     long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
     Path dir = out != null ? out : Path.of("prove-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     List<String> cl = new ArrayList<>(List.of("pathproof"));
@@ -125,9 +130,30 @@ public final class ProveCommand implements Callable<Integer> {
           "--backend " + backend.toLowerCase(Locale.ROOT) + " as given");
     }
     Runner.Machine m = Runner.probe(runs.python);
+    probed = m;
     // Without a GPU the library cannot matter, and checking a present one reads all of it.
     Runner.EmulatorLibrary lib = m.gpus() >= 1 || ncclLib != null ? Runner.findEmulator(ncclLib, System.getenv(), Path.of("")) : null;
     return Prove.auto(m, lib, given, nproc);
+  }
+
+  /** The machine auto probed (null when the backend was given): its torch is the one the prediction is made for. */
+  private Runner.Machine probed;
+
+  /**
+   * The prediction is made for the torch the ranks will import, not the scenario preset's: DDP's bucket rules differ
+   * between releases (a preset's 1.13 predicted one first bucket of 1 MiB where torch 2.11 on the GPU node, given
+   * bucket_cap_mb, closed it at the cap: docs/ddp-model-notes.md). {@code --torch} pins it instead.
+   */
+  static Scenario forTheTorchThatRuns(Scenario s, Runner.Machine m) {
+    if (m == null || m.torch() == null || m.torch().isBlank()) {
+      return s;
+    }
+    Version t = Version.parse(m.torch());
+    if (s.versions().torch() != null && s.versions().torch().compareTo(t) == 0) {
+      return s;
+    }
+    Versions v = new Versions(t, s.versions().nccl(), s.versions().cuda());
+    return new Scenario(s.name(), s.workload(), s.topology(), v, s.ranks(), s.env(), s.backend());
   }
 
   private static Runner.Backend backendOf(String v) {

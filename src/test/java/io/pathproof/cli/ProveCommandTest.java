@@ -34,4 +34,21 @@ class ProveCommandTest {
         + " sees no CUDA device); run it where it has one GPU per rank, or emulate it on one GPU with --emulate --nccl-lib DIR");
     assertThat(out).doesNotExist();
   }
+
+  /** The machine torch 2.11 ran the CPU default on (the H200 node): its DDP closes the first bucket at the given cap. */
+  @Test
+  void theDefaultScenarioIsPredictedForTheTorchThatRuns() {
+    io.pathproof.scenario.Scenario s = io.pathproof.scenario.Scenarios.load("cpu-x4-small");
+    io.pathproof.scenario.Scenario t = ProveCommand.forTheTorchThatRuns(s, new Runner.Machine("python3", "2.11.0+cu130", 0, true));
+    assertThat(t.versions().torch().text()).isEqualTo("2.11.0+cu130");
+    java.util.List<Long> preset = io.pathproof.predict.Predictor.predict(s).buckets().rebuilt().stream()
+        .map(b -> b.bytes()).toList();
+    java.util.List<Long> run = io.pathproof.predict.Predictor.predict(t).buckets().rebuilt().stream()
+        .map(b -> b.bytes()).toList();
+    // torch 1.13 always caps the first rebuilt bucket at 1 MiB; 2.x takes the given bucket_cap_mb (25 MiB) for it.
+    assertThat(preset).hasSizeGreaterThan(1);
+    assertThat(run).hasSize(1);
+    assertThat(ProveCommand.forTheTorchThatRuns(t, new Runner.Machine("python3", "2.11.0", 0, true))).isSameAs(t);
+    assertThat(ProveCommand.forTheTorchThatRuns(s, null)).isSameAs(s);
+  }
 }

@@ -1,0 +1,82 @@
+package io.pathproof.accept;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pathproof.evidence.Ingest;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The versions a prediction was made for against the ones the run recorded, on the committed emulated 4-rank run
+ * (predicted for torch 2.11.0 and NCCL 2.28.9; it ran on torch 2.11.0+cu130 with NCCL 2.28.9) and on copies of its
+ * manifest edited the way a run on other versions looks (prove once predicted torch 1.13 for a torch 2.11 node).
+ */
+class VersionChecksTest {
+  private static final Path SAMPLE = Path.of("samples/emulated-h200-x4");
+
+  @TempDir Path tmp;
+
+  private static AcceptanceRow row(Path run, String id) {
+    Prediction p = PredictionIo.readVerified(SAMPLE.resolve("prediction.json"));
+    AcceptanceTable t = Acceptance.accept(p, Ingest.read(List.of(run)));
+    return t.rows().stream().filter(r -> r.id().equals(id)).findFirst().orElse(null);
+  }
+
+  private Path runWithManifest(String from, String to) throws IOException {
+    Path dst = tmp.resolve("run");
+    Files.createDirectories(dst);
+    try (Stream<Path> files = Files.list(SAMPLE.resolve("run"))) {
+      files.filter(Files::isRegularFile).forEach(f -> {
+        try {
+          Files.copy(f, dst.resolve(f.getFileName().toString()));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    }
+    Path m = dst.resolve("manifest.json");
+    String s = Files.readString(m, StandardCharsets.UTF_8);
+    assertThat(s).contains(from);
+    Files.writeString(m, s.replace(from, to), StandardCharsets.UTF_8);
+    return dst;
+  }
+
+  @Test
+  void theSameReleaseWithABuildSuffixPasses() {
+    AcceptanceRow torch = row(SAMPLE.resolve("run"), "torch-version");
+    assertThat(torch.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(torch.expected()).isEqualTo("2.11.0");
+    assertThat(torch.observed()).isEqualTo("2.11.0+cu130");
+    assertThat(row(SAMPLE.resolve("run"), "nccl-version").verdict()).isEqualTo(Verdict.PASS);
+  }
+
+  @Test
+  void anotherTorchFailsAndSaysWhatItVoids() throws IOException {
+    AcceptanceRow torch = row(runWithManifest("\"torch\" : \"2.11.0+cu130\"", "\"torch\" : \"1.13.0a0\""), "torch-version");
+    assertThat(torch.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(torch.observed()).contains("1.13.0a0").contains("made for torch 2.11.0").contains("DDP's buckets");
+    assertThat(torch.evidence()).anySatisfy(e -> assertThat(e).contains("manifest.json"));
+  }
+
+  @Test
+  void anotherNcclFails() throws IOException {
+    AcceptanceRow nccl = row(runWithManifest("\"nccl\" : \"2.28.9\",", "\"nccl\" : \"2.27.3\","), "nccl-version");
+    assertThat(nccl.verdict()).isEqualTo(Verdict.FAIL);
+  }
+
+  @Test
+  void aManifestWithoutVersionsListsNoRow() throws IOException {
+    Path run = runWithManifest("\"versions\" :", "\"versionsNotRecorded\" :");
+    assertThat(row(run, "torch-version")).isNull();
+    assertThat(row(run, "nccl-version")).isNull();
+  }
+}
