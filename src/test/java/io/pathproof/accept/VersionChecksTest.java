@@ -64,7 +64,8 @@ class VersionChecksTest {
     AcceptanceRow torch = row(runWithManifest("\"torch\" : \"2.11.0+cu130\"", "\"torch\" : \"1.13.0a0\""), "torch-version");
     assertThat(torch.verdict()).isEqualTo(Verdict.FAIL);
     assertThat(torch.observed()).contains("1.13.0a0").contains("made for torch 2.11.0").contains("DDP's buckets");
-    assertThat(torch.evidence()).anySatisfy(e -> assertThat(e).contains("manifest.json"));
+    assertThat(torch.evidence()).containsExactly("manifest");
+    assertThat(torch.provenance()).anySatisfy(e -> assertThat(e).contains("manifest.json (versions.torch)"));
   }
 
   @Test
