@@ -3,7 +3,7 @@ package io.pathproof.evidence;
 /**
  * A map from long keys (process, thread and device keys, comm pointers) to values, open addressing, no boxing: the
  * NCCL log reader asks it once or more per line, and {@code HashMap<Long, …>} boxed a key each time (7 % of the time
- * on init-heavy logs). Iteration is not offered: where the order of entries matters a HashMap is kept.
+ * on init-heavy logs). Keys are visited in no defined order: where the order of entries matters a HashMap is kept.
  */
 final class LongMap<V> {
   private long[] keys = new long[16];
@@ -30,6 +30,26 @@ final class LongMap<V> {
       }
     }
     return false;
+  }
+
+  /** Puts {@code value} unless {@code key} is there; true when it was put. */
+  boolean putIfAbsent(long key, V value) {
+    int mask = keys.length - 1;
+    for (int i = slot(key, mask); used[i]; i = (i + 1) & mask) {
+      if (keys[i] == key) {
+        return false;
+      }
+    }
+    put(key, value);
+    return true;
+  }
+
+  void forEachKey(java.util.function.LongConsumer action) {
+    for (int i = 0; i < keys.length; i++) {
+      if (used[i]) {
+        action.accept(keys[i]);
+      }
+    }
   }
 
   void put(long key, V value) {
