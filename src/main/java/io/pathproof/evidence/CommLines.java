@@ -54,6 +54,10 @@ final class CommLines {
    * an init line, read on the bytes when it has the usual shape, else by the regexes (which also name what is wrong).
    */
   void read(byte[] b, int s, int e) {
+    if (!r.bytePaths) {
+      readByRegex(Bytes.string(b, s, e));
+      return;
+    }
     if (Bytes.startsWith(b, s, e, COMM_)) {
       if (summaryFast(b, s, e)) {
         return;
@@ -71,6 +75,17 @@ final class CommLines {
     } else if (!initFast(b, s, e)) {
       initLine(Bytes.string(b, s, e));
     }
+  }
+
+  private void readByRegex(String msg) {
+    if (msg.startsWith("comm ")) {
+      Matcher m = SUMMARY.matcher(msg);
+      if (m.find()) {
+        summary(m);
+        return;
+      }
+    }
+    initLine(msg);
   }
 
   // Scratch of the byte-level parse: the field's value, its end.

@@ -197,7 +197,7 @@ final class InitLines {
     CommRank cr = r.context();
     int from = s;
     int to = e;
-    boolean ascii = true;
+    boolean ascii = r.bytePaths;
     for (int i = s; i < e && ascii; i++) {
       ascii = b[i] >= 0;
     }
@@ -251,7 +251,7 @@ final class InitLines {
 
   /** The channel-count line on the bytes, the fields of {@link #CHANNELS}; false when it has another shape. */
   void channels(byte[] b, int s, int e) {
-    if (!channelsFast(b, s, e)) {
+    if (!r.bytePaths || !channelsFast(b, s, e)) {
       channels(Bytes.string(b, s, e));
     }
   }
@@ -314,7 +314,7 @@ final class InitLines {
    * the bytes, the fields of {@link #INIT_TIMINGS} and {@link #PHASE}; any other shape goes to the regexes.
    */
   void initTimings(byte[] b, int s, int e) {
-    if (!initTimingsFast(b, s, e)) {
+    if (!r.bytePaths || !initTimingsFast(b, s, e)) {
       initTimings(Bytes.string(b, s, e));
     }
   }
