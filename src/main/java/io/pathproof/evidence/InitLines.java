@@ -91,20 +91,101 @@ final class InitLines {
               m.group(7),
               Integer.parseInt(m.group(8)),
               Source.line(r.file, r.lineNo));
-      CommRank cr = r.context();
-      boolean seen = false;
-      for (Evidence.Graph o : cr.graphs) {
-        seen |= o.pattern() == g.pattern() && o.nChannels() == g.nChannels() && o.bwIntra() == g.bwIntra()
-            && o.bwInter() == g.bwInter() && o.typeIntra().equals(g.typeIntra()) && o.typeInter().equals(g.typeInter())
-            && java.util.Objects.equals(o.sameChannels(), g.sameChannels());
-      }
-      if (!seen && cr.graphs.size() < 64) {
-        cr.graphs.add(g);
-      }
-      r.counted();
+      addGraph(g);
     } catch (NumberFormatException ex) {
       r.out.problem(r.lineNo, "Pattern (graph) line has a number out of range");
     }
+  }
+
+  private void addGraph(Evidence.Graph g) {
+    CommRank cr = r.context();
+    boolean seen = false;
+    for (Evidence.Graph o : cr.graphs) {
+      seen |= o.pattern() == g.pattern() && o.nChannels() == g.nChannels() && o.bwIntra() == g.bwIntra()
+          && o.bwInter() == g.bwInter() && o.typeIntra().equals(g.typeIntra()) && o.typeInter().equals(g.typeInter())
+          && java.util.Objects.equals(o.sameChannels(), g.sameChannels());
+    }
+    if (!seen && cr.graphs.size() < 64) {
+      cr.graphs.add(g);
+    }
+    r.counted();
+  }
+
+  private static final byte[] CROSSNIC_ = Bytes.ascii(", crossNic ");
+  private static final byte[] NCHANNELS_ = Bytes.ascii(", nChannels ");
+  private static final byte[] BW_ = Bytes.ascii(", bw ");
+  private static final byte[] SPEED_ = Bytes.ascii(", speed ");
+  private static final byte[] TYPE_ = Bytes.ascii(", type ");
+  private static final byte[] SAME_ = Bytes.ascii(", sameChannels ");
+  /** Powers of ten that a double holds exactly (up to 10^22). */
+  private static final double[] POW10 = new double[23];
+
+  static {
+    POW10[0] = 1;
+    for (int i = 1; i < POW10.length; i++) {
+      POW10[i] = POW10[i - 1] * 10;
+    }
+  }
+
+  /**
+   * "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d" (search.cc:1000@v2.22.3-1;
+   * "speed" before 2.12) on the bytes: the fields of {@link #GRAPH}; any other shape goes to the regex.
+   */
+  void graph(byte[] b, int s, int e) {
+    if (!r.bytePaths || !graphFast(b, s, e)) {
+      graph(Bytes.string(b, s, e));
+    }
+  }
+
+  private boolean graphFast(byte[] b, int s, int e) {
+    if (!int9(b, s + "Pattern ".length(), e) || !Bytes.startsWith(b, at, e, CROSSNIC_)) {
+      return false;
+    }
+    int pattern = (int) num;
+    if (!digits(b, at + CROSSNIC_.length, e) || !Bytes.startsWith(b, at, e, NCHANNELS_)
+        || !int9(b, at + NCHANNELS_.length, e)) {
+      return false;
+    }
+    int nChannels = (int) num;
+    int q = Bytes.startsWith(b, at, e, BW_) ? at + BW_.length
+        : Bytes.startsWith(b, at, e, SPEED_) ? at + SPEED_.length : -1;
+    if (q < 0 || !decimal(b, q, e) || at >= e || b[at] != '/') {
+      return false;
+    }
+    double intra = exactDouble();
+    if (Double.isNaN(intra) || !decimal(b, at + 1, e) || !Bytes.startsWith(b, at, e, TYPE_)) {
+      return false;
+    }
+    double inter = exactDouble();
+    // "type %s/%s": \S+/\S+ before ", sameChannels": the last '/' of the token splits it, as the regex backtracks.
+    int t0 = at + TYPE_.length;
+    int t1 = Bytes.indexOf(b, t0, e, SAME_);
+    if (Double.isNaN(inter) || t1 < 0) {
+      return false;
+    }
+    int slash = -1;
+    for (int i = t0; i < t1; i++) {
+      if (b[i] <= ' ') {
+        return false;
+      }
+      if (b[i] == '/') {
+        slash = i;
+      }
+    }
+    if (slash <= t0 || slash >= t1 - 1 || !int9(b, t1 + SAME_.length, e)) {
+      return false;
+    }
+    addGraph(new Evidence.Graph(pattern, nChannels, intra, inter, Bytes.string(b, t0, slash),
+        Bytes.string(b, slash + 1, t1), (int) num, Source.line(r.file, r.lineNo)));
+    return true;
+  }
+
+  /**
+   * The decimal just read ({@link #num}, {@link #scale}) as the double Double.parseDouble gives: exact when the digits
+   * fit in 53 bits and the power of ten is exact (one correctly rounded division); NaN otherwise.
+   */
+  private double exactDouble() {
+    return num < 1L << 53 && scale < POW10.length ? num / POW10[scale] : Double.NaN;
   }
 
   /**

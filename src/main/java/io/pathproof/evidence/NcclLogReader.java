@@ -222,7 +222,7 @@ final class NcclLogReader {
       }
       case 'P' -> {
         if (Bytes.startsWith(b, s, e, PATTERN_)) {
-          initLines.graph(Bytes.string(b, s, e));
+          initLines.graph(b, s, e);
         }
       }
       case 't' -> {

@@ -28,6 +28,8 @@ class LineFamiliesTest {
           + P + "4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, 1 p2p channels per peer\n"
           + P + "12345678901 coll channels, 4 p2p channels, 1 p2p channels per peer\n"
           + P + "threadThresholds 8/8/64 | 32/8/64 | 512 | 512   \n"
+          + P + "Pattern 4, crossNic 0, nChannels 2, speed 0.100000/12.5, type NVL/B/PIX, sameChannels 0\n"
+          + P + "Pattern 4, crossNic 0, nChannels 2, bw 0.1/1.2.3, type NVL/PIX, sameChannels 1\n"
           + P + "comm 0x7f00aa rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0\n"
           + P + "ncclCommInitRankConfig comm 0x7f00aa rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 18000 commId 0xABCDEF - Init COMPLETE\n"
           + P + "Init timings - ncclCommInitRankConfig: rank 0 nranks 4 total .5 (kernels 0.15, alloc .08, rest 1)\n"
@@ -69,6 +71,12 @@ class LineFamiliesTest {
         .containsEntry("connections", new BigDecimal("0.320"))
         .doesNotContainKey("topo2")
         .doesNotContainKey("topo");
+    assertThat(c.graphs()).hasSize(1);
+    assertThat(c.graphs().get(0).bwIntra()).isEqualTo(0.1);
+    assertThat(c.graphs().get(0).typeIntra()).isEqualTo("NVL/B");
+    assertThat(c.graphs().get(0).typeInter()).isEqualTo("PIX");
+    assertThat(ev.problems()).extracting(Problem::message)
+        .contains("Pattern (graph) line has a number out of range");
     assertThat(ev.problems()).extracting(Problem::message)
         .contains("channel-count line has a number out of range", "number out of range: 99999999999",
             "comm init line not understood", "channel-count line not understood");
