@@ -58,20 +58,22 @@ final class CommLines {
       readByRegex(Bytes.string(b, s, e));
       return;
     }
+    // A line that starts with "comm " is a summary ("… nRanks …") or an init line ("… nranks …"), never both at its
+    // start, so trying the init line first changes nothing. The regexes run only where their literals are.
     if (Bytes.startsWith(b, s, e, COMM_)) {
-      if (summaryFast(b, s, e)) {
+      if (summaryFast(b, s, e) || initFast(b, s, e)) {
         return;
       }
-      String msg = Bytes.string(b, s, e);
-      Matcher m = SUMMARY.matcher(msg);
-      if (m.find()) {
-        summary(m);
-        return;
+      if (Bytes.indexOf(b, s, e, NRANKS_SUMMARY) >= 0) {
+        Matcher m = SUMMARY.matcher(Bytes.string(b, s, e));
+        if (m.find()) {
+          summary(m);
+          return;
+        }
       }
-      if (initFast(b, s, e)) {
-        return;
+      if (Bytes.indexOfBySecond(b, s, e, INIT_MARK) >= 0) {
+        initLine(Bytes.string(b, s, e));
       }
-      initLine(msg);
     } else if (!initFast(b, s, e)) {
       initLine(Bytes.string(b, s, e));
     }
