@@ -1,6 +1,5 @@
 package io.pathproof.evidence;
 
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.regex.Matcher;
