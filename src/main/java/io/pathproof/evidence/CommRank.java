@@ -51,6 +51,8 @@ final class CommRank {
   final List<Evidence.Connection> connections = new ArrayList<>();
   /** Connections already listed, without their source: a repeated connector line is kept once. */
   final java.util.Set<ConnKey> connSeen = new java.util.HashSet<>();
+  /** The same, packed into one long when every field fits (see ConnectorLines#connection): no key object per line. */
+  final LongMap<Boolean> connPacked = new LongMap<>();
 
   /** {@code dir}: 0 none printed, 1 [send], 2 [receive] (both ends of a NET connection are printed). */
   record ConnKey(int channel, int from, int to, String transport, boolean read, boolean gdr, int dir) {}
@@ -121,6 +123,7 @@ final class CommRank {
     // Lines read before the comm pointer was known: theirs are listed, and remembered for what follows.
     connections.addAll(other.connections);
     connSeen.addAll(other.connSeen);
+    other.connPacked.forEachKey(k -> connPacked.put(k, Boolean.TRUE));
     connectedRings |= other.connectedRings;
     connectedTrees |= other.connectedTrees;
     if (initTotal == null) {

@@ -1,12 +1,19 @@
 package io.pathproof.evidence;
 
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Connector lines ("Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read") and ring-order lines ("Channel 00/24 : 0 1 2 3")
  * of an NCCL log (one family of {@link NcclLogReader}), read on the bytes where they have the usual shape.
  */
 final class ConnectorLines {
+  private static final Pattern RING_ORDER = Pattern.compile("^(?:Channel|Ring) (\\d+)(?:/(\\d+))? :((?: +-?\\d+)+) *$");
+  private static final Pattern CONNECTION =
+      Pattern.compile(
+          "^(?:Channel|Ring) (\\d+)(?:/(\\d+))? : (\\d+)\\[[^\\]]*\\] -> (\\d+)\\[[^\\]]*\\](?: \\[(send|receive)\\])?"
+              + " via (.+)$");
+
   private final NcclLogReader r;
 
   ConnectorLines(NcclLogReader r) {
@@ -28,6 +35,9 @@ final class ConnectorLines {
   }
 
   private String viaTransport;
+  /** A small number per transport name of this file, for the packed connection keys. */
+  private int viaTransportId;
+  private final java.util.Map<String, Integer> transportIds = new java.util.HashMap<>();
   private boolean viaRead;
   private boolean viaGdr;
   private final byte[] lastVia = new byte[128];
@@ -172,6 +182,38 @@ final class ConnectorLines {
 
   private static final byte[] RING_COLON = Bytes.ascii(" :");
 
+  /** A Channel/Ring line not read on the bytes: connector or ring order by the regexes, else no fact. */
+  void channelLine(String msg) {
+    Matcher m = CONNECTION.matcher(msg);
+    if (m.find()) {
+      connection(m);
+      return;
+    }
+    m = RING_ORDER.matcher(msg);
+    if (m.find()) {
+      int ch = Integer.parseInt(m.group(1));
+      String order = m.group(3).strip().replaceAll(" +", " ");
+      CommRank cr = r.context();
+      cr.rings.putIfAbsent(ch, order);
+      if (cr.ringsSource == null) {
+        cr.ringsSource = Source.line(r.file, r.lineNo);
+      }
+      // "Channel %02d/%02d :" with nrings = the channels being connected (rings.cc:47@v2.28.9-1, connect.cc:508;
+      // rings.cc:35@v2.5.7-1): the channel count of logs without the "coll channels" line.
+      if (m.group(2) != null && cr.ringTotal == null) {
+        try {
+          cr.ringTotal = Integer.valueOf(m.group(2));
+          cr.ringTotalSource = Source.line(r.file, r.lineNo);
+        } catch (NumberFormatException ex) {
+          r.out.problem(r.lineNo, "ring line has a channel total out of range");
+        }
+      }
+      r.counted();
+    }
+    // Other Channel/Ring lines (e.g. the GRAPH "Ring %02d : %d -> %d -> %d" neighbours) carry no fact kept here.
+  }
+
+
   private void classify(String via) {
     String transport;
     boolean gdr = false;
@@ -197,6 +239,7 @@ final class ConnectorLines {
       transport = sp < 0 ? via : via.substring(0, sp);
     }
     viaTransport = transport;
+    viaTransportId = transportIds.computeIfAbsent(transport, t -> transportIds.size());
     viaRead = via.contains("/read");
     viaGdr = gdr;
   }
@@ -207,8 +250,19 @@ final class ConnectorLines {
       return;
     }
     CommRank cr = r.context();
-    // A connection printed again (a log concatenated, a communicator re-initialised) is kept once: the first.
-    if (cr.connSeen.add(new CommRank.ConnKey((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr, dir))) {
+    // A connection printed again (a log concatenated, a communicator re-initialised) is kept once: the first. The key
+    // is packed into a long when its fields fit (channel < 4096, ranks < 2^20, < 256 transports in this file): a
+    // HashSet of records cost 12 % of the reading time on init-heavy logs. Same fields, so the same set either way.
+    boolean added;
+    if (channel < 1 << 12 && from < 1 << 20 && to < 1 << 20 && viaTransportId < 1 << 8) {
+      long key = channel | from << 12 | to << 32 | (long) viaTransportId << 52 | (viaRead ? 1L << 60 : 0)
+          | (viaGdr ? 1L << 61 : 0) | (long) dir << 62;
+      added = cr.connPacked.putIfAbsent(key, Boolean.TRUE);
+    } else {
+      added = cr.connSeen.add(new CommRank.ConnKey((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr,
+          dir));
+    }
+    if (added) {
       cr.connections.add(
           new Evidence.Connection((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr,
               Source.line(r.file, r.lineNo)));

@@ -107,25 +107,25 @@ final class EmulatorLines {
     if (m.group(1) != null) {
       rank = m.group(1).length() > 9 ? null : Integer.valueOf(m.group(1));
     } else {
-      CommRank cr = r.lastCollByThread.get(r.threadKey);
+      CommRank cr = r.colls.lastCollByThread.get(r.prefix.threadKey);
       if (cr == null) {
         cr = r.currentOrNull();
       }
       rank = cr != null ? cr.effectiveRank(r.fileRank) : r.fileRank;
     }
-    String op = r.lastTuneThread == r.threadKey ? r.lastTuneOp : null;
+    String op = r.colls.lastTuneThread == r.prefix.threadKey ? r.colls.lastTuneOp : null;
     java.util.Map<String, String> coll = null;
-    if (r.lastEnqueueThread == r.threadKey && r.lastEnqueueOp != null) {
+    if (r.colls.lastEnqueueThread == r.prefix.threadKey && r.colls.lastEnqueueOp != null) {
       // The COLL line before it on this thread (printed on every rank) names the collective and its element count.
-      op = r.lastEnqueueOp;
-      coll = java.util.Map.of("op", r.lastEnqueueOp, "nelems", Long.toString(r.lastEnqueueCount),
-          "datatype", Integer.toString(r.lastEnqueueDatatype));
-      r.lastEnqueueThread = Long.MIN_VALUE; // one launch per enqueued collective
+      op = r.colls.lastEnqueueOp;
+      coll = java.util.Map.of("op", r.colls.lastEnqueueOp, "nelems", Long.toString(r.colls.lastEnqueueCount),
+          "datatype", Integer.toString(r.colls.lastEnqueueDatatype));
+      r.colls.lastEnqueueThread = Long.MIN_VALUE; // one launch per enqueued collective
     }
     r.out.kernels.add(
         new Evidence.Kernel(
             rank, op == null ? Evidence.Kernel.LAUNCH_LINE : Evidence.Kernel.LAUNCH_LINE + " " + op,
-            new int[] {(int) g, 1, 1}, new int[] {(int) bl, 1, 1}, null, null, null, r.cudaDev >= 0 ? r.cudaDev : null,
+            new int[] {(int) g, 1, 1}, new int[] {(int) bl, 1, 1}, null, null, null, r.prefix.cudaDev >= 0 ? r.prefix.cudaDev : null,
             null, true, coll, Source.line(r.file, r.lineNo), (int) sm, (int) cl));
     emulated();
   }

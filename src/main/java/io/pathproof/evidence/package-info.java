@@ -37,6 +37,11 @@
  * <p>Launcher prefixes (srun {@code --label}, mpirun {@code --tag-output}, torchrun) are kept as labels, never as the
  * NCCL rank. A line torn by several writers is split at each NCCL prefix.
  *
+ * <p>The NCCL log reader is one class per log-line family behind {@code NcclLogReader}: {@code LinePrefix},
+ * {@code CommLines} (comm init lines, attribution of lines to communicators), {@code CollLines} (COLL, TUNING),
+ * {@code ConnectorLines}, {@code InitLines}, {@code EmulatorLines}. Each reads its usual shapes on the bytes and
+ * leaves any other shape to its regex, which gives the same facts (held to it by a test) and names what is wrong.
+ *
  * <p>Readers never execute or trust what they read (pickles as plain data only, SQLite opened read-only, identifiers in SQL only from
  * the schema); bad input becomes a {@link io.pathproof.evidence.Problem} with file and line, never a fact. A kernel
  * name's suffix is never read as the protocol.
