@@ -121,8 +121,9 @@ final class Charts {
   /**
    * One iteration, one lane per rank: each bucket's comm hook from ready (hook entry) to future done, then to GPU done
    * where the run has CUDA events, and under it the NCCL kernels of the profiler trace, all on the host clock of the
-   * ranks (one machine here). The iteration is the last that every rank recorded with an NCCL kernel in it, else the
-   * last that every rank recorded.
+   * ranks (one machine here). Above the hooks, where the step rows have them, the rank's backward and optimizer from
+   * the harness's host-clock phase boundaries: the work itself on CPU, only its issue on CUDA (labelled so). The
+   * iteration is the last that every rank recorded with an NCCL kernel in it, else the last that every rank recorded.
    */
   static String timelineSvg(Evidence e) {
     if (e == null || e.ddp() == null || e.ddp().buckets() == null || e.ddp().buckets().isEmpty()) {
