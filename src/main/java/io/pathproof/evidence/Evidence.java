@@ -234,8 +234,36 @@ public record Evidence(
   public record BucketRecord(int rank, int iteration, int index, long bytes, boolean isLast, List<String> params,
       Long readyNs, Long futureDoneNs, Long gpuDoneNs, Source source) {}
 
-  /** One training step's time. */
-  public record Step(int rank, int iteration, double ms, boolean measured, Source source) {}
+  /**
+   * One training step's time, and where the harness wrote them its phase boundaries on the host clock ({@code null}
+   * for step rows written before it did, e.g. the committed GPU samples).
+   */
+  public record Step(int rank, int iteration, double ms, boolean measured, Source source,
+      @JsonInclude(JsonInclude.Include.NON_NULL) HostPhases hostPhases) {
+    /** The contract before hostPhases joined the step. */
+    public Step(int rank, int iteration, double ms, boolean measured, Source source) {
+      this(rank, iteration, ms, measured, source, null);
+    }
+  }
+
+  /**
+   * A step's phase boundaries, {@code time.time_ns()} of the rank's host (the clock of the hook records): forward
+   * called, {@code loss.backward()} called and returned, {@code opt.step()} called and returned. With {@code issueOnly}
+   * (a CUDA run) the calls only enqueued kernels: the boundaries say when the host issued each phase, never how long
+   * the GPU ran it. From the step row's {@code hostForwardStartNs}, {@code hostBackwardStartNs},
+   * {@code hostBackwardEndNs}, {@code hostOptimizerStartNs}, {@code hostOptimizerEndNs} and {@code hostPhases}
+   * ("issue" or "work").
+   */
+  public record HostPhases(long forwardStartNs, long backwardStartNs, long backwardEndNs, long optimizerStartNs,
+      long optimizerEndNs, boolean issueOnly) {
+    public HostPhases {
+      if (!(forwardStartNs <= backwardStartNs && backwardStartNs <= backwardEndNs && backwardEndNs <= optimizerStartNs
+          && optimizerStartNs <= optimizerEndNs)) {
+        throw new IllegalArgumentException("phase boundaries out of order (forward start <= backward start <= backward end"
+            + " <= optimizer start <= optimizer end)");
+      }
+    }
+  }
 
   /** Replica equality after training (digests per rank). */
   public record Replicas(Boolean equal, List<Digest> digests, Source source) {}

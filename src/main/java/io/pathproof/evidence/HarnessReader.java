@@ -150,8 +150,44 @@ public final class HarnessReader {
       if (!phase.equals("measured") && !phase.equals("warmup")) {
         throw new IllegalArgumentException("field phase: '" + phase + "' is neither measured nor warmup");
       }
-      out.add(new Evidence.Step(reqInt(n, "rank"), reqInt(n, "iteration"), ms.asDouble(), phase.equals("measured"), src));
+      int rank = reqInt(n, "rank");
+      int iteration = reqInt(n, "iteration");
+      Evidence.HostPhases host = null;
+      try {
+        host = hostPhases(n);
+      } catch (IllegalArgumentException e) {
+        // The step's time stands on its own: a bad boundary costs the bars, not the step.
+        problems.add(new Problem(src.file(), src.line(), e.getMessage()));
+      }
+      out.add(new Evidence.Step(rank, iteration, ms.asDouble(), phase.equals("measured"), src, host));
     });
+  }
+
+  private static final List<String> PHASE_FIELDS = List.of("hostForwardStartNs", "hostBackwardStartNs", "hostBackwardEndNs",
+      "hostOptimizerStartNs", "hostOptimizerEndNs");
+
+  /** A step row's phase boundaries: none in rows older than them, all five or a problem otherwise. */
+  private static Evidence.HostPhases hostPhases(JsonNode n) {
+    long[] t = new long[PHASE_FIELDS.size()];
+    int present = 0;
+    for (int i = 0; i < t.length; i++) {
+      Long v = optLong(n, PHASE_FIELDS.get(i));
+      if (v != null) {
+        t[i] = v;
+        present++;
+      }
+    }
+    if (present == 0) {
+      return null;
+    }
+    if (present < t.length) {
+      throw new IllegalArgumentException("fields " + String.join(", ", PHASE_FIELDS) + ": only " + present + " of " + t.length + " present");
+    }
+    String kind = n.path("hostPhases").asText("");
+    if (!kind.equals("issue") && !kind.equals("work")) {
+      throw new IllegalArgumentException("field hostPhases: '" + kind + "' is neither issue nor work");
+    }
+    return new Evidence.HostPhases(t[0], t[1], t[2], t[3], t[4], kind.equals("issue"));
   }
 
   private static void readPeers(Path p, List<Evidence.PeerAccess> out, List<Problem> problems) {

@@ -121,8 +121,9 @@ final class Charts {
   /**
    * One iteration, one lane per rank: each bucket's comm hook from ready (hook entry) to future done, then to GPU done
    * where the run has CUDA events, and under it the NCCL kernels of the profiler trace, all on the host clock of the
-   * ranks (one machine here). The iteration is the last that every rank recorded with an NCCL kernel in it, else the
-   * last that every rank recorded.
+   * ranks (one machine here). Above the hooks, where the step rows have them, the rank's backward and optimizer from
+   * the harness's host-clock phase boundaries: the work itself on CPU, only its issue on CUDA (labelled so). The
+   * iteration is the last that every rank recorded with an NCCL kernel in it, else the last that every rank recorded.
    */
   static String timelineSvg(Evidence e) {
     if (e == null || e.ddp() == null || e.ddp().buckets() == null || e.ddp().buckets().isEmpty()) {
@@ -155,15 +156,20 @@ final class Charts {
     }
     final int it = iter;
     List<Evidence.BucketRecord> recs = all.stream().filter(b -> b.iteration() == it && b.readyNs() != null).toList();
-    long t0 = Math.min(recs.stream().mapToLong(Evidence.BucketRecord::readyNs).min().orElse(0),
-        drawn.stream().mapToLong(KernelSpan::startNs).min().orElse(Long.MAX_VALUE));
-    long t1 = Math.max(recs.stream().mapToLong(Charts::lastNs).max().orElse(t0 + 1),
-        drawn.stream().mapToLong(KernelSpan::endNs).max().orElse(Long.MIN_VALUE));
+    Map<Integer, Evidence.HostPhases> phases = phasesOf(e, it, ranks);
+    boolean issueOnly = phases.values().stream().anyMatch(Evidence.HostPhases::issueOnly);
+    long t0 = Math.min(Math.min(recs.stream().mapToLong(Evidence.BucketRecord::readyNs).min().orElse(0),
+        drawn.stream().mapToLong(KernelSpan::startNs).min().orElse(Long.MAX_VALUE)),
+        phases.values().stream().mapToLong(Evidence.HostPhases::backwardStartNs).min().orElse(Long.MAX_VALUE));
+    long t1 = Math.max(Math.max(recs.stream().mapToLong(Charts::lastNs).max().orElse(t0 + 1),
+        drawn.stream().mapToLong(KernelSpan::endNs).max().orElse(Long.MIN_VALUE)),
+        phases.values().stream().mapToLong(Evidence.HostPhases::optimizerEndNs).max().orElse(Long.MIN_VALUE));
     double span = Math.max(1, t1 - t0);
     int left = 90;
     int width = 1000;
     int kernelRow = drawn.isEmpty() ? 0 : 18;
-    int lane = 34 + kernelRow;
+    int phaseRow = phases.isEmpty() ? 0 : 18;
+    int lane = 34 + kernelRow + phaseRow;
     int top = 24;
     int height = top + lane * ranks.size() + 40;
     double px = (width - left - 20) / span;
@@ -171,6 +177,7 @@ final class Charts {
     b.append(String.format(Locale.ROOT, "<p>Iteration %d of the %s run: each bar is one bucket's comm hook, from the moment the Reducer hands it over "
         + "(ready) to the Future's completion; a lighter tail runs on to GPU completion where CUDA events exist. Time 0 is the first event "
         + "shown (%.3f ms shown; host clock of the ranks).</p>", it, "measured", span / 1e6));
+    b.append("<p>").append(Esc.html(phasesNote(phases, ranks.size(), issueOnly))).append("</p>");
     if (!drawn.isEmpty()) {
       b.append("<p>Under each rank, in grey: the NCCL kernels of the profiler trace, their GPU times placed on the host clock by the trace's own"
           + " offset (Kineto's baseTimeNanoseconds), as the GPU done of a hook is placed by a CUDA event; the two mappings are independent, so"
@@ -187,6 +194,15 @@ final class Charts {
     int row = 0;
     for (int rank : ranks) {
       int y = top + row * lane;
+      Evidence.HostPhases ph = phases.get(rank);
+      if (phaseRow > 0) {
+        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" class=\"small\">%s</text>", issueOnly ? 4 : 14, y + 14, issueOnly ? "host issue" : "host"));
+      }
+      if (ph != null) {
+        phaseBar(b, "backward", "#afb8c1", rank, ph.backwardStartNs(), ph.backwardEndNs(), ph.issueOnly(), t0, px, left, width, y + 2);
+        phaseBar(b, "optimizer", "#e16f24", rank, ph.optimizerStartNs(), ph.optimizerEndNs(), ph.issueOnly(), t0, px, left, width, y + 2);
+      }
+      y += phaseRow;
       b.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">rank %d</text>", y + 18, rank));
       for (Evidence.BucketRecord br : recs) {
         if (br.rank() != rank) {
@@ -223,8 +239,58 @@ final class Charts {
     }
     b.append("</svg>");
     b.append("<p class=\"small\">").append(Esc.html(stepsOf(e, it))).append(' ').append(Esc.html(collectivesOf(e, spans.size(), drawn.size())))
-        .append(" The harness times the whole step (forward, backward, optimizer) but not the optimizer alone, so it has no bar of its own.</p>");
+        .append("</p>");
     return b.toString();
+  }
+
+  /** Each rank's phase boundaries in iteration {@code it}, for the ranks whose step row has them. */
+  private static Map<Integer, Evidence.HostPhases> phasesOf(Evidence e, int it, java.util.Set<Integer> ranks) {
+    Map<Integer, Evidence.HostPhases> out = new TreeMap<>();
+    if (e.steps() != null) {
+      for (Evidence.Step st : e.steps()) {
+        if (st.iteration() == it && st.hostPhases() != null && ranks.contains(st.rank())) {
+          out.put(st.rank(), st.hostPhases());
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A phase bar, labelled inside when it is wide enough and after it otherwise. On a CUDA run the boundaries are when
+   * the host issued the phase (the calls return before the GPU runs it), so the label says "host issue": the bar is
+   * never GPU time.
+   */
+  private static void phaseBar(StringBuilder b, String phase, String color, int rank, long startNs, long endNs, boolean issueOnly, long t0,
+      double px, int left, int right, int y) {
+    double x0 = left + (startNs - t0) * px;
+    double w = Math.max(1.5, (endNs - startNs) * px);
+    String label = issueOnly ? phase + " (host issue)" : phase;
+    String tip = String.format(Locale.ROOT, "rank %d %s: %.3f ms %s", rank, label, (endNs - startNs) / 1e6,
+        issueOnly ? "from the call to its return on the host; the GPU runs the work later" : "from the call to its return (the work itself, on CPU)");
+    b.append(String.format(Locale.ROOT, "<rect class=\"phase-%s\" data-rank=\"%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"><title>%s</title></rect>",
+        phase, rank, x0, y, w, color, Esc.html(tip)));
+    // About 7 px per character of the 11 px monospace: inside when it fits, else after the bar, else (at the chart's
+    // right edge, where the optimizer ends) before it.
+    double text = 7.0 * label.length();
+    boolean inside = w > text + 6;
+    boolean after = x0 + w + 3 + text <= right;
+    b.append(String.format(Locale.ROOT, "<text class=\"small phase-label\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>",
+        inside ? x0 + 3 : after ? x0 + w + 3 : x0 - 3, y + 11, inside || after ? "start" : "end", Esc.html(label)));
+  }
+
+  private static String phasesNote(Map<Integer, Evidence.HostPhases> phases, int ranks, boolean issueOnly) {
+    if (phases.isEmpty()) {
+      return "The step rows of this run carry no phase boundaries (written before the harness recorded them), so backward and optimizer"
+          + " have no bars; the whole step's time is given below.";
+    }
+    String which = phases.size() == ranks ? "Above each rank" : "Above the " + phases.size() + " of " + ranks + " ranks whose step rows have them";
+    if (issueOnly) {
+      return which + ": backward (loss.backward() called to returned) and optimizer (opt.step() called to returned) as the host issued"
+          + " them — on a GPU these calls only enqueue kernels and return, so these bars are host issue, not GPU time.";
+    }
+    return which + ": backward (loss.backward() called to returned, DDP's wait for the last bucket included) and optimizer (opt.step()"
+        + " called to returned); on CPU the work runs inside these calls, so the bars are the work itself.";
   }
 
   /** The latest boundary a hook record has. */

@@ -142,5 +142,10 @@ final class Page {
       "document.body.setAttribute('data-svg-shapes',String(document.querySelectorAll('svg rect, svg line, svg circle').length));",
       "var spans=0; document.querySelectorAll('svg rect.nccl-kernel').forEach(function(r){if(r.getBBox().width>0){spans++;}});",
       "document.body.setAttribute('data-kernel-spans',String(spans));",
+      // Ranks with a drawn (non-empty) bar of each phase, so a test can ask for one bar per rank.
+      "['backward','optimizer'].forEach(function(ph){var rk={};document.querySelectorAll('svg rect.phase-'+ph).forEach(function(r){",
+      "  if(r.getBBox().width>0){rk[r.getAttribute('data-rank')]=1;}});document.body.setAttribute('data-'+ph+'-ranks',String(Object.keys(rk).length));});",
+      "var out=0; document.querySelectorAll('svg text.phase-label').forEach(function(t){var b=t.getBBox(),w=t.ownerSVGElement.viewBox.baseVal.width;",
+      "  if(b.x<0||b.x+b.width>w){out++;}});document.body.setAttribute('data-phase-labels-outside',String(out));",
       "})();"));
 }

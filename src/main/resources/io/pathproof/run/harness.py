@@ -7,7 +7,8 @@ LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT from the environment. Public torch AP
 Files written into --run-dir (rank r):
   hook-rank{r}.jsonl        one line per comm-hook call: rank x iteration x bucket, three time boundaries (ns); only
                             on the sampled iterations (--hook-every): the others run DDP's built-in C++ allreduce
-  steps-rank{r}.jsonl       one line per training step (warm-up and measured)
+  steps-rank{r}.jsonl       one line per training step (warm-up and measured), with its phase boundaries on the
+                            host clock (step_phases: the work on CPU, only its issue on CUDA)
   plain-steps-rank{r}.jsonl with --overhead: the same steps on a DDP model without hook or profiler, interleaved
                             step by step with the instrumented ones
   ddp-logging-rank{r}.json  ddp._get_ddp_logging_data() after training
@@ -507,21 +508,29 @@ class TrainingArm:
         if rec is not None:
             rec.begin(it, anchor_ns, e0)
         self.opt.zero_grad(set_to_none=True)
+        # Phase boundaries on the host clock (the hook records' clock), five time_ns calls and no synchronize. See
+        # step_phases: on CPU they bound the work itself, on CUDA only when the host issued it.
+        fwd0 = time.time_ns()
         loss = ddp(scales)
         if self.delay_ms:
             extra_compute(torch, cuda, self.device, self.delay_ms)
+        bwd0 = time.time_ns()
         loss.backward()
+        bwd1 = time.time_ns()
         if self.corrupt is not None and self.corrupt == rank:
             with torch.no_grad():
                 for p in self.model.parameters():
                     if p.grad is not None:
                         p.grad.add_(1e-3)  # after the allreduce: this rank's replica drifts from the others
+        opt0 = time.time_ns()
         self.opt.step()
+        opt1 = time.time_ns()
         phase = "warmup" if it < self.warmup else "measured"
         profiled = bool(window and window[0] <= it < window[1])
         row = {"rank": rank, "iteration": it, "phase": phase, "ms": None,
                "clock": "cuda-event" if cuda else "perf_counter", "profiled": profiled, "hooked": rec is not None,
                "hostStartNs": anchor_ns}
+        row.update(step_phases(cuda, fwd0, bwd0, bwd1, opt0, opt1))
         row.update(machine_load_delta(load0, machine_load_sample()))
         if cuda:
             e1.record()
@@ -544,6 +553,21 @@ class TrainingArm:
         write_steps(self.pending, self.out, self.steps, wait=True)
         self.out.close()
         return self.steps
+
+
+def step_phases(cuda, forward_start, backward_start, backward_end, optimizer_start, optimizer_end):
+    """The step row's phase boundaries, time.time_ns() of this host (the clock of hostStartNs and the hook records).
+
+    hostForwardStartNs: the forward call (after zero_grad; it includes the compute_delay_ms knob's extra work);
+    hostBackwardStartNs / hostBackwardEndNs: loss.backward() called / returned; hostOptimizerStartNs /
+    hostOptimizerEndNs: opt.step() called / returned. On CPU (gloo) the work runs in these calls, so the boundaries
+    bound the work itself, and backward's end includes DDP's wait for the last bucket's allreduce. On CUDA the calls
+    only enqueue kernels and return: the boundaries say when the host issued each phase, not when the GPU ran it
+    (hostPhases says which), so they are never GPU time."""
+    return {"hostPhases": "issue" if cuda else "work",
+            "hostForwardStartNs": forward_start, "hostBackwardStartNs": backward_start,
+            "hostBackwardEndNs": backward_end, "hostOptimizerStartNs": optimizer_start,
+            "hostOptimizerEndNs": optimizer_end}
 
 
 def blind_argv(argv):

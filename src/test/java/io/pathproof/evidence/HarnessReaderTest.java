@@ -44,6 +44,8 @@ class HarnessReaderTest {
     assertThat(last.iteration()).isEqualTo(52);
     assertThat(last.ms()).isEqualTo(1.694111943244934);
     assertThat(last.source().line()).isEqualTo(53);
+    // Recorded before the harness wrote phase boundaries: the steps read, without them.
+    assertThat(h.steps()).allSatisfy(s -> assertThat(s.hostPhases()).isNull());
 
     assertThat(h.replicas().equal()).isTrue();
     assertThat(h.replicas().digests()).singleElement().satisfies(d -> {
@@ -101,6 +103,56 @@ class HarnessReaderTest {
       assertThat(p.file()).isEqualTo(dir.resolve("manifest.json").toString());
       assertThat(p.message()).startsWith("not JSON");
     });
+  }
+
+  /**
+   * A real two-rank gloo run (one-64mib-fp32, warm-up 1, 2 iterations) recorded with the phase boundaries: every step
+   * has them, as work (CPU), and on CPU backward returns only after DDP has waited for the bucket's allreduce, so each
+   * rank's backward ends at or after its hook's future completed and its hook fired inside backward.
+   */
+  @Test
+  void readsPhaseBoundariesOfARealGlooRun() throws Exception {
+    Path dir = testdata("gloo2-phases");
+    HarnessFacts h = HarnessReader.read(dir);
+    assertThat(h.problems()).isEmpty();
+    assertThat(h.steps()).hasSize(6).allSatisfy(s -> {
+      Evidence.HostPhases p = s.hostPhases();
+      assertThat(p).as("rank %d iteration %d", s.rank(), s.iteration()).isNotNull();
+      assertThat(p.issueOnly()).isFalse();
+      assertThat(p.forwardStartNs()).isLessThan(p.backwardStartNs());
+      assertThat(p.optimizerEndNs()).isGreaterThan(p.optimizerStartNs());
+      // The phases lie inside the step the harness timed (perf_counter, its own clock: a millisecond of slack).
+      assertThat((p.optimizerEndNs() - p.forwardStartNs()) / 1e6).isLessThanOrEqualTo(s.ms() + 1.0);
+      Evidence.BucketRecord hook = h.ddp().buckets().stream().filter(b -> b.rank() == s.rank() && b.iteration() == s.iteration())
+          .findFirst().orElseThrow();
+      assertThat(hook.readyNs()).isBetween(p.backwardStartNs(), p.backwardEndNs());
+      assertThat(hook.futureDoneNs()).isLessThanOrEqualTo(p.backwardEndNs());
+    });
+    assertThat(h.steps().get(4).source()).isEqualTo(Source.line(dir.resolve("steps-rank1.jsonl").toString(), 2));
+  }
+
+  @Test
+  void badPhaseBoundariesAreProblemsAndTheStepIsKeptWithoutThem(@TempDir Path tmp) throws Exception {
+    String head = "{\"rank\": 0, \"phase\": \"measured\", \"ms\": 5.0, ";
+    Files.writeString(tmp.resolve("steps-rank0.jsonl"), String.join("\n",
+        head + "\"iteration\": 0, \"hostPhases\": \"issue\", \"hostForwardStartNs\": 10, \"hostBackwardStartNs\": 20,"
+            + " \"hostBackwardEndNs\": 30, \"hostOptimizerStartNs\": 40, \"hostOptimizerEndNs\": 50}",
+        head + "\"iteration\": 1, \"hostPhases\": \"work\", \"hostForwardStartNs\": 10, \"hostBackwardStartNs\": 20}",
+        head + "\"iteration\": 2, \"hostPhases\": \"work\", \"hostForwardStartNs\": 10, \"hostBackwardStartNs\": 20,"
+            + " \"hostBackwardEndNs\": 15, \"hostOptimizerStartNs\": 40, \"hostOptimizerEndNs\": 50}",
+        head + "\"iteration\": 3, \"hostPhases\": \"gpu\", \"hostForwardStartNs\": 10, \"hostBackwardStartNs\": 20,"
+            + " \"hostBackwardEndNs\": 30, \"hostOptimizerStartNs\": 40, \"hostOptimizerEndNs\": 50}",
+        head + "\"iteration\": 4}") + "\n");
+    HarnessFacts h = HarnessReader.read(tmp);
+    String f = tmp.resolve("steps-rank0.jsonl").toString();
+    assertThat(h.steps()).extracting(Evidence.Step::iteration).containsExactly(0, 1, 2, 3, 4);
+    assertThat(h.steps().get(0).hostPhases()).isEqualTo(new Evidence.HostPhases(10, 20, 30, 40, 50, true));
+    assertThat(h.steps().subList(1, 5)).allSatisfy(s -> assertThat(s.hostPhases()).isNull());
+    assertThat(h.problems()).extracting(Problem::file, Problem::line).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(f, 2L), org.assertj.core.groups.Tuple.tuple(f, 3L), org.assertj.core.groups.Tuple.tuple(f, 4L));
+    assertThat(h.problems().get(0).message()).contains("only 2 of 5 present");
+    assertThat(h.problems().get(1).message()).contains("out of order");
+    assertThat(h.problems().get(2).message()).isEqualTo("field hostPhases: 'gpu' is neither issue nor work");
   }
 
   @Test

@@ -46,6 +46,21 @@ class IngestCommandTest {
   }
 
   @Test
+  void aStepsPhaseBoundariesHaveThePublishedNamesAndOldStepsNone() throws Exception {
+    Result r = run("ingest", "--format", "json", java.nio.file.Path.of("src/test/resources/io/pathproof/run/testdata/gloo2-phases").toString());
+    assertThat(r.code()).isZero();
+    JsonNode p = Json.mapper().readTree(r.out()).at("/steps/0/hostPhases");
+    for (String name : new String[] {"forwardStartNs", "backwardStartNs", "backwardEndNs", "optimizerStartNs", "optimizerEndNs"}) {
+      assertThat(p.path(name).isIntegralNumber()).as(name).isTrue();
+    }
+    assertThat(p.path("issueOnly").isBoolean()).isTrue();
+    // Rows written before the boundaries: the step is published without the field, not with a null.
+    JsonNode old = Json.mapper().readTree(run("ingest", "--format", "json", "samples/h200-1rank-accepted/run").out()).at("/steps/0");
+    assertThat(old.has("ms")).isTrue();
+    assertThat(old.has("hostPhases")).isFalse();
+  }
+
+  @Test
   void tableFormatNamesTheFindingsAndTheVersion() {
     Result r = run("ingest", Read.res("h200-1rank/kineto-trace.json").toString(),
         Read.res("public-nccl-logs/25-nccl2.19.3-4gpu-p2p-cumem-maxnchannels2-env.log").toString());

@@ -121,5 +121,12 @@ class ProveLiveTest {
     assertThat(dom).contains("id=\"backend-choice\"").contains(escaped(proof.at("/backendChoice/reason").asText()));
     assertThat(dom).contains("data-charts-drawn=\"2\"").contains("data-count=\"0\"");
     assertThat(dom).containsPattern("data-canvas-painted=\"[1-9]\\d{3,}\"");
+    // The timeline's run is the baseline: one backward and one optimizer bar per rank of it.
+    long ranks;
+    try (var l = java.nio.file.Files.list(out.resolve("baseline"))) {
+      ranks = l.filter(f -> f.getFileName().toString().matches("steps-rank\\d+\\.jsonl")).count();
+    }
+    assertThat(ranks).isGreaterThanOrEqualTo(2);
+    assertThat(dom).contains("data-backward-ranks=\"" + ranks + "\"", "data-optimizer-ranks=\"" + ranks + "\"", "data-phase-labels-outside=\"0\"");
   }
 }

@@ -94,6 +94,7 @@ class ReportBrowserTest {
     assertThat(attr(dom, "data-charts-drawn")).isEqualTo(2);
     assertThat(attr(dom, "data-canvas-painted")).as("painted canvas pixels").isGreaterThan(1000);
     assertThat(attr(dom, "data-svg-shapes")).as("timeline SVG shapes").isGreaterThan(3);
+    assertThat(attr(dom, "data-backward-ranks")).as("a GPU sample recorded without phase boundaries has no backward bar").isZero();
     Matcher errors = Pattern.compile("id=\"page-errors\" data-count=\"(\\d+)\">([^<]*)<").matcher(dom);
     assertThat(errors.find()).isTrue();
     assertThat(errors.group(1)).as("errors and blocked requests recorded by the page: %s", errors.group(2)).isEqualTo("0");
@@ -103,6 +104,21 @@ class ReportBrowserTest {
     assertThat(dom).contains("&lt;script&gt;document.body.setAttribute");
     assertThat(Files.readString(out.resolve("report.md"))).doesNotContain("<script>document");
     assertThat(Files.readString(out.resolve("report.junit.xml"))).doesNotContain("<script>");
+  }
+
+  /** A real two-rank gloo run recorded with phase boundaries: the browser draws a backward and an optimizer bar per rank. */
+  @Test
+  void theTimelineDrawsBackwardAndOptimizerBarsForEachRank(@TempDir Path tmp) throws Exception {
+    Path chromium = Browser.require();
+    Path html = Report.write(Report.load(List.of(ReportTest.GLOO_PHASES)), tmp.resolve("report"));
+    Browser.Rendered r = Browser.dumpDom(chromium, html, tmp);
+    String dom = r.dom();
+    assertThat(attr(dom, "data-backward-ranks")).as(r.log()).isEqualTo(2);
+    assertThat(attr(dom, "data-optimizer-ranks")).as(r.log()).isEqualTo(2);
+    assertThat(attr(dom, "data-phase-labels-outside")).as("phase labels drawn outside the chart").isZero();
+    Matcher errors = Pattern.compile("id=\"page-errors\" data-count=\"(\\d+)\">([^<]*)<").matcher(dom);
+    assertThat(errors.find()).isTrue();
+    assertThat(errors.group(1)).as("errors recorded by the page: %s", errors.group(2)).isEqualTo("0");
   }
 
   @Test

@@ -40,6 +40,55 @@ class ReportTest {
     assertThat(Files.readString(tmp.resolve("out/report.md"))).contains("acceptance PASS");
   }
 
+  static final Path GLOO_PHASES = Path.of("src/test/resources/io/pathproof/run/testdata/gloo2-phases");
+
+  /** Rank of each drawn bar of a phase ({@code class="phase-backward" data-rank="0" x=...}), checked to lie in the chart. */
+  static java.util.Set<Integer> phaseRanks(String page, String phase) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("<rect class=\"phase-" + phase
+        + "\" data-rank=\"(\\d+)\" x=\"([\\d.]+)\" y=\"\\d+\" width=\"([\\d.]+)\"").matcher(page);
+    java.util.Set<Integer> ranks = new java.util.TreeSet<>();
+    while (m.find()) {
+      double x = Double.parseDouble(m.group(2));
+      assertThat(x).as("%s bar starts inside the chart", phase).isBetween(90.0, 980.0);
+      assertThat(x + Double.parseDouble(m.group(3))).as("%s bar ends inside the chart", phase).isLessThanOrEqualTo(980.1);
+      ranks.add(Integer.parseInt(m.group(1)));
+    }
+    return ranks;
+  }
+
+  @Test
+  void aGlooRunWithPhaseBoundariesHasABackwardAndAnOptimizerBarPerRank(@TempDir Path tmp) throws Exception {
+    Report.Source s = Report.load(List.of(GLOO_PHASES));
+    String page = Files.readString(Report.write(s, tmp.resolve("out")));
+    assertThat(phaseRanks(page, "backward")).containsExactly(0, 1);
+    assertThat(phaseRanks(page, "optimizer")).containsExactly(0, 1);
+    assertThat(page).contains(">backward</text>", ">optimizer</text>", "the bars are the work itself").doesNotContain("host issue");
+  }
+
+  @Test
+  void onACudaRunThePhaseBarsSayHostIssue(@TempDir Path tmp) throws Exception {
+    // The recorded gloo run with its rows marked as a CUDA harness marks them: the same boundaries, now issue times.
+    Path run = tmp.resolve("run");
+    Files.createDirectories(run);
+    try (var l = Files.list(GLOO_PHASES)) {
+      for (Path p : l.toList()) {
+        String t = Files.readString(p);
+        Files.writeString(run.resolve(p.getFileName().toString()), t.replace("\"hostPhases\": \"work\"", "\"hostPhases\": \"issue\""));
+      }
+    }
+    String page = Files.readString(Report.write(Report.load(List.of(run)), tmp.resolve("out")));
+    assertThat(phaseRanks(page, "backward")).containsExactly(0, 1);
+    assertThat(page).contains(">backward (host issue)</text>", ">optimizer (host issue)</text>", "not GPU time")
+        .doesNotContain(">backward</text>");
+  }
+
+  @Test
+  void aGpuSampleWithoutPhaseBoundariesStillRendersWithANoteAndNoBars(@TempDir Path tmp) throws Exception {
+    Report.Source s = Report.load(List.of(Path.of("samples/h200-1rank-accepted/prediction.json"), Path.of("samples/h200-1rank-accepted/run")));
+    String page = Files.readString(Report.write(s, tmp.resolve("out")));
+    assertThat(page).contains("id=\"timeline-svg\"", "carry no phase boundaries").doesNotContain("class=\"phase-");
+  }
+
   @Test
   void badInputIsOneLineNamingTheFileAndExit3(@TempDir Path tmp) throws Exception {
     Path junk = tmp.resolve("junk.json");

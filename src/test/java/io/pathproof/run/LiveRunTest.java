@@ -82,6 +82,16 @@ class LiveRunTest {
     assertThat(h.ddp().logging().get("2").path("bucket_sizes").asText()).isEqualTo(Long.toString(64L << 20));
     assertThat(h.steps()).hasSize(4 * (warmup + iters));
     assertThat(h.steps().stream().filter(Evidence.Step::measured).count()).isEqualTo(4L * iters);
+    // Every step carries its phase boundaries, as work (CPU); each rank's hook fires inside its backward, which on CPU
+    // returns only after DDP has waited for the bucket's allreduce.
+    assertThat(h.steps()).allSatisfy(s -> {
+      Evidence.HostPhases p = s.hostPhases();
+      assertThat(p).as("phases of rank %d iteration %d", s.rank(), s.iteration()).isNotNull();
+      assertThat(p.issueOnly()).isFalse();
+      Evidence.BucketRecord hook = b.stream().filter(x -> x.rank() == s.rank() && x.iteration() == s.iteration()).findFirst().orElseThrow();
+      assertThat(hook.readyNs()).isBetween(p.backwardStartNs(), p.backwardEndNs());
+      assertThat(hook.futureDoneNs()).isLessThanOrEqualTo(p.backwardEndNs());
+    });
     assertThat(h.replicas().equal()).isTrue();
     assertThat(h.replicas().digests()).hasSize(4);
     assertThat(h.replicas().digests().stream().map(Evidence.Digest::rank).collect(Collectors.toSet()))
