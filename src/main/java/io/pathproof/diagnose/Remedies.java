@@ -172,9 +172,14 @@ final class Remedies {
 
   /** The variant waited longer for a CPU, and that wait explains the slower step: not a change of the job. */
   static Diagnosis.RootCause machineLoad(Diagnoser.LoadComparison load, String effect) {
-    String change = String.format(Locale.ROOT, "confounded by machine load: the variant's ranks waited %.3f ms per step for a CPU "
-        + "(baseline %.3f ms); without that wait the step time shows no regression (%s)", load.variant().runQueueMs(),
-        load.baseline().runQueueMs(), ratioText(load.withoutWait()));
+    boolean slower = "regression".equals(load.stepVerdict());
+    String why = load.computeStill()
+        ? String.format(Locale.ROOT, "compute outside communication did not move with the step (%s): the time went into "
+            + "communication (on gloo, CPU work a busier machine slows), not into the job's own compute", ratioText(load.compute()))
+        : "without that wait the step time shows no " + (slower ? "regression" : "improvement") + " (" + ratioText(load.withoutWait()) + ")";
+    String change = String.format(Locale.ROOT, "confounded by machine load: the %s run's ranks waited %.3f ms per step for a CPU "
+        + "(the %s run's %.3f ms); %s", slower ? "variant" : "baseline", (slower ? load.variant() : load.baseline()).runQueueMs(),
+        slower ? "baseline" : "variant", (slower ? load.baseline() : load.variant()).runQueueMs(), why);
     return new Diagnosis.RootCause(Fingerprint.MACHINE_LOAD, "CUDA+hardware", change,
         List.of("configuration diff: none", "path diff: none", "effect: " + effect, "machine load: baseline " + load.baseline().describe(),
             "machine load: variant " + load.variant().describe()),
