@@ -520,16 +520,23 @@ final class Diagnoser {
         c.verdict(), round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(),
         "fixed against the variant: median of per-iteration step times; the variant's regression is undone when the fixed run is an "
             + "improvement on it (ratio <= " + (1 - StepStats.MIN_EFFECT) + " and the 99% bootstrap interval below 1)");
+    StepStats.Comparison variantCompute = fb.compute.length > 0 && fx.compute.length > 0 ? StepStats.compare(fb.compute, fx.compute) : null;
+    boolean loadOnly = regressed.regression() && fb.load != null && fx.load != null && new LoadComparison(fb.load, fx.load,
+        StepStats.compare(fb.load.stepsWithoutWait(), fx.load.stepsWithoutWait()), regressed.verdict(), variantCompute).explains();
     if (!regressed.regression()) {
       notes.add(String.format(Locale.ROOT, "the variant's step did not regress against the baseline (%s): no step-time regression to "
           + "undo, the fix is judged on the path, the replicas and a step not slower than the baseline", ratio(regressed)));
+    } else if (loadOnly) {
+      // As diagnose says of that pair: the machine, not the job, slowed the variant, so there is no job regression to undo.
+      notes.add(String.format(Locale.ROOT, "the variant's slower step against the baseline (%s) is confounded by machine load (the "
+          + "variant waited %.3f ms per step for a CPU, the baseline %.3f ms): no step-time regression of the job to undo", ratio(regressed),
+          fx.load.runQueueMs(), fb.load.runQueueMs()));
     } else if (!c.improvement()) {
       reasons.add(String.format(Locale.ROOT, "the variant's regression is not undone: the fixed run's step median %.3f ms is not clearly "
           + "faster than the variant's %.3f ms (%s)", c.variantMedian(), c.baselineMedian(), ratio(c)));
     }
     // As diagnose: a compute rise counts only with a step that rose with it (alone it is the load moving time around).
-    if (regressed.regression() && fb.compute.length > 0 && fx.compute.length > 0 && fv.compute.length > 0
-        && StepStats.compare(fb.compute, fx.compute).regression()) {
+    if (regressed.regression() && !loadOnly && variantCompute != null && fv.compute.length > 0 && variantCompute.regression()) {
       StepStats.Comparison k = StepStats.compare(fx.compute, fv.compute);
       if (!k.improvement()) {
         reasons.add(String.format(Locale.ROOT, "the variant's compute regression is not undone: compute outside communication %.3f ms per "

@@ -74,4 +74,18 @@ class RecordedDriftTest {
     assertThat(f.reasons()).anySatisfy(r -> assertThat(r).startsWith("step time still regressed"));
     assertThat(f.onlyStepTime()).isTrue();
   }
+
+  @Test
+  void aVariantSlowedOnlyByTheMachineLeavesNoStepRegressionForTheFixToUndo() {
+    // Seed 1: a corrupted gradient on rank 3. The variant's step was 1.3x the baseline's while its ranks waited longer
+    // for a CPU (diagnose: machine load changed); the fixed run, not clearly faster than that variant, was refused.
+    Evidence base = run("busy-variant", "baseline");
+    Evidence variant = run("busy-variant", "variant");
+    Evidence fixed = run("busy-variant", "fixed");
+    assertThat(Diagnosis.diagnose(base, variant).regression().verdict()).isEqualTo("regression");
+    FixVerification f = Diagnosis.verifyFix(base, variant, fixed);
+    assertThat(f.fixed()).as(f.reasons().toString()).isTrue();
+    assertThat(f.againstVariant().verdict()).isNotEqualTo("improvement");
+    assertThat(f.notes()).anySatisfy(n -> assertThat(n).contains("confounded by machine load"));
+  }
 }
