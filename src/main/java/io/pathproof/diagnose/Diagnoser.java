@@ -436,7 +436,7 @@ final class Diagnoser {
    * than the baseline (no regression, median not above the baseline's band). A fixed run faster than the baseline's
    * band is no failure: the machine's load fell between the runs, or more than the fault was undone; it is noted.
    */
-  FixVerification verifyFix(Evidence variant) {
+  FixVerification verifyFix(Evidence variant, Evidence again) {
     List<String> reasons = new ArrayList<>();
     List<String> notes = new ArrayList<>();
     List<Diagnosis.LayerDiff> differences = new ArrayList<>();
@@ -474,23 +474,28 @@ final class Diagnoser {
     if (fb.steps.length == 0 || fv.steps.length == 0) {
       reasons.add("step time: " + reg.rule());
     } else {
-      double[] s = fb.steps.clone();
-      Arrays.sort(s);
-      lo = round(StepStats.quantile(s, 0.05), 4);
-      hi = round(StepStats.quantile(s, 0.95), 4);
       median = round(StepStats.median(fv.steps.clone()), 4);
-      // Emulated timings are not physical: the fix is verified on decisions and replicas alone, never on the band.
-      if (!emulated()) {
-        if (median > hi) {
-          reasons.add(String.format(Locale.ROOT, "step median %.3f ms is above the baseline's band %.3f..%.3f ms", median, lo, hi));
-        } else if (median < lo) {
-          notes.add(String.format(Locale.ROOT, "step median %.3f ms is below the baseline's band %.3f..%.3f ms: faster than the baseline "
-              + "(the machine's load fell between the runs, or more than the fault was undone); not a failure of the fix", median, lo, hi));
+      List<String> slower = notSlower(fb, "the baseline", notes);
+      double[] band = band(fb);
+      if (again != null) {
+        // Judged beside the baseline run right after the fixed run; the first baseline bounds the same configuration's
+        // spread across runs: a fixed step inside it is not slower than "the baseline" on this machine.
+        Fingerprint fa = new Fingerprint(again);
+        if (fa.steps.length > 0) {
+          List<String> first = slower;
+          slower = notSlower(fa, "the baseline run beside it", notes);
+          band = band(fa);
+          reg = compared(fa.steps, fv.steps);
+          if (!slower.isEmpty() && first.isEmpty()) {
+            notes.add("slower than the baseline run beside it (" + String.join("; ", slower) + ") but not than the first baseline: "
+                + "inside the spread the baseline's own configuration showed across the two runs");
+            slower = List.of();
+          }
         }
       }
-      if (reg.detected()) {
-        reasons.add("step time still regressed: ratio " + reg.ratio() + " (95% CI " + reg.ciLow() + ".." + reg.ciHigh() + ")");
-      }
+      lo = round(band[0], 4);
+      hi = round(band[1], 4);
+      reasons.addAll(slower);
       againstVariant = againstVariant(variant, reasons, notes);
     }
     boolean onlyStepTime = reasons.size() > structural && structural == 0;
@@ -498,12 +503,51 @@ final class Diagnoser {
         hi, reg, reasons, variant == null ? null : variant.runDir(), againstVariant, onlyStepTime, notes);
   }
 
+  /** The 5th and 95th percentile of a run's steps. */
+  private static double[] band(Fingerprint f) {
+    double[] s = f.steps.clone();
+    Arrays.sort(s);
+    return new double[] {StepStats.quantile(s, 0.05), StepStats.quantile(s, 0.95)};
+  }
+
+  private static Diagnosis.Regression compared(double[] base, double[] fixed) {
+    StepStats.Comparison c = StepStats.compare(base, fixed);
+    return new Diagnosis.Regression(c.regression(), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4), c.verdict(),
+        round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(), "median of per-iteration step times "
+            + "(slowest rank); regression when ratio >= " + (1 + StepStats.MIN_EFFECT) + " and the 99% bootstrap interval ("
+            + StepStats.RESAMPLES + " resamples, seeded) lies above 1");
+  }
+
   /**
-   * The fixed run against the variant, for each regression the variant showed against the baseline: its step time and,
-   * where it rose with the step, its compute outside communication. The fix must make each clearly better than the variant (the diagnose rule's
-   * improvement), else it did not undo that regression. The compute estimate is checked on its own because a load
-   * that fell between the variant and the fixed run speeds the whole step up as a fix would, while it moves the compute
-   * estimate by a few ms at most: a slowdown that was kept (a fix that undid nothing) stays there whatever the load.
+   * Why the fixed run's step is slower than {@code base}'s (empty when it is not): its median above the base's band,
+   * or a regression by the diagnose rule. A median below the band is only noted. Emulated timings are never judged.
+   */
+  private List<String> notSlower(Fingerprint base, String what, List<String> notes) {
+    List<String> out = new ArrayList<>();
+    if (emulated()) {
+      return out;
+    }
+    double[] band = band(base);
+    double median = StepStats.median(fv.steps.clone());
+    if (median > band[1]) {
+      out.add(String.format(Locale.ROOT, "step median %.3f ms is above %s's band %.3f..%.3f ms", median, what, band[0], band[1]));
+    } else if (median < band[0]) {
+      notes.add(String.format(Locale.ROOT, "step median %.3f ms is below %s's band %.3f..%.3f ms: faster than the baseline (the "
+          + "machine's load fell between the runs, or more than the fault was undone); not a failure of the fix", median, what, band[0], band[1]));
+    }
+    Diagnosis.Regression r = compared(base.steps, fv.steps);
+    if (r.detected()) {
+      out.add("step time still regressed against " + what + ": ratio " + r.ratio() + " (95% CI " + r.ciLow() + ".." + r.ciHigh() + ")");
+    }
+    return out;
+  }
+
+  /**
+   * The fixed run against the variant, for each regression the variant showed against the baseline (the pair the
+   * diagnosis judged): its step time and, where it rose with the step, its compute outside communication. The fix must
+   * make each clearly better than the variant (the diagnose rule's improvement), else it did not undo that regression.
+   * A load that fell after the variant speeds the fixed run up as a fix would; that is why the fixed run is also judged
+   * beside a baseline made under the same load (prove's A/B/A).
    */
   private Diagnosis.Regression againstVariant(Evidence variant, List<String> reasons, List<String> notes) {
     if (variant == null || emulated() || emulated(variant)) {

@@ -81,7 +81,7 @@ public record Diagnosis(
    * {@link #verifyFix(Evidence, Evidence, Evidence)}.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence fixed) {
-    return new Diagnoser(baseline, fixed).verifyFix(null);
+    return new Diagnoser(baseline, fixed).verifyFix(null, null);
   }
 
   /**
@@ -89,7 +89,17 @@ public record Diagnosis(
    * run must also be clearly faster than the variant: the regression is gone, not hidden by noise.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed) {
-    return new Diagnoser(baseline, fixed).verifyFix(variant);
+    return new Diagnoser(baseline, fixed).verifyFix(variant, null);
+  }
+
+  /**
+   * Like with like on a machine whose load drifts (prove's A/B/A): {@code baseline} is the run the variant was
+   * diagnosed against, {@code baselineAgain} the same configuration run right after the fixed run. The variant's
+   * regression is judged on its own pair; the fixed run's step beside {@code baselineAgain}, and a step slower than
+   * that one but not than {@code baseline} lies inside the baseline configuration's own spread across runs.
+   */
+  public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed, Evidence baselineAgain) {
+    return new Diagnoser(baseline, fixed).verifyFix(variant, baselineAgain);
   }
 
   /**

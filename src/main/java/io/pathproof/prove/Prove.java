@@ -250,9 +250,10 @@ public final class Prove {
    * Verify-fix like with like. On a shared machine the load drifts on a scale of seconds, longer than one run's
    * measured steps, so a baseline made a minute before the fixed run is not alike: a load that fell makes a fix that
    * undid nothing look like the baseline, one that rose fails a real fix. The baseline is therefore run again right
-   * after the fixed run (A/B/A) and that adjacent pair decides, with the fixed run also clearly faster than the variant
-   * wherever the variant regressed; the first baseline's judgement and the drift between the two baselines (diagnosed
-   * as any pair, "confounded by machine load" when the load explains it) are kept. Where the adjacent pair fails only
+   * after the fixed run (A/B/A) and the fixed run is judged beside it, a step inside the spread of the two baselines
+   * counting as not slower, and clearly faster than the variant wherever the variant regressed against its own
+   * baseline; the first baseline's judgement and the drift between the two baselines (diagnosed as any pair,
+   * "confounded by machine load" when the load explains it) are kept. Where the adjacent pair fails only
    * on step time, the fixed configuration is run once more right after the new baseline and that pair decides
    * (A/B/A/B): a kept fault fails it again, and the variant comparison still applies.
    */
@@ -269,7 +270,7 @@ public final class Prove {
     Path again = run(plan, out, "baseline-again", scenarioEnv, out.resolve("prediction.json"));
     files.put("baselineAgain", "baseline-again");
     Evidence eb2 = read(again);
-    FixVerification fv2 = Diagnosis.verifyFix(eb2, ev, ef);
+    FixVerification fv2 = Diagnosis.verifyFix(eb, ev, ef, eb2);
     Diagnosis drift = Diagnosis.diagnose(eb, eb2);
     write(out.resolve("verify-fix-again.json"), Diagnosis.render(fv2, "json"));
     files.put("verifyFixAgain", "verify-fix-again.json");
@@ -287,7 +288,7 @@ public final class Prove {
     Path fixedAgain = run(plan, out, "fixed-again", fixedEnv, out.resolve("prediction.json"));
     files.put("fixedAgain", "fixed-again");
     Evidence ef2 = read(fixedAgain);
-    FixVerification fv3 = Diagnosis.verifyFix(eb2, ev, ef2);
+    FixVerification fv3 = Diagnosis.verifyFix(eb, ev, ef2, eb2);
     write(out.resolve("verify-fix-fixed-again.json"), Diagnosis.render(fv3, "json"));
     files.put("verifyFixAgain", "verify-fix-fixed-again.json");
     dn.put("secondVerification", String.join("; ", fv2.reasons()));

@@ -88,4 +88,26 @@ class RecordedDriftTest {
     assertThat(f.againstVariant().verdict()).isNotEqualTo("improvement");
     assertThat(f.notes()).anySatisfy(n -> assertThat(n).contains("confounded by machine load"));
   }
+
+  @Test
+  void aFixedStepInsideTheSpreadOfTwoBaselinesIsNotSlowerThanTheBaseline() {
+    // Real runs of the same configuration on the drifting machine: seed 4's two baselines (39.4 and 21.9 ms) bound what
+    // the unchanged job does across runs; a run of that configuration at 39.7 ms (seed 6's baseline) stands for a
+    // fixed run made while the load rose, judged beside the quieter baseline-again.
+    Evidence first = run("drift-aa", "baseline");
+    Evidence again = run("drift-aa", "baseline-again");
+    Evidence variant = run("below-band", "variant");
+    Evidence fixed = run("below-band", "baseline");
+    FixVerification beside = Diagnosis.verifyFix(again, variant, fixed);
+    assertThat(beside.fixed()).as("beside the quiet baseline alone").isFalse();
+    assertThat(beside.onlyStepTime()).isTrue();
+    FixVerification f = Diagnosis.verifyFix(first, variant, fixed, again);
+    assertThat(f.fixed()).as(f.reasons().toString()).isTrue();
+    assertThat(f.notes()).anySatisfy(n -> assertThat(n).contains("inside the spread"));
+    assertThat(f.regression().baselineMedianMs()).as("the step is reported beside the baseline run next to it").isLessThan(25.0);
+    // The spread never excuses a kept fault: the variant itself is not verified against the same pair of baselines.
+    FixVerification kept = Diagnosis.verifyFix(first, variant, variant, again);
+    assertThat(kept.fixed()).isFalse();
+    assertThat(kept.reasons()).anySatisfy(r -> assertThat(r).startsWith("the variant's regression is not undone"));
+  }
 }
