@@ -134,10 +134,10 @@ final class Diagnoser {
    * estimate's comparison (null without hook records).
    */
   record LoadComparison(MachineLoad baseline, MachineLoad variant, StepStats.Comparison withoutWait, String stepVerdict,
-      StepStats.Comparison compute) {
+      StepStats.Comparison compute, StepStats.Comparison jobCpu, double stepChangeMs) {
     /**
-     * The step changed, the slower run waited longer for a CPU, and either without that wait the step did not change
-     * or the compute estimate did not move with the step. A rank's wall time holds its own run-queue wait but also
+     * The step changed, the slower run's ranks waited longer for a CPU by at least the change, and either without that
+     * wait the step did not change, or the compute estimate did not move with the step, or the job's CPU work did not. A rank's wall time holds its own run-queue wait but also
      * the time it sleeps in the AllReduce while a peer waits for a CPU, so subtracting each rank's own wait leaves
      * most of the load in (gloo's 4 ranks on 2 cores, two identical runs: 21.9 → 39.4 ms, 1.5x "without wait").
      * What does separate the job from the machine is where the time went: a slower job spends it outside
@@ -151,12 +151,26 @@ final class Diagnoser {
       }
       MachineLoad busy = slower ? variant : baseline;
       MachineLoad calm = slower ? baseline : variant;
-      if (!(busy.runQueueMs() > calm.runQueueMs())) {
+      // The machine can delay a synchronous step by at most the time the job's ranks waited for a CPU: the critical
+      // path is running, in the run queue, or blocked on a peer that is. The slower run's extra wait, summed over its
+      // ranks, must cover the change (a sleep slowed the step by 41 ms with 1 ms more wait; two identical baselines
+      // 11.5 ms apart differed by 19.9 ms of wait).
+      if (!(busy.jobWaitMs() - calm.jobWaitMs() >= stepChangeMs)) {
         return false;
       }
       // The wait can fall inside the compute window, so a compute estimate that rose with it is no evidence against.
       boolean waitAlone = slower ? !withoutWait.regression() : !withoutWait.improvement();
-      return waitAlone || computeStill();
+      return waitAlone || computeStill() || sameWork();
+    }
+
+    /**
+     * The job did the same work in both runs: the CPU time of all its ranks per step did not change by the diagnose
+     * rule (two identical baselines: 7.86 and 7.92 ms per rank and step while the step went 35.4 → 23.9 ms). A slower
+     * job costs CPU (more math), or frees the CPU and waits less for it (a sleep, a sync): the slower run then did not
+     * wait longer for a CPU.
+     */
+    boolean sameWork() {
+      return jobCpu != null && !jobCpu.regression() && !jobCpu.improvement();
     }
 
     /** The compute estimate did not move with the step: not decided in its direction, and its ratio on the other side. */
@@ -174,8 +188,13 @@ final class Diagnoser {
     if (fb.load == null || fv.load == null || emulated()) {
       return null;
     }
+    double change = reg.baselineMedianMs() == null ? Double.NaN : Math.abs(reg.variantMedianMs() - reg.baselineMedianMs());
     return new LoadComparison(fb.load, fv.load, StepStats.compare(fb.load.stepsWithoutWait(), fv.load.stepsWithoutWait()), reg.verdict(),
-        compute);
+        compute, jobCpu(fb.load, fv.load), change);
+  }
+
+  private static StepStats.Comparison jobCpu(MachineLoad b, MachineLoad v) {
+    return b.jobCpuPerStep().length > 0 && v.jobCpuPerStep().length > 0 ? StepStats.compare(b.jobCpuPerStep(), v.jobCpuPerStep()) : null;
   }
 
   private static String loadNote(LoadComparison load) {
@@ -318,7 +337,7 @@ final class Diagnoser {
     } else if (!changedLayers.isEmpty()) {
       conclusion = "root cause";
       root = Remedies.unconfigured(changedLayers.get(0), changedLayers, diffs, effect);
-    } else if (load != null && load.explains()) {
+    } else if (load != null && load.explains() && !kernelChanged) {
       conclusion = "confounded by machine load";
       root = Remedies.machineLoad(load, effect);
     } else if (computeWithStep) {
@@ -566,7 +585,8 @@ final class Diagnoser {
             + "improvement on it (ratio <= " + (1 - StepStats.MIN_EFFECT) + " and the 99% bootstrap interval below 1)");
     StepStats.Comparison variantCompute = fb.compute.length > 0 && fx.compute.length > 0 ? StepStats.compare(fb.compute, fx.compute) : null;
     boolean loadOnly = regressed.regression() && fb.load != null && fx.load != null && new LoadComparison(fb.load, fx.load,
-        StepStats.compare(fb.load.stepsWithoutWait(), fx.load.stepsWithoutWait()), regressed.verdict(), variantCompute).explains();
+        StepStats.compare(fb.load.stepsWithoutWait(), fx.load.stepsWithoutWait()), regressed.verdict(), variantCompute,
+        jobCpu(fb.load, fx.load), Math.abs(regressed.variantMedian() - regressed.baselineMedian())).explains();
     if (!regressed.regression()) {
       notes.add(String.format(Locale.ROOT, "the variant's step did not regress against the baseline (%s): no step-time regression to "
           + "undo, the fix is judged on the path, the replicas and a step not slower than the baseline", ratio(regressed)));

@@ -110,4 +110,19 @@ class RecordedDriftTest {
     assertThat(kept.fixed()).isFalse();
     assertThat(kept.reasons()).anySatisfy(r -> assertThat(r).startsWith("the variant's regression is not undone"));
   }
+
+  @Test
+  void theSameWorkOnLessOfTheMachineIsLoadAndASleepWithNoMoreWaitIsCompute() {
+    // Two identical baselines: the slower one's ranks waited 19.9 ms more per step (summed) for a CPU, the step was
+    // 11.5 ms longer, the job's CPU time per step the same; its compute estimate moved with the step (the wait fell
+    // inside it), which read as "compute".
+    Diagnosis aa = Diagnosis.diagnose(run("drift-same-work", "baseline"), run("drift-same-work", "baseline-again"));
+    assertThat(aa.conclusion()).as(aa.rootCause().change()).isEqualTo("confounded by machine load");
+    assertThat(aa.rootCause().change()).contains("CPU time per step did not change");
+    // A 40 ms sleep per step: the same CPU work too, and a hair more wait (0.1 ms per rank). The wait cannot cover a
+    // 41 ms change, so the machine is not the cause: compute is.
+    Diagnosis sleep = Diagnosis.diagnose(run("sleep-same-wait", "baseline"), run("sleep-same-wait", "variant"));
+    assertThat(sleep.rootCause().layer()).as(sleep.rootCause().change()).isEqualTo("compute");
+    assertThat(sleep.rootCause().change()).startsWith("compute outside communication rose");
+  }
 }
