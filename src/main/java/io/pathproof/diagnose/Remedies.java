@@ -171,7 +171,7 @@ final class Remedies {
   }
 
   /** The variant waited longer for a CPU, and that wait explains the slower step: not a change of the job. */
-  static Diagnosis.RootCause machineLoad(Diagnoser.LoadComparison load, String effect) {
+  static Diagnosis.RootCause machineLoad(LoadComparison load, String effect) {
     boolean slower = "regression".equals(load.stepVerdict());
     String why = !load.computeStill() && load.sameWork()
         ? String.format(Locale.ROOT, "the job's CPU time per step did not change (%s): the same work, less of the machine",
