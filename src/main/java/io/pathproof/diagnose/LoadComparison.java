@@ -10,8 +10,8 @@ record LoadComparison(MachineLoad baseline, MachineLoad variant, StepStats.Compa
   /**
    * The step changed, the slower run's ranks waited longer for a CPU by at least the change, and either without that
    * wait the step did not change, or the compute estimate did not move with the step, or the job's CPU work did not.
-   * A rank's wall time holds its own run-queue wait but also the time it sleeps in the AllReduce while a peer waits for a CPU, so subtracting each rank's own wait leaves
-   * most of the load in (gloo's 4 ranks on 2 cores, two identical runs: 21.9 → 39.4 ms, 1.5x "without wait").
+   * A rank's wall time holds its own run-queue wait but also the time it sleeps in the AllReduce while a peer waits
+   * for a CPU, so subtracting each rank's own wait leaves most of the load in (gloo's 4 ranks on 2 cores, two identical runs: 21.9 → 39.4 ms, 1.5x "without wait").
    * What does separate the job from the machine is where the time went: a slower job spends it outside
    * communication (the compute estimate rises with the step), a busier machine stretches the CPU-run AllReduce while
    * the compute estimate stays or falls. Either direction: a faster run whose baseline waited longer is the same.
