@@ -14,8 +14,9 @@ import picocli.CommandLine.Spec;
 
 /** Verb {@code verify-fix}: a re-run after a fix against the baseline (seed common error 14). */
 @Command(name = "verify-fix", mixinStandardHelpOptions = true,
-    description = {"Check that a fixed run is back to the baseline: the same path fingerprint, correct replicas, and the step-time",
-        "median inside the baseline's band with no regression. Exit 0: fixed; 1: not fixed; 3: evidence unreadable."})
+    description = {"Check that a fixed run is back to the baseline: the same path fingerprint, correct replicas, a step not slower",
+        "than the baseline's (no regression, median not above its band) and, with --variant, clearly faster than a variant",
+        "whose step regressed. Exit 0: fixed; 1: not fixed; 3: evidence unreadable."})
 public final class VerifyFixCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -25,11 +26,15 @@ public final class VerifyFixCommand implements Callable<Integer> {
   @Option(names = "--fixed", required = true, paramLabel = "RUNDIR", description = "the run made after the fix")
   Path fixed;
 
+  @Option(names = "--variant", paramLabel = "RUNDIR",
+      description = "the run that showed the regression: where its step regressed, the fixed run must be clearly faster than it")
+  Path variant;
+
   @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
   String format;
 
   /** The parsed command line. */
-  record Options(Path baseline, Path fixed, String format) {
+  record Options(Path baseline, Path variant, Path fixed, String format) {
     Options {
       if (!List.of("table", "json", "markdown").contains(format)) {
         throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
@@ -39,8 +44,9 @@ public final class VerifyFixCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Options o = new Options(baseline, fixed, format);
-    FixVerification f = Diagnosis.verifyFix(DiagnoseCommand.read(o.baseline()), DiagnoseCommand.read(o.fixed()));
+    Options o = new Options(baseline, variant, fixed, format);
+    FixVerification f = Diagnosis.verifyFix(DiagnoseCommand.read(o.baseline()), o.variant() == null ? null : DiagnoseCommand.read(o.variant()),
+        DiagnoseCommand.read(o.fixed()));
     spec.commandLine().getOut().print(Diagnosis.render(f, o.format()));
     spec.commandLine().getOut().flush();
     return f.fixed() ? ExitCode.OK : ExitCode.FAIL;

@@ -129,19 +129,17 @@ final class Diagnoser {
     return fb.kernelUs.length > 0 && fv.kernelUs.length > 0 ? StepStats.compare(fb.kernelUs, fv.kernelUs) : null;
   }
 
-  /** Both runs' machine load, and the step-time comparison with each step's run-queue wait taken out. */
-  record LoadComparison(MachineLoad baseline, MachineLoad variant, StepStats.Comparison withoutWait, boolean stepRegressed) {
-    /** The step regressed, the variant waited longer for a CPU, and without that wait it did not regress. */
-    boolean explains() {
-      return stepRegressed && variant.runQueueMs() > baseline.runQueueMs() && !withoutWait.regression();
-    }
-  }
-
-  private LoadComparison loadComparison(Diagnosis.Regression reg) {
+  private LoadComparison loadComparison(Diagnosis.Regression reg, StepStats.Comparison compute) {
     if (fb.load == null || fv.load == null || emulated()) {
       return null;
     }
-    return new LoadComparison(fb.load, fv.load, StepStats.compare(fb.load.stepsWithoutWait(), fv.load.stepsWithoutWait()), reg.detected());
+    double change = reg.baselineMedianMs() == null ? Double.NaN : Math.abs(reg.variantMedianMs() - reg.baselineMedianMs());
+    return new LoadComparison(fb.load, fv.load, StepStats.compare(fb.load.stepsWithoutWait(), fv.load.stepsWithoutWait()), reg.verdict(),
+        compute, jobCpu(fb.load, fv.load), change);
+  }
+
+  private static StepStats.Comparison jobCpu(MachineLoad b, MachineLoad v) {
+    return b.jobCpuPerStep().length > 0 && v.jobCpuPerStep().length > 0 ? StepStats.compare(b.jobCpuPerStep(), v.jobCpuPerStep()) : null;
   }
 
   private static String loadNote(LoadComparison load) {
@@ -176,12 +174,16 @@ final class Diagnoser {
     StepStats.Comparison compute = computeComparison();
     StepStats.Comparison kernels = kernelComparison();
     List<Diagnosis.LayerDiff> all = new ArrayList<>(diffs);
-    LoadComparison load = loadComparison(reg);
+    LoadComparison load = loadComparison(reg, compute);
     if (load != null) {
       all.add(new Diagnosis.LayerDiff(Fingerprint.MACHINE_LOAD, load.baseline().describe(), load.variant().describe() + " (steps without "
           + "run-queue wait: " + ratio(load.withoutWait()) + ")", load.explains(), List.of("manifest"), List.of()));
     }
     boolean computeChanged = compute != null && (compute.regression() || compute.improvement());
+    // Compute explains a step change only in the step's own direction: a compute estimate that fell while the step
+    // rose (two identical runs under drifting load) is no compute regression.
+    boolean computeWithStep = compute != null && (compute.regression() && "regression".equals(reg.verdict())
+        || compute.improvement() && "improvement".equals(reg.verdict()));
     boolean kernelChanged = kernels != null && (kernels.regression() || kernels.improvement());
     if (compute != null) {
       all.add(new Diagnosis.LayerDiff(Fingerprint.COMPUTE, "median " + ms(compute.baselineMedian()), "median " + ms(compute.variantMedian())
@@ -262,7 +264,7 @@ final class Diagnoser {
         conclusion = "root cause";
         String target = layer.equals(Fingerprint.CONFIGURATION) ? changedLayers.get(0) : layer;
         root = Remedies.configured(layer, target, only.getKey(), only.getValue(), changedLayers, diffs, effect, effectSeen, fb);
-      } else if (computeChanged && effectSeen) {
+      } else if (computeWithStep) {
         conclusion = "root cause";
         root = Remedies.compute(compute, effect, "the one configuration change (" + describe(only.getValue()) + ") left the path unchanged",
             loadNote(load));
@@ -280,10 +282,10 @@ final class Diagnoser {
     } else if (!changedLayers.isEmpty()) {
       conclusion = "root cause";
       root = Remedies.unconfigured(changedLayers.get(0), changedLayers, diffs, effect);
-    } else if (load != null && load.explains()) {
+    } else if (load != null && load.explains() && !kernelChanged) {
       conclusion = "confounded by machine load";
       root = Remedies.machineLoad(load, effect);
-    } else if (computeChanged && effectSeen) {
+    } else if (computeWithStep) {
       conclusion = "root cause";
       root = Remedies.compute(compute, effect, "no configuration and no path change", loadNote(load));
     } else if (kernelChanged && effectSeen) {
@@ -295,7 +297,7 @@ final class Diagnoser {
       conclusion = "root cause";
       root = Remedies.compute(compute, effect + "; the step-time effect is undecided at this noise (more iterations decide it)",
           "no configuration and no path change", loadNote(load));
-    } else if ("regression".equals(reg.verdict()) && !examinedPath(eliminated).isEmpty()) {
+    } else if ("regression".equals(reg.verdict()) && !examinedPath(eliminated).isEmpty() && !(compute != null && compute.improvement())) {
       // Every path layer with evidence is unchanged, nothing was configured differently and the communication did not
       // slow down: what is left of the step is compute, even where its own estimate is too noisy to decide alone.
       conclusion = "root cause";
@@ -390,8 +392,17 @@ final class Diagnoser {
   }
 
   // ------------------------------------------------------------------ verify-fix
-  FixVerification verifyFix() {
+  /**
+   * The fixed run ({@code v} here) against the baseline, and against the variant where it is given. What a fix must
+   * show: the baseline's path and configuration, correct replicas, and on the step time (seed common error 14) that
+   * the variant's regression is gone — the fixed run clearly faster than the variant, by the diagnose rule, whenever
+   * the variant regressed (a fix that undid nothing is never verified by noise that hides the fault), and not slower
+   * than the baseline (no regression, median not above the baseline's band). A fixed run faster than the baseline's
+   * band is no failure: the machine's load fell between the runs, or more than the fault was undone; it is noted.
+   */
+  FixVerification verifyFix(Evidence variant, Evidence again) {
     List<String> reasons = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
     List<Diagnosis.LayerDiff> differences = new ArrayList<>();
     boolean equal = true;
     for (String layer : Fingerprint.PATH_LAYERS) {
@@ -418,29 +429,130 @@ final class Diagnoser {
     if (fb.correctness.known() && !fv.correctness.known()) {
       reasons.add("correctness: the fixed run has no replica digests, the baseline had them");
     }
+    int structural = reasons.size();
     Diagnosis.Regression reg = regression();
+    Diagnosis.Regression againstVariant = null;
     Double median = null;
     Double lo = null;
     Double hi = null;
     if (fb.steps.length == 0 || fv.steps.length == 0) {
       reasons.add("step time: " + reg.rule());
     } else {
-      double[] s = fb.steps.clone();
-      Arrays.sort(s);
-      lo = round(StepStats.quantile(s, 0.05), 4);
-      hi = round(StepStats.quantile(s, 0.95), 4);
       median = round(StepStats.median(fv.steps.clone()), 4);
-      // Emulated timings are not physical: the fix is verified on decisions and replicas alone, never on the band.
-      if (!emulated() && (median < lo || median > hi)) {
-        reasons.add(String.format(Locale.ROOT, "step median %.3f ms is outside the baseline's band %.3f..%.3f ms", median, lo, hi));
+      List<String> slower = notSlower(fb, "the baseline", notes);
+      double[] band = band(fb);
+      if (again != null) {
+        // Judged beside the baseline run right after the fixed run; the first baseline bounds the same configuration's
+        // spread across runs: a fixed step inside it is not slower than "the baseline" on this machine.
+        Fingerprint fa = new Fingerprint(again);
+        if (fa.steps.length > 0) {
+          List<String> first = slower;
+          slower = notSlower(fa, "the baseline run beside it", notes);
+          band = band(fa);
+          reg = compared(fa.steps, fv.steps);
+          if (!slower.isEmpty() && first.isEmpty()) {
+            notes.add("slower than the baseline run beside it (" + String.join("; ", slower) + ") but not than the first baseline: "
+                + "inside the spread the baseline's own configuration showed across the two runs");
+            slower = List.of();
+          }
+        }
       }
-      if (reg.detected()) {
-        reasons.add("step time still regressed: ratio " + reg.ratio() + " (95% CI " + reg.ciLow() + ".." + reg.ciHigh() + ")");
+      lo = round(band[0], 4);
+      hi = round(band[1], 4);
+      reasons.addAll(slower);
+      againstVariant = againstVariant(variant, reasons, notes);
+    }
+    boolean onlyStepTime = reasons.size() > structural && structural == 0;
+    return new FixVerification(FixVerification.SCHEMA, b.runDir(), v.runDir(), reasons.isEmpty(), equal, differences, c.verdict(), median, lo,
+        hi, reg, reasons, variant == null ? null : variant.runDir(), againstVariant, onlyStepTime, notes);
+  }
+
+  /** The 5th and 95th percentile of a run's steps. */
+  private static double[] band(Fingerprint f) {
+    double[] s = f.steps.clone();
+    Arrays.sort(s);
+    return new double[] {StepStats.quantile(s, 0.05), StepStats.quantile(s, 0.95)};
+  }
+
+  private static Diagnosis.Regression compared(double[] base, double[] fixed) {
+    StepStats.Comparison c = StepStats.compare(base, fixed);
+    return new Diagnosis.Regression(c.regression(), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4), c.verdict(),
+        round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(), "median of per-iteration step times "
+            + "(slowest rank); regression when ratio >= " + (1 + StepStats.MIN_EFFECT) + " and the 99% bootstrap interval ("
+            + StepStats.RESAMPLES + " resamples, seeded) lies above 1");
+  }
+
+  /**
+   * Why the fixed run's step is slower than {@code base}'s (empty when it is not): its median above the base's band,
+   * or a regression by the diagnose rule. A median below the band is only noted. Emulated timings are never judged.
+   */
+  private List<String> notSlower(Fingerprint base, String what, List<String> notes) {
+    List<String> out = new ArrayList<>();
+    if (emulated()) {
+      return out;
+    }
+    double[] band = band(base);
+    double median = StepStats.median(fv.steps.clone());
+    if (median > band[1]) {
+      out.add(String.format(Locale.ROOT, "step median %.3f ms is above %s's band %.3f..%.3f ms", median, what, band[0], band[1]));
+    } else if (median < band[0]) {
+      notes.add(String.format(Locale.ROOT, "step median %.3f ms is below %s's band %.3f..%.3f ms: faster than the baseline (the "
+          + "machine's load fell between the runs, or more than the fault was undone); not a failure of the fix", median, what, band[0], band[1]));
+    }
+    Diagnosis.Regression r = compared(base.steps, fv.steps);
+    if (r.detected()) {
+      out.add("step time still regressed against " + what + ": ratio " + r.ratio() + " (95% CI " + r.ciLow() + ".." + r.ciHigh() + ")");
+    }
+    return out;
+  }
+
+  /**
+   * The fixed run against the variant, for each regression the variant showed against the baseline (the pair the
+   * diagnosis judged): its step time and, where it rose with the step, its compute outside communication. The fix must
+   * make each clearly better than the variant (the diagnose rule's improvement), else it did not undo that regression.
+   * A load that fell after the variant speeds the fixed run up as a fix would; that is why the fixed run is also judged
+   * beside a baseline made under the same load (prove's A/B/A).
+   */
+  private Diagnosis.Regression againstVariant(Evidence variant, List<String> reasons, List<String> notes) {
+    if (variant == null || emulated() || emulated(variant)) {
+      return null;
+    }
+    Fingerprint fx = new Fingerprint(variant);
+    if (fx.steps.length == 0) {
+      notes.add("the variant has no step times: the fixed run is judged against the baseline alone");
+      return null;
+    }
+    StepStats.Comparison regressed = StepStats.compare(fb.steps, fx.steps);
+    StepStats.Comparison c = StepStats.compare(fx.steps, fv.steps);
+    Diagnosis.Regression r = new Diagnosis.Regression(c.regression(), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4),
+        c.verdict(), round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(),
+        "fixed against the variant: median of per-iteration step times; the variant's regression is undone when the fixed run is an "
+            + "improvement on it (ratio <= " + (1 - StepStats.MIN_EFFECT) + " and the 99% bootstrap interval below 1)");
+    StepStats.Comparison variantCompute = fb.compute.length > 0 && fx.compute.length > 0 ? StepStats.compare(fb.compute, fx.compute) : null;
+    boolean loadOnly = regressed.regression() && fb.load != null && fx.load != null && new LoadComparison(fb.load, fx.load,
+        StepStats.compare(fb.load.stepsWithoutWait(), fx.load.stepsWithoutWait()), regressed.verdict(), variantCompute,
+        jobCpu(fb.load, fx.load), Math.abs(regressed.variantMedian() - regressed.baselineMedian())).explains();
+    if (!regressed.regression()) {
+      notes.add(String.format(Locale.ROOT, "the variant's step did not regress against the baseline (%s): no step-time regression to "
+          + "undo, the fix is judged on the path, the replicas and a step not slower than the baseline", ratio(regressed)));
+    } else if (loadOnly) {
+      // As diagnose says of that pair: the machine, not the job, slowed the variant, so there is no job regression to undo.
+      notes.add(String.format(Locale.ROOT, "the variant's slower step against the baseline (%s) is confounded by machine load (the "
+          + "variant waited %.3f ms per step for a CPU, the baseline %.3f ms): no step-time regression of the job to undo", ratio(regressed),
+          fx.load.runQueueMs(), fb.load.runQueueMs()));
+    } else if (!c.improvement()) {
+      reasons.add(String.format(Locale.ROOT, "the variant's regression is not undone: the fixed run's step median %.3f ms is not clearly "
+          + "faster than the variant's %.3f ms (%s)", c.variantMedian(), c.baselineMedian(), ratio(c)));
+    }
+    // As diagnose: a compute rise counts only with a step that rose with it (alone it is the load moving time around).
+    if (regressed.regression() && !loadOnly && variantCompute != null && fv.compute.length > 0 && variantCompute.regression()) {
+      StepStats.Comparison k = StepStats.compare(fx.compute, fv.compute);
+      if (!k.improvement()) {
+        reasons.add(String.format(Locale.ROOT, "the variant's compute regression is not undone: compute outside communication %.3f ms per "
+            + "step in the fixed run against the variant's %.3f ms (%s)", k.variantMedian(), k.baselineMedian(), ratio(k)));
       }
     }
-    boolean fixed = reasons.isEmpty();
-    return new FixVerification(FixVerification.SCHEMA, b.runDir(), v.runDir(), fixed, equal, differences, c.verdict(), median, lo, hi, reg,
-        reasons);
+    return r;
   }
 
   static Map<String, String> layerValues(Fingerprint f) {

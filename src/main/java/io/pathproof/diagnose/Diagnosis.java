@@ -76,10 +76,30 @@ public record Diagnosis(
 
   /**
    * Checks a fixed run against the baseline (seed common error 14: re-run the same acceptance): the path
-   * fingerprint equals the baseline's and the step-time median is back inside the baseline's band.
+   * fingerprint and configuration equal the baseline's, the replicas are correct and the step is not slower than the
+   * baseline's. Without the variant nothing shows that the fix undid a step-time regression; prefer
+   * {@link #verifyFix(Evidence, Evidence, Evidence)}.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence fixed) {
-    return new Diagnoser(baseline, fixed).verifyFix();
+    return new Diagnoser(baseline, fixed).verifyFix(null, null);
+  }
+
+  /**
+   * As {@link #verifyFix(Evidence, Evidence)}, and where the variant's step regressed against the baseline, the fixed
+   * run must also be clearly faster than the variant: the regression is gone, not hidden by noise.
+   */
+  public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed) {
+    return new Diagnoser(baseline, fixed).verifyFix(variant, null);
+  }
+
+  /**
+   * Like with like on a machine whose load drifts (prove's A/B/A): {@code baseline} is the run the variant was
+   * diagnosed against, {@code baselineAgain} the same configuration run right after the fixed run. The variant's
+   * regression is judged on its own pair; the fixed run's step beside {@code baselineAgain}, and a step slower than
+   * that one but not than {@code baseline} lies inside the baseline configuration's own spread across runs.
+   */
+  public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed, Evidence baselineAgain) {
+    return new Diagnoser(baseline, fixed).verifyFix(variant, baselineAgain);
   }
 
   /**

@@ -95,8 +95,15 @@ final class DiagnosisFormat {
     if (f.medianMs() != null) {
       sb.append(String.format("step median %.3f ms, baseline band %.3f..%.3f ms%n", f.medianMs(), f.bandLowMs(), f.bandHighMs()));
     }
+    if (f.againstVariant() != null) {
+      sb.append(String.format("against the variant (%s): ratio %.3f, 95%% CI %.3f..%.3f: %s%n", f.variantRun(), f.againstVariant().ratio(),
+          f.againstVariant().ciLow(), f.againstVariant().ciHigh(), f.againstVariant().verdict()));
+    }
     for (String r : f.reasons()) {
       sb.append("- ").append(r).append('\n');
+    }
+    for (String n : f.notes()) {
+      sb.append("note: ").append(n).append('\n');
     }
     return sb.toString();
   }
@@ -109,8 +116,15 @@ final class DiagnosisFormat {
     if (f.medianMs() != null) {
       sb.append(String.format("- step median %.3f ms; baseline band %.3f..%.3f ms%n", f.medianMs(), f.bandLowMs(), f.bandHighMs()));
     }
+    if (f.againstVariant() != null) {
+      sb.append(String.format("- against the variant: ratio %.3f, 95%% CI %.3f..%.3f: %s%n", f.againstVariant().ratio(),
+          f.againstVariant().ciLow(), f.againstVariant().ciHigh(), f.againstVariant().verdict()));
+    }
     for (String r : f.reasons()) {
       sb.append("- ").append(md(r)).append('\n');
+    }
+    for (String n : f.notes()) {
+      sb.append("- note: ").append(md(n)).append('\n');
     }
     return sb.toString();
   }

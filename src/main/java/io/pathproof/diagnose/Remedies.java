@@ -134,8 +134,8 @@ final class Remedies {
   }
 
   static Diagnosis.RootCause compute(StepStats.Comparison compute, String effect, String context, String loadNote) {
-    String change = String.format(Locale.ROOT, "compute outside communication rose from %.3f to %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f)",
-        compute.baselineMedian(), compute.variantMedian(), compute.ratio(), compute.ciLow(), compute.ciHigh());
+    String change = String.format(Locale.ROOT, "compute outside communication %s from %.3f to %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f)",
+        compute.ratio() < 1 ? "fell" : "rose", compute.baselineMedian(), compute.variantMedian(), compute.ratio(), compute.ciLow(), compute.ciHigh());
     List<String> evidence = new ArrayList<>(List.of("configuration / path: " + context,
         "compute: " + change + " (hook ready to GPU-done / future-done times and step times)", "effect: " + effect,
         "the bucket communication time did not change: the slowdown is outside the AllReduce"));
@@ -171,10 +171,18 @@ final class Remedies {
   }
 
   /** The variant waited longer for a CPU, and that wait explains the slower step: not a change of the job. */
-  static Diagnosis.RootCause machineLoad(Diagnoser.LoadComparison load, String effect) {
-    String change = String.format(Locale.ROOT, "confounded by machine load: the variant's ranks waited %.3f ms per step for a CPU "
-        + "(baseline %.3f ms); without that wait the step time shows no regression (%s)", load.variant().runQueueMs(),
-        load.baseline().runQueueMs(), ratioText(load.withoutWait()));
+  static Diagnosis.RootCause machineLoad(LoadComparison load, String effect) {
+    boolean slower = "regression".equals(load.stepVerdict());
+    String why = !load.computeStill() && load.sameWork()
+        ? String.format(Locale.ROOT, "the job's CPU time per step did not change (%s): the same work, less of the machine",
+            ratioText(load.jobCpu()))
+        : load.computeStill()
+        ? String.format(Locale.ROOT, "compute outside communication did not move with the step (%s): the time went into "
+            + "communication (on gloo, CPU work a busier machine slows), not into the job's own compute", ratioText(load.compute()))
+        : "without that wait the step time shows no " + (slower ? "regression" : "improvement") + " (" + ratioText(load.withoutWait()) + ")";
+    String change = String.format(Locale.ROOT, "confounded by machine load: the %s run's ranks waited %.3f ms per step for a CPU "
+        + "(the %s run's %.3f ms); %s", slower ? "variant" : "baseline", (slower ? load.variant() : load.baseline()).runQueueMs(),
+        slower ? "baseline" : "variant", (slower ? load.baseline() : load.variant()).runQueueMs(), why);
     return new Diagnosis.RootCause(Fingerprint.MACHINE_LOAD, "CUDA+hardware", change,
         List.of("configuration diff: none", "path diff: none", "effect: " + effect, "machine load: baseline " + load.baseline().describe(),
             "machine load: variant " + load.variant().describe()),

@@ -46,7 +46,9 @@ final class Faults {
           "DDP is built with bucket_cap_mb=" + cap + " instead of " + fmt(capOf(s.workload())) + ", which the planner says forms other buckets"));
     }
     if (!s.workload().findUnusedParameters()) {
-      out.add(new Fault("find_unused_parameters", List.of("find_unused_parameters=true"), "ddp-buckets",
+      // A DDP constructor flag, not the bucket cap: DDP's logging data records it and the diagnose room names it on its
+      // own layer, ddp-config (the steady buckets need not change at all).
+      out.add(new Fault("find_unused_parameters", List.of("find_unused_parameters=true"), "ddp-config",
           "DDP is built with find_unused_parameters=True: a graph walk every step and an extra used-map AllReduce"));
     }
     if (backend.equals("nccl")) {
@@ -116,7 +118,8 @@ final class Faults {
     String layer = switch (key) {
       case "compute_delay_ms" -> "compute";
       case "corrupt_grad_rank" -> "correctness";
-      case "bucket_cap_mb", "find_unused_parameters" -> "ddp-buckets";
+      case "bucket_cap_mb" -> "ddp-buckets";
+      case "find_unused_parameters" -> "ddp-config";
       case "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS" -> "channels";
       case "NCCL_PROTO" -> "protocol";
       case "NCCL_ALGO" -> "algorithm";

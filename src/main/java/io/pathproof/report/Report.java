@@ -116,7 +116,7 @@ public final class Report {
       diagnosis = Json.mapper().valueToTree(typed);
     }
     if (verify == null && runs.containsKey("fixed")) {
-      verify = Json.mapper().valueToTree(Diagnosis.verifyFix(baseline, runs.get("fixed")));
+      verify = Json.mapper().valueToTree(Diagnosis.verifyFix(baseline, runs.get("variant"), runs.get("fixed")));
     }
     ObjectNode explain = null;
     if (baseline != null || prediction != null) {

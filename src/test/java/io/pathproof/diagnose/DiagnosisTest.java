@@ -338,7 +338,7 @@ class DiagnosisTest {
     assertThat(bad.fixed()).isFalse();
     assertThat(bad.fingerprintEqual()).isFalse();
     assertThat(bad.reasons()).anySatisfy(r -> assertThat(r).startsWith("channels differs"))
-        .anySatisfy(r -> assertThat(r).contains("outside the baseline's band"));
+        .anySatisfy(r -> assertThat(r).contains("above the baseline's band"));
     // Same path but still slow: the fingerprint alone is not enough.
     SyntheticRuns.Spec slow = variant(s -> s.computeMs = 1.2);
     FixVerification slowFix = Diagnosis.verifyFix(SyntheticRuns.build(baseline()), SyntheticRuns.build(slow));

@@ -80,6 +80,16 @@ class MachineLoadTest {
   }
 
   @Test
+  void communicationTimeIsTheUnionOfTheBucketIntervalsNotTheirSum() {
+    // Bucket 1 ready at 5 ms while bucket 0 (0..10 ms) is in flight, done at 20 ms; a third from 30 to 40 ms: 30 ms of
+    // communication, where the sum of intervals (35 ms) counts 5 ms twice.
+    List<long[]> iv = List.of(new long[] {0, 10_000_000L}, new long[] {5_000_000L, 20_000_000L}, new long[] {30_000_000L, 40_000_000L});
+    assertThat(Fingerprint.unionMs(iv)).isEqualTo(30.0);
+    assertThat(Fingerprint.unionMs(List.of(new long[] {30_000_000L, 40_000_000L}, new long[] {0, 10_000_000L}))).as("unsorted").isEqualTo(20.0);
+    assertThat(Fingerprint.unionMs(List.of())).isZero();
+  }
+
+  @Test
   void overlappingGlooBucketsNeverMakeComputeNegative() {
     // The CI case: step 34 → 70 ms, and a sum of bucket intervals (41 ms) longer than the baseline's step.
     Diagnosis d = Diagnosis.diagnose(gloo("base", 0, 0.5, 1), gloo("slow", 36, 0.5, 2));

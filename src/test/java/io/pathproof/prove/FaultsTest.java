@@ -22,7 +22,7 @@ class FaultsTest {
     Prediction p = Predictor.predict(s);
     List<Fault> c = Faults.catalogue(s, p, "gloo", 4, 28.0);
     assertThat(c).extracting(Fault::kind).containsExactly("compute slowdown", "corrupted gradient", "bucket-cap change", "find_unused_parameters");
-    assertThat(c).extracting(Fault::layer).containsExactly("compute", "correctness", "ddp-buckets", "ddp-buckets");
+    assertThat(c).extracting(Fault::layer).containsExactly("compute", "correctness", "ddp-buckets", "ddp-config");
     // The cap is the first halving of 25 MiB with which the planner forms other buckets: checked against the planner.
     String cap = c.get(2).settings().get(0).substring("bucket_cap_mb=".length());
     Scenario capped = new Scenario(s.name(), s.workload().withDdpFlags(Double.parseDouble(cap), false, false, false), s.topology(), s.versions(),
@@ -73,6 +73,9 @@ class FaultsTest {
     assertThat(kinds).hasSize(c.size());
     assertThat(Faults.given("compute_delay_ms=55", c).layer()).isEqualTo("compute");
     assertThat(Faults.given("NCCL_P2P_DISABLE=1", c).layer()).isEqualTo("transport");
+    // find_unused_parameters is a DDP flag: the diagnose room names it on ddp-config, never on the bucket layout.
+    assertThat(Faults.given("find_unused_parameters=true", List.of()).layer()).isEqualTo("ddp-config");
+    assertThat(Faults.given("bucket_cap_mb=1", List.of()).layer()).isEqualTo("ddp-buckets");
     Faults.check("NCCL_PROTO=LL,compute_delay_ms=3");
     assertThatThrownBy(() -> Faults.check("compute_dleay_ms=3")).isInstanceOf(PathproofException.class).hasMessageContaining("compute_dleay_ms");
     assertThatThrownBy(() -> Faults.given("nonsense", c)).isInstanceOf(PathproofException.class).hasMessageContaining("K=V");

@@ -43,4 +43,19 @@ class FixTest {
     Fault proto = new Fault("protocol", List.of("NCCL_PROTO=LL"), "protocol", "");
     assertThat(Fix.apply(diagnosis("compute", List.of()), proto).removed()).as("compute names no NCCL variable").isEmpty();
   }
+
+  @Test
+  void aFixThatUndidNothingIsNeverVerifiedWhateverTheTimingsSay() {
+    // The old seed 8: diagnosed "none", nothing undone, and the fixed run (the variant's configuration again) passed
+    // verify-fix because the machine's load hid the kept delay.
+    Fault slow = new Fault("compute slowdown", List.of("compute_delay_ms=46"), "compute", "");
+    Fix nothing = Fix.apply(diagnosis("none", List.of()), slow);
+    assertThat(nothing.removed()).isEmpty();
+    io.pathproof.diagnose.FixVerification looksFine = new io.pathproof.diagnose.FixVerification(io.pathproof.diagnose.FixVerification.SCHEMA,
+        "b", "f", true, true, List.of(), "PASS", 30.0, 25.0, 40.0, new Diagnosis.Regression(false, 1.0, 0.9, 1.1, "no change", 30.0, 30.0,
+            24, 24, ""), List.of(), "v", null, false, List.of());
+    assertThat(Prove.notVerified(nothing, looksFine)).singleElement().asString().startsWith("nothing was undone");
+    Fix undone = Fix.apply(diagnosis("compute", List.of()), slow);
+    assertThat(Prove.notVerified(undone, looksFine)).isEmpty();
+  }
 }
