@@ -200,23 +200,8 @@ final class InitLines {
       return;
     }
     try {
-      CommRank cr = r.context();
-      Integer coll = Integer.valueOf(m.group(1));
-      if (cr.collChannels != null && !cr.collChannels.equals(coll)) {
-        r.out.findings.add(
-            new Evidence.Finding(
-                "channels-changed",
-                "one rank's communicator printed " + cr.collChannels + " and then " + coll + " coll channels",
-                java.util.List.of(cr.channelsSource, Source.line(r.file, r.lineNo))));
-      }
-      cr.collChannels = coll;
-      cr.collnetChannels = m.group(2) == null ? null : Integer.valueOf(m.group(2));
-      cr.nvlsChannels = m.group(3) == null ? null : Integer.valueOf(m.group(3));
-      cr.p2pChannels = Integer.valueOf(m.group(4));
-      cr.p2pPerPeer = Integer.valueOf(m.group(5));
-      cr.channelsSource = Source.line(r.file, r.lineNo);
-      cr.facts++;
-      r.counted();
+      channelCounts(Integer.parseInt(m.group(1)), m.group(2) == null ? null : Integer.valueOf(m.group(2)),
+          m.group(3) == null ? null : Integer.valueOf(m.group(3)), Integer.parseInt(m.group(4)), Integer.parseInt(m.group(5)));
     } catch (NumberFormatException ex) {
       r.out.problem(r.lineNo, "channel-count line has a number out of range");
     }
@@ -366,7 +351,12 @@ final class InitLines {
     if (!int9(b, at + P2P_CH.length, e) || !Bytes.startsWith(b, at, e, P2P_PER_PEER)) {
       return false;
     }
-    int perPeer = (int) num;
+    channelCounts(coll, collnet, nvls, p2p, (int) num);
+    return true;
+  }
+
+  /** One rank's channel counts, from either reading of the line; a second, different count is a finding. */
+  private void channelCounts(int coll, Integer collnet, Integer nvls, int p2p, int perPeer) {
     CommRank cr = r.context();
     if (cr.collChannels != null && cr.collChannels != coll) {
       r.out.findings.add(
@@ -383,7 +373,6 @@ final class InitLines {
     cr.channelsSource = Source.line(r.file, r.lineNo);
     cr.facts++;
     r.counted();
-    return true;
   }
 
   /** Phase names already made into Strings (the same few in every line: bootstrap, allgathers, topo, …). */
