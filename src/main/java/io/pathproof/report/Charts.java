@@ -270,13 +270,15 @@ final class Charts {
         issueOnly ? "from the call to its return on the host; the GPU runs the work later" : "from the call to its return (the work itself, on CPU)");
     b.append(String.format(Locale.ROOT, "<rect class=\"phase-%s\" data-rank=\"%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"><title>%s</title></rect>",
         phase, rank, x0, y, w, color, Esc.html(tip)));
-    // About 7 px per character of the 11 px monospace: inside when it fits, else after the bar, else (at the chart's
-    // right edge, where the optimizer ends) before it.
+    // Inside when it fits, else after the bar, else (at the chart's right edge, where the optimizer ends) before it.
+    // The browser's monospace is not ours to measure, so the label is given its width (textLength): 7 px a character,
+    // a little wider than an 11 px monospace glyph. An estimate alone let a label placed after a bar that ends just
+    // short of the edge spill out of the chart when the font ran wider (a live prove on a busy machine drew one so).
     double text = 7.0 * label.length();
     boolean inside = w > text + 6;
     boolean after = x0 + w + 3 + text <= right;
-    b.append(String.format(Locale.ROOT, "<text class=\"small phase-label\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>",
-        inside ? x0 + 3 : after ? x0 + w + 3 : x0 - 3, y + 11, inside || after ? "start" : "end", Esc.html(label)));
+    b.append(String.format(Locale.ROOT, "<text class=\"phase-label\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" textLength=\"%.0f\">%s</text>",
+        inside ? x0 + 3 : after ? x0 + w + 3 : x0 - 3, y + 11, inside || after ? "start" : "end", text, Esc.html(label)));
   }
 
   private static String phasesNote(Map<Integer, Evidence.HostPhases> phases, int ranks, boolean issueOnly) {
