@@ -108,7 +108,7 @@ final class Page {
   private static final String DRAW = String.join("\n", List.of(
       "(function(){",
       "var data=JSON.parse(document.getElementById('chart-data').textContent);",
-      "var colors={baseline:'#0969da',variant:'#cf222e',fixed:'#1a7f37',baselineAgain:'#54aeff'};",
+      "var colors={baseline:'#0969da',variant:'#cf222e',fixed:'#1a7f37',baselineAgain:'#54aeff',fixedAgain:'#4ac26b'};",
       "var drawn=0;",
       "function chart(id,title,xlabel,key){",
       "  var el=document.getElementById(id); if(!el) return;",

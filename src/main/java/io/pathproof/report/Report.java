@@ -135,7 +135,10 @@ public final class Report {
     Map<String, Evidence> runs = new LinkedHashMap<>();
     Map<String, String> dirs = new LinkedHashMap<>();
     List<String> labels = new ArrayList<>(LABELS);
+    // A/B/A/B: prove re-runs the baseline right after the fixed run, and the fixed configuration once more after that
+    // when the adjacent pair fails only on step time; the last pair decides, so the page shows every run it made.
     labels.add("baselineAgain");
+    labels.add("fixedAgain");
     for (String label : labels) {
       if (files.hasNonNull(label) && Files.isDirectory(dir.resolve(files.get(label).asText()))) {
         Path r = dir.resolve(files.get(label).asText());

@@ -137,15 +137,31 @@ final class Sections {
     b.append(Charts.timelineSvg(e)).append("</section>\n");
   }
 
+  /** A run's label as the page says it: prove's re-runs in words. */
+  static String runName(String label) {
+    return switch (label) {
+      case "baselineAgain" -> "baseline again";
+      case "fixedAgain" -> "fixed again";
+      default -> label;
+    };
+  }
+
   static void steps(StringBuilder b, Report.Source s) {
-    b.append("<section id=\"steps\"><h2>Step times: baseline, variant, fixed</h2>");
+    b.append("<section id=\"steps\"><h2>Step times: ").append(Esc.html(String.join(", ", s.runs().keySet().stream().map(Sections::runName).toList())))
+        .append("</h2>");
+    if (s.runs().containsKey("baselineAgain")) {
+      b.append("<p>The machine's load drifts over seconds, so the fixed run was judged like with like: the baseline was run again right after it")
+          .append(s.runs().containsKey("fixedAgain") ? ", and the fixed configuration once more after that (A/B/A/B); the last pair decided." : " (A/B/A).")
+          .append("</p>");
+    }
     if (s.emulated()) {
       b.append("<p class=\"emulated\">").append(Esc.html(s.emulationNote())).append(" — these timings are not a measurement of the emulated machine.</p>");
     }
     b.append("<table><tr><th>run</th><th>measured steps</th><th>median (ms)</th><th>95% CI of the median (ms)</th><th>p5..p95 (ms)</th></tr>");
     for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
       Charts.Stats st = Charts.stats(en.getValue());
-      b.append("<tr><td>").append(Esc.html(en.getKey())).append("</td><td>").append(st.n()).append("</td><td>").append(f3(st.median()))
+      b.append("<tr id=\"steps-").append(Esc.html(en.getKey())).append("\"><td>").append(Esc.html(runName(en.getKey()))).append("</td><td>")
+          .append(st.n()).append("</td><td>").append(f3(st.median()))
           .append("</td><td>").append(f3(st.ciLow())).append(" .. ").append(f3(st.ciHigh())).append("</td><td>").append(f3(st.p5()))
           .append(" .. ").append(f3(st.p95())).append("</td></tr>");
     }

@@ -103,4 +103,30 @@ class ReportTest {
     assertThat(e.toString().strip()).doesNotContain("\n").contains("broken.json").doesNotContain("Exception");
     assertThat(Main.run(new String[] {"report", tmp.toString()}, new PrintWriter(o, true), new PrintWriter(e, true))).isEqualTo(ExitCode.BAD_INPUT);
   }
+
+  /** A/B/A/B: a prove that re-ran the baseline and then the fixed configuration shows all five runs, the deciding pair last. */
+  @Test
+  void aProveThatRanTheFixedConfigurationAgainShowsEveryRun(@TempDir Path tmp) throws Exception {
+    Path dir = tmp.resolve("proof");
+    List<String> labels = List.of("baseline", "variant", "fixed", "baselineAgain", "fixedAgain");
+    var files = io.pathproof.core.Json.mapper().createObjectNode();
+    for (String label : labels) {
+      Path run = dir.resolve(label);
+      Files.createDirectories(run);
+      try (var l = Files.list(GLOO_PHASES)) {
+        for (Path p : l.toList()) {
+          Files.copy(p, run.resolve(p.getFileName().toString()));
+        }
+      }
+      files.put(label, label);
+    }
+    var proof = io.pathproof.core.Json.mapper().createObjectNode();
+    proof.set("files", files);
+    Files.writeString(dir.resolve("proof.json"), proof.toString());
+    Report.Source s = Report.load(List.of(dir));
+    assertThat(s.runs().keySet()).containsExactlyElementsOf(labels);
+    String page = Files.readString(Report.write(s, tmp.resolve("out")));
+    assertThat(page).contains("<tr id=\"steps-fixedAgain\"><td>fixed again</td>", "<tr id=\"steps-baselineAgain\"><td>baseline again</td>",
+        "(A/B/A/B); the last pair decided", "\"fixedAgain\":{\"perIteration\"");
+  }
 }
