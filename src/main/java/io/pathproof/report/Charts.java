@@ -199,8 +199,7 @@ final class Charts {
         b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" class=\"small\">%s</text>", issueOnly ? 4 : 14, y + 14, issueOnly ? "host issue" : "host"));
       }
       if (ph != null) {
-        phaseBar(b, "backward", "#afb8c1", rank, ph.backwardStartNs(), ph.backwardEndNs(), ph.issueOnly(), t0, px, left, width, y + 2);
-        phaseBar(b, "optimizer", "#e16f24", rank, ph.optimizerStartNs(), ph.optimizerEndNs(), ph.issueOnly(), t0, px, left, width, y + 2);
+        PhaseBars.draw(b, rank, ph, t0, px, left, width, y + 2);
       }
       y += phaseRow;
       b.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">rank %d</text>", y + 18, rank));
@@ -256,31 +255,6 @@ final class Charts {
     return out;
   }
 
-  /**
-   * A phase bar, labelled inside when it is wide enough and after it otherwise. On a CUDA run the boundaries are when
-   * the host issued the phase (the calls return before the GPU runs it), so the label says "host issue": the bar is
-   * never GPU time.
-   */
-  private static void phaseBar(StringBuilder b, String phase, String color, int rank, long startNs, long endNs, boolean issueOnly, long t0,
-      double px, int left, int right, int y) {
-    double x0 = left + (startNs - t0) * px;
-    double w = Math.max(1.5, (endNs - startNs) * px);
-    String label = issueOnly ? phase + " (host issue)" : phase;
-    String tip = String.format(Locale.ROOT, "rank %d %s: %.3f ms %s", rank, label, (endNs - startNs) / 1e6,
-        issueOnly ? "from the call to its return on the host; the GPU runs the work later" : "from the call to its return (the work itself, on CPU)");
-    b.append(String.format(Locale.ROOT, "<rect class=\"phase-%s\" data-rank=\"%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"><title>%s</title></rect>",
-        phase, rank, x0, y, w, color, Esc.html(tip)));
-    // Inside when it fits, else after the bar, else (at the chart's right edge, where the optimizer ends) before it.
-    // The browser's monospace is not ours to measure, so the label is given its width (textLength): 7 px a character,
-    // a little wider than an 11 px monospace glyph. An estimate alone let a label placed after a bar that ends just
-    // short of the edge spill out of the chart when the font ran wider (a live prove on a busy machine drew one so).
-    double text = 7.0 * label.length();
-    boolean inside = w > text + 6;
-    boolean after = x0 + w + 3 + text <= right;
-    b.append(String.format(Locale.ROOT, "<text class=\"phase-label\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" textLength=\"%.0f\">%s</text>",
-        inside ? x0 + 3 : after ? x0 + w + 3 : x0 - 3, y + 11, inside || after ? "start" : "end", text, Esc.html(label)));
-  }
-
   private static String phasesNote(Map<Integer, Evidence.HostPhases> phases, int ranks, boolean issueOnly) {
     if (phases.isEmpty()) {
       return "The step rows of this run carry no phase boundaries (written before the harness recorded them), so backward and optimizer"
@@ -288,11 +262,11 @@ final class Charts {
     }
     String which = phases.size() == ranks ? "Above each rank" : "Above the " + phases.size() + " of " + ranks + " ranks whose step rows have them";
     if (issueOnly) {
-      return which + ": backward (loss.backward() called to returned) and optimizer (opt.step() called to returned) as the host issued"
+      return which + ": backward (grey; loss.backward() called to returned) and optimizer (orange; opt.step() called to returned) as the host issued"
           + " them — on a GPU these calls only enqueue kernels and return, so these bars are host issue, not GPU time.";
     }
-    return which + ": backward (loss.backward() called to returned, DDP's wait for the last bucket included) and optimizer (opt.step()"
-        + " called to returned); on CPU the work runs inside these calls, so the bars are the work itself.";
+    return which + ": backward (grey; loss.backward() called to returned, DDP's wait for the last bucket included) and optimizer"
+        + " (orange; opt.step() called to returned); on CPU the work runs inside these calls, so the bars are the work itself.";
   }
 
   /** The latest boundary a hook record has. */
@@ -328,7 +302,8 @@ final class Charts {
     if (e.kernels() != null) {
       List<Evidence.Kernel> k = e.kernels().stream().filter(Evidence.Kernel::nccl).toList();
       if (!k.isEmpty()) {
-        Evidence.Kernel first = k.get(0);
+        // The example is a kernel with a duration (a trace's) where there is one; a log's launch line has none.
+        Evidence.Kernel first = k.stream().filter(x -> x.durUs() != null).findFirst().orElse(k.get(0));
         parts.add(String.format(Locale.ROOT, "%d NCCL kernel(s) in the profiled steps, e.g. %s on rank %s: %s µs, grid %s, block %s (%s).",
             k.size(), first.name(), first.rank(), first.durUs() == null ? "?" : first.durUs().toPlainString(),
             first.grid() == null ? "?" : Arrays.toString(first.grid()), first.block() == null ? "?" : Arrays.toString(first.block()), first.source()));

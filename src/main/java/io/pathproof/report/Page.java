@@ -147,5 +147,10 @@ final class Page {
       "  if(r.getBBox().width>0){rk[r.getAttribute('data-rank')]=1;}});document.body.setAttribute('data-'+ph+'-ranks',String(Object.keys(rk).length));});",
       "var out=0; document.querySelectorAll('svg text.phase-label').forEach(function(t){var b=t.getBBox(),w=t.ownerSVGElement.viewBox.baseVal.width;",
       "  if(b.x<0||b.x+b.width>w){out++;}});document.body.setAttribute('data-phase-labels-outside',String(out));",
+      // Pairs of phase labels of one rank drawn over each other, as the browser laid them out.
+      "var over=0; document.querySelectorAll('svg text.phase-label').forEach(function(t){var a=t.getBBox(),k=t.getAttribute('data-rank');",
+      "  document.querySelectorAll('svg text.phase-label[data-rank=\"'+k+'\"]').forEach(function(o){if(o===t){return;}var c=o.getBBox();",
+      "    if(a.x<c.x+c.width-0.5&&c.x<a.x+a.width-0.5&&a.y<c.y+c.height&&c.y<a.y+a.height){over++;}});});",
+      "document.body.setAttribute('data-phase-labels-overlapping',String(over));",
       "})();"));
 }

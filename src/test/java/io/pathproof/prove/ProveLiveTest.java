@@ -127,6 +127,7 @@ class ProveLiveTest {
       ranks = l.filter(f -> f.getFileName().toString().matches("steps-rank\\d+\\.jsonl")).count();
     }
     assertThat(ranks).isGreaterThanOrEqualTo(2);
-    assertThat(dom).contains("data-backward-ranks=\"" + ranks + "\"", "data-optimizer-ranks=\"" + ranks + "\"", "data-phase-labels-outside=\"0\"");
+    assertThat(dom).contains("data-backward-ranks=\"" + ranks + "\"", "data-optimizer-ranks=\"" + ranks + "\"", "data-phase-labels-outside=\"0\"",
+        "data-phase-labels-overlapping=\"0\"");
   }
 }

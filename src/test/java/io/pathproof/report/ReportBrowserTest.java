@@ -116,6 +116,7 @@ class ReportBrowserTest {
     assertThat(attr(dom, "data-backward-ranks")).as(r.log()).isEqualTo(2);
     assertThat(attr(dom, "data-optimizer-ranks")).as(r.log()).isEqualTo(2);
     assertThat(attr(dom, "data-phase-labels-outside")).as("phase labels drawn outside the chart").isZero();
+    assertThat(attr(dom, "data-phase-labels-overlapping")).as("phase labels drawn over each other").isZero();
     Matcher errors = Pattern.compile("id=\"page-errors\" data-count=\"(\\d+)\">([^<]*)<").matcher(dom);
     assertThat(errors.find()).isTrue();
     assertThat(errors.group(1)).as("errors recorded by the page: %s", errors.group(2)).isEqualTo("0");
@@ -197,6 +198,7 @@ class ReportBrowserTest {
       assertThat(attr(r.dom(), "data-optimizer-ranks")).as(r.log()).isEqualTo(2);
       assertThat(attr(r.dom(), "data-phase-labels-outside")).as("labels outside the chart, rank 1's optimizer ending %.0f %% early", back * 100)
           .isZero();
+      assertThat(attr(r.dom(), "data-phase-labels-overlapping")).isZero();
     }
   }
 }

@@ -78,8 +78,8 @@ class ReportTest {
     }
     String page = Files.readString(Report.write(Report.load(List.of(run)), tmp.resolve("out")));
     assertThat(phaseRanks(page, "backward")).containsExactly(0, 1);
-    assertThat(page).contains(">backward (host issue)</text>", ">optimizer (host issue)</text>", "not GPU time")
-        .doesNotContain(">backward</text>");
+    assertThat(page).contains(">host issue</text>", "rank 0 backward (host issue): ", "rank 1 optimizer (host issue): ", "not GPU time")
+        .doesNotContain("the work itself, on CPU");
   }
 
   @Test
