@@ -201,4 +201,23 @@ class ReportBrowserTest {
       assertThat(attr(r.dom(), "data-phase-labels-overlapping")).isZero();
     }
   }
+
+  /**
+   * The emulated H200 prove recorded on the GPU (samples/emulated-h200-x4-proven): each of its 4 ranks has a backward
+   * and an optimizer bar (host issue, the optimizer a sliver right after backward) and an NCCL kernel under its hooks,
+   * and no label is drawn over another or out of the chart.
+   */
+  @Test
+  void theEmulatedProveSampleShowsHostIssueBarsAndKernelsForEveryRank(@TempDir Path tmp) throws Exception {
+    Path chromium = Browser.require();
+    Path html = Report.write(Report.load(List.of(Path.of("samples/emulated-h200-x4-proven"))), tmp.resolve("report"));
+    Browser.Rendered r = Browser.dumpDom(chromium, html, tmp);
+    String dom = r.dom();
+    assertThat(attr(dom, "data-backward-ranks")).as(r.log()).isEqualTo(4);
+    assertThat(attr(dom, "data-optimizer-ranks")).isEqualTo(4);
+    assertThat(attr(dom, "data-kernel-spans")).isGreaterThanOrEqualTo(4);
+    assertThat(attr(dom, "data-phase-labels-outside")).isZero();
+    assertThat(attr(dom, "data-phase-labels-overlapping")).isZero();
+    assertThat(dom).contains(">host issue</text>", "emulated: NCCL decisions real, timings not physical");
+  }
 }
