@@ -27,7 +27,11 @@ final class Recorded {
   /** One recorded sample: its name, label, the GPU and versions it ran on, and its acceptance made now. */
   record Sample(String name, String label, String recordedOn, String device, String verdict, JsonNode acceptance) {}
 
-  /** Every {@code DIR/*} holding {@code prediction.json} and {@code run/}, in name order; none when DIR is missing. */
+  /**
+   * Every {@code DIR/*} holding {@code prediction.json} and a run made after it, in name order; none when DIR is
+   * missing. The run is {@code run/}, or, in a recorded prove directory (proof.json), its {@code baseline/}: the run
+   * its prediction was sealed for.
+   */
   static List<Sample> acceptAll(Path samples) {
     List<Sample> out = new ArrayList<>();
     if (samples == null || !Files.isDirectory(samples)) {
@@ -35,7 +39,7 @@ final class Recorded {
     }
     List<Path> dirs;
     try (Stream<Path> l = Files.list(samples)) {
-      dirs = l.filter(d -> Files.isRegularFile(d.resolve("prediction.json")) && Files.isDirectory(d.resolve("run"))).sorted().toList();
+      dirs = l.filter(d -> Files.isRegularFile(d.resolve("prediction.json")) && runOf(d) != null).sorted().toList();
     } catch (IOException e) {
       return out;
     }
@@ -44,7 +48,7 @@ final class Recorded {
       Evidence e;
       try {
         p = PredictionIo.readVerified(d.resolve("prediction.json"));
-        e = Ingest.read(List.of(d.resolve("run")));
+        e = Ingest.read(List.of(runOf(d)));
       } catch (PathproofException x) {
         // A recording that cannot be read is reported as such; it never stops the live proof.
         out.add(new Sample(d.getFileName().toString(), "recorded sample (unreadable)", "", "", "UNREADABLE: " + x.getMessage(), null));
@@ -62,6 +66,13 @@ final class Recorded {
       out.add(new Sample(d.getFileName().toString(), label, day, device, t.verdict().label(), Json.mapper().valueToTree(t)));
     }
     return out;
+  }
+
+  private static Path runOf(Path d) {
+    if (Files.isDirectory(d.resolve("run"))) {
+      return d.resolve("run");
+    }
+    return Files.isRegularFile(d.resolve("proof.json")) && Files.isDirectory(d.resolve("baseline")) ? d.resolve("baseline") : null;
   }
 
   private static String gpuOf(Evidence e) {

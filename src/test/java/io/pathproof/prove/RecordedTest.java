@@ -20,6 +20,16 @@ class RecordedTest {
     assertThat(s.acceptance().at("/counts/fail").asInt()).isZero();
   }
 
+  /** A recorded prove directory counts too: its baseline is the run its prediction was sealed for. */
+  @Test
+  void theEmulatedProveSampleIsAcceptedOnItsBaselineAndLabelledEmulated() {
+    Recorded.Sample s = Recorded.acceptAll(Path.of("samples")).stream().filter(x -> x.name().equals("emulated-h200-x4-proven")).findFirst()
+        .orElseThrow();
+    assertThat(s.label()).isEqualTo("recorded on 2026-12-03 on GPU (emulated: NCCL decisions real, timings not physical)");
+    assertThat(s.acceptance().at("/counts/fail").asInt()).isZero();
+    assertThat(s.acceptance().at("/counts/pass").asInt()).isGreaterThan(30);
+  }
+
   @Test
   void aBrokenSealIsListedNotFatalAndNoFolderIsNoSample(@TempDir Path tmp) throws Exception {
     Path d = tmp.resolve("broken");
