@@ -56,6 +56,15 @@ public final class NcclModel {
   /** The per-host result of the searches: what ncclTopoCompute returns and what the allgather aligns. */
   private record HostGraphs(TopoGraph ring, TopoGraph tree, TopoSystem sys) {}
 
+  /**
+   * Whether this NCCL reads NCCL_ALGO / NCCL_PROTO as per-function lists ({@code "allreduce:tree"}): from 2.24
+   * (parseList, tuning.cc@v2.24.3-1:53, @v2.28.9-1:54-131); 2.22 and 2.23 read one plain list for every function and
+   * fall back to Ring where it leaves none (tuning.cc@v2.23.4-1:34). A bad-input error for an unmodelled version.
+   */
+  public static boolean perFunctionEnvLists(Version v) {
+    return NcclVersionTable.forVersion(v).strictEnvLists();
+  }
+
   /** Builds the model; throws a bad-input error for an unsupported version or an impossible topology. */
   public static NcclModel of(Scenario scenario) {
     Version v = scenario.versions().nccl();

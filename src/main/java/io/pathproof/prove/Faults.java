@@ -52,13 +52,18 @@ final class Faults {
           "DDP is built with find_unused_parameters=True: a graph walk every step and an extra used-map AllReduce"));
     }
     if (backend.equals("nccl")) {
-      out.addAll(ncclFaults(p));
+      out.addAll(ncclFaults(p, io.pathproof.nccl.NcclModel.perFunctionEnvLists(s.versions().nccl())));
     }
     return out;
   }
 
-  /** The NCCL faults of the seed and its neighbours, each set against what NCCL was predicted to choose. */
-  static List<Fault> ncclFaults(Prediction p) {
+  /**
+   * The NCCL faults of the seed and its neighbours, each set against what NCCL was predicted to choose. With
+   * {@code perFunctionLists} (NCCL ≥ 2.24) the algorithm is forced for AllReduce only: DDP also calls AllGather (the
+   * parameter-shape check) and Broadcast, which have no Tree, and a plain NCCL_ALGO=Tree makes NCCL refuse them ("no
+   * algorithm/protocol available for function AllGather", tuning.cc@v2.28.9-1 getAlgoInfo) before the first bucket.
+   */
+  static List<Fault> ncclFaults(Prediction p, boolean perFunctionLists) {
     List<Fault> out = new ArrayList<>();
     CollectivePrediction big = p.collectives().stream().filter(c -> !c.noKernel() && c.bucket() >= 0)
         .max(Comparator.comparingLong(CollectivePrediction::bytes)).orElse(null);
@@ -73,8 +78,9 @@ final class Faults {
     out.add(new Fault("protocol", List.of("NCCL_PROTO=" + proto), "protocol",
         "NCCL_PROTO=" + proto + " where the tuner picks " + big.protocol() + " for the largest bucket"));
     String algo = big.algorithm().equals("Ring") ? "Tree" : "Ring";
-    out.add(new Fault("algorithm", List.of("NCCL_ALGO=" + algo), "algorithm",
-        "NCCL_ALGO=" + algo + " where the tuner picks " + big.algorithm() + " for the largest bucket"));
+    String algoEnv = "NCCL_ALGO=" + (perFunctionLists ? "allreduce:" + algo.toLowerCase(Locale.ROOT) : algo);
+    out.add(new Fault("algorithm", List.of(algoEnv), "algorithm",
+        algoEnv + " where the tuner picks " + big.algorithm() + " for the largest bucket"));
     if (big.transport() != null && big.transport().toUpperCase(Locale.ROOT).contains("P2P")) {
       out.add(new Fault("P2P disabled", List.of("NCCL_P2P_DISABLE=1"), "transport",
           "NCCL_P2P_DISABLE=1: peers fall back from " + big.transport() + " to SHM"));

@@ -56,9 +56,24 @@ class FaultsTest {
     Fault proto = c.stream().filter(f -> f.layer().equals("protocol")).findFirst().orElseThrow();
     assertThat(proto.settings().get(0)).startsWith("NCCL_PROTO=").isNotEqualTo("NCCL_PROTO=" + big.protocol());
     Fault algo = c.stream().filter(f -> f.layer().equals("algorithm")).findFirst().orElseThrow();
-    assertThat(algo.settings().get(0)).isNotEqualTo("NCCL_ALGO=" + big.algorithm());
+    assertThat(big.algorithm()).isEqualTo("Ring");
+    // NCCL 2.28: AllReduce only. A plain NCCL_ALGO=Tree made the emulated H200 variant exit before its first step
+    // ("no algorithm/protocol available for function AllGather with datatype ncclInt8. NCCL_ALGO was set to Tree").
+    assertThat(algo.settings()).containsExactly("NCCL_ALGO=allreduce:tree");
+    Scenario forced = s.withEnv(java.util.Map.of("NCCL_ALGO", "allreduce:tree"));
+    var forcedBig = Predictor.predict(forced).collectives().stream().filter(x -> x.bucket() == big.bucket()).findFirst().orElseThrow();
+    assertThat(forcedBig.algorithm()).as("the model reads the per-function list as NCCL does").isEqualTo("Tree");
     Fault ch = c.stream().filter(f -> f.layer().equals("channels")).findFirst().orElseThrow();
     assertThat(ch.settings()).containsExactly("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1");
+  }
+
+  /** NCCL 2.22 reads one plain list and falls back to Ring where it leaves none, so the plain value is right there. */
+  @Test
+  void beforeNccl224TheAlgorithmFaultIsAPlainList() {
+    Scenario s = Scenarios.load("seed"); // 4 × V100, NCCL 2.22.3
+    Fault algo = Faults.catalogue(s, Predictor.predict(s), "nccl", 4, 2.0).stream().filter(f -> f.layer().equals("algorithm")).findFirst()
+        .orElseThrow();
+    assertThat(algo.settings().get(0)).matches("NCCL_ALGO=(Tree|Ring)");
   }
 
   @Test
