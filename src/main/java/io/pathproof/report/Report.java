@@ -184,6 +184,11 @@ public final class Report {
       List<String> bases = new ArrayList<>();
       bases.add(outDir.toAbsolutePath().normalize() + "/");
       bases.add(Path.of("").toAbsolutePath().normalize() + "/");
+      // A prove directory given as a relative path (report samples/x) is read through that path: strip it as well.
+      String given = outDir.normalize().toString();
+      if (!outDir.isAbsolute() && !given.isEmpty()) {
+        bases.add(given + "/");
+      }
       Files.writeString(html, relative(Page.html(src), bases), StandardCharsets.UTF_8);
       Files.writeString(outDir.resolve("report.md"), relative(Texts.markdown(src), bases), StandardCharsets.UTF_8);
       Files.writeString(outDir.resolve("report.json"), relative(Texts.json(src), bases), StandardCharsets.UTF_8);

@@ -129,4 +129,23 @@ class ReportTest {
     assertThat(page).contains("<tr id=\"steps-fixedAgain\"><td>fixed again</td>", "<tr id=\"steps-baselineAgain\"><td>baseline again</td>",
         "(A/B/A/B); the last pair decided", "\"fixedAgain\":{\"perIteration\"");
   }
+
+  /** {@code report samples/x}: a prove directory named by a relative path has its files cited relative to it too. */
+  @Test
+  void aProveDirectoryGivenRelativeIsCitedRelativeToItself() throws Exception {
+    Path src = Path.of("samples/emulated-h200-x4-proven");
+    Path dir = Path.of("target", "report-relative", "proven");
+    try (var w = Files.walk(src)) {
+      for (Path p : w.toList()) {
+        Path t = dir.resolve(src.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(p, t, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    String page = Files.readString(Report.write(Report.load(List.of(dir)), dir));
+    assertThat(page).contains("(baseline/trace-rank0.json#").doesNotContain("target/report-relative/");
+  }
 }
