@@ -15,8 +15,8 @@ import java.util.Locale;
 final class PhaseBars {
   private PhaseBars() {}
 
-  static final String BACKWARD_COLOR = "#afb8c1";
-  static final String OPTIMIZER_COLOR = "#e16f24";
+  private static final String BACKWARD_COLOR = "#afb8c1";
+  private static final String OPTIMIZER_COLOR = "#e16f24";
 
   /**
    * The width a label is given (its textLength): 7 px a character, a little wider than an 11 px monospace glyph. The
@@ -94,24 +94,22 @@ final class PhaseBars {
    * the phase (the calls return before the GPU runs it): the row is labelled "host issue" and so is each tooltip.
    */
   static void draw(StringBuilder b, int rank, Evidence.HostPhases ph, long t0, double px, int left, int right, int y) {
-    List<Bar> bars = List.of(bar("backward", ph.backwardStartNs(), ph.backwardEndNs(), t0, px, left),
-        bar("optimizer", ph.optimizerStartNs(), ph.optimizerEndNs(), t0, px, left));
+    String[] phases = {"backward", "optimizer"};
+    String[] colors = {BACKWARD_COLOR, OPTIMIZER_COLOR};
     long[][] ns = {{ph.backwardStartNs(), ph.backwardEndNs()}, {ph.optimizerStartNs(), ph.optimizerEndNs()}};
-    for (int i = 0; i < bars.size(); i++) {
-      Bar bar = bars.get(i);
+    List<Bar> bars = new ArrayList<>();
+    for (int i = 0; i < phases.length; i++) {
+      Bar bar = new Bar(phases[i], left + (ns[i][0] - t0) * px, Math.max(1.5, (ns[i][1] - ns[i][0]) * px));
+      bars.add(bar);
       String name = ph.issueOnly() ? bar.phase() + " (host issue)" : bar.phase();
       String tip = String.format(Locale.ROOT, "rank %d %s: %.3f ms %s", rank, name, (ns[i][1] - ns[i][0]) / 1e6, ph.issueOnly()
           ? "from the call to its return on the host; the GPU runs the work later" : "from the call to its return (the work itself, on CPU)");
       b.append(String.format(Locale.ROOT, "<rect class=\"phase-%s\" data-rank=\"%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\">"
-          + "<title>%s</title></rect>", bar.phase(), rank, bar.x0(), y, bar.w(), i == 0 ? BACKWARD_COLOR : OPTIMIZER_COLOR, Esc.html(tip)));
+          + "<title>%s</title></rect>", bar.phase(), rank, bar.x0(), y, bar.w(), colors[i], Esc.html(tip)));
     }
     for (Label l : layout(bars, left, right)) {
       b.append(String.format(Locale.ROOT, "<text class=\"phase-label\" data-rank=\"%d\" x=\"%.1f\" y=\"%d\" textLength=\"%.0f\">%s</text>",
           rank, l.x(), y + 11, l.w(), Esc.html(l.phase())));
     }
-  }
-
-  private static Bar bar(String phase, long startNs, long endNs, long t0, double px, int left) {
-    return new Bar(phase, left + (startNs - t0) * px, Math.max(1.5, (endNs - startNs) * px));
   }
 }

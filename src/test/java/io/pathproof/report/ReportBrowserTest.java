@@ -26,16 +26,7 @@ class ReportBrowserTest {
   static Path plantedRun(Path tmp, String name) throws Exception {
     Path src = Path.of("samples/h200-1rank-accepted/run");
     Path dst = tmp.resolve(name);
-    try (Stream<Path> w = Files.walk(src)) {
-      for (Path p : w.toList()) {
-        Path t = dst.resolve(src.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(t);
-        } else {
-          Files.copy(p, t);
-        }
-      }
-    }
+    ReportTest.copyTree(src, dst);
     Files.writeString(dst.resolve("nccl-rank0.log"), "vm:520:520 [0] enqueue.cc:1 NCCL WARN " + PAYLOAD + "\n", StandardCharsets.UTF_8,
         StandardOpenOption.APPEND);
     return dst;
@@ -159,12 +150,7 @@ class ReportBrowserTest {
     Path chromium = Browser.require();
     for (double back : new double[] {0.02, 0.050, 0.054, 0.058, 0.08}) {
       Path run = tmp.resolve("run-" + back);
-      Files.createDirectories(run);
-      try (Stream<Path> l = Files.list(ReportTest.GLOO_PHASES)) {
-        for (Path p : l.toList()) {
-          Files.copy(p, run.resolve(p.getFileName().toString()));
-        }
-      }
+      ReportTest.copyTree(ReportTest.GLOO_PHASES, run);
       var m = io.pathproof.core.Json.mapper();
       List<com.fasterxml.jackson.databind.node.ObjectNode> rows = new java.util.ArrayList<>();
       for (String line : Files.readAllLines(run.resolve("steps-rank1.jsonl"))) {

@@ -111,13 +111,7 @@ class ReportTest {
     List<String> labels = List.of("baseline", "variant", "fixed", "baselineAgain", "fixedAgain");
     var files = io.pathproof.core.Json.mapper().createObjectNode();
     for (String label : labels) {
-      Path run = dir.resolve(label);
-      Files.createDirectories(run);
-      try (var l = Files.list(GLOO_PHASES)) {
-        for (Path p : l.toList()) {
-          Files.copy(p, run.resolve(p.getFileName().toString()));
-        }
-      }
+      copyTree(GLOO_PHASES, dir.resolve(label));
       files.put(label, label);
     }
     var proof = io.pathproof.core.Json.mapper().createObjectNode();
@@ -133,11 +127,17 @@ class ReportTest {
   /** {@code report samples/x}: a prove directory named by a relative path has its files cited relative to it too. */
   @Test
   void aProveDirectoryGivenRelativeIsCitedRelativeToItself() throws Exception {
-    Path src = Path.of("samples/emulated-h200-x4-proven");
     Path dir = Path.of("target", "report-relative", "proven");
+    copyTree(Path.of("samples/emulated-h200-x4-proven"), dir);
+    String page = Files.readString(Report.write(Report.load(List.of(dir)), dir));
+    assertThat(page).contains("(baseline/trace-rank0.json#").doesNotContain("target/report-relative/");
+  }
+
+  /** Copies a directory tree (a run or a prove directory) into {@code dst}, replacing what is there. */
+  static void copyTree(Path src, Path dst) throws java.io.IOException {
     try (var w = Files.walk(src)) {
       for (Path p : w.toList()) {
-        Path t = dir.resolve(src.relativize(p).toString());
+        Path t = dst.resolve(src.relativize(p).toString());
         if (Files.isDirectory(p)) {
           Files.createDirectories(t);
         } else {
@@ -145,7 +145,5 @@ class ReportTest {
         }
       }
     }
-    String page = Files.readString(Report.write(Report.load(List.of(dir)), dir));
-    assertThat(page).contains("(baseline/trace-rank0.json#").doesNotContain("target/report-relative/");
   }
 }
