@@ -291,14 +291,16 @@ final class Emulation {
     return n;
   }
 
-  /** After the run: the real GPU's name from the harness's GPU list when the probe did not give it. */
-  static void complete(ObjectNode manifest) {
-    if (!(manifest.get("emulation") instanceof ObjectNode e) || !e.path("realGpu").isNull()) {
+  /** After the run: the real GPU's name from the job's GPU list when the probe did not give it. */
+  static void complete(Path dir, io.pathproof.rundir.RunManifest m) {
+    if (!(m.start().emulation() instanceof ObjectNode e) || !e.path("realGpu").isNull()) {
       return;
     }
-    String name = manifest.path("gpus").path(0).path("name").asText(null);
+    List<io.pathproof.rundir.JobFacts.Gpu> gpus = m.job().gpus();
+    String name = gpus == null || gpus.isEmpty() ? null : gpus.get(0).name();
     if (name != null) {
       e.put("realGpu", name);
+      io.pathproof.rundir.RunManifest.write(dir, io.pathproof.rundir.LaunchStart.builder().emulation(e).build());
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.pathproof.run;
 
+import io.pathproof.rundir.RunOutcome.RankExit;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import java.io.IOException;
@@ -27,7 +28,7 @@ final class RankProcesses {
   /** One process to start: the global rank it stands for (-1 for a launcher that owns several), argv, files. */
   record Slot(int rank, List<String> argv, Map<String, String> env, String stdout, String stderr) {}
 
-  record Outcome(List<Runner.RankExit> ranks, boolean timedOut, boolean portInUse, Runner.RankExit firstFailure,
+  record Outcome(List<RankExit> ranks, boolean timedOut, boolean portInUse, RankExit firstFailure,
       String firstFailureLine) {}
 
   private final Path dir;
@@ -192,8 +193,8 @@ final class RankProcesses {
       killAlive(procs, killed);
       Thread.currentThread().interrupt();
     }
-    List<Runner.RankExit> exits = new ArrayList<>();
-    Runner.RankExit first = null;
+    List<RankExit> exits = new ArrayList<>();
+    RankExit first = null;
     long firstAt = Long.MAX_VALUE;
     boolean portInUse = false;
     for (int i = 0; i < slots.size(); i++) {
@@ -206,7 +207,7 @@ final class RankProcesses {
       } else {
         ended = code != null && code == 0 ? "exited" : "failed";
       }
-      Runner.RankExit x = new Runner.RankExit(s.rank(), code, ended, s.stdout(), s.stderr());
+      RankExit x = new RankExit(s.rank(), code, ended, s.stdout(), s.stderr());
       exits.add(x);
       String err = tail(dir.resolve(s.stderr()));
       if (err.contains("Address already in use") || err.contains("EADDRINUSE")) {

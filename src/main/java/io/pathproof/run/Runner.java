@@ -7,6 +7,11 @@ import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
+import io.pathproof.rundir.LaunchRequest;
+import io.pathproof.rundir.LaunchStart;
+import io.pathproof.rundir.RunManifest;
+import io.pathproof.rundir.RunOutcome;
+import io.pathproof.rundir.RunOutcome.RankExit;
 import io.pathproof.scenario.Parameter;
 import io.pathproof.scenario.Workload;
 import java.io.IOException;
@@ -116,8 +121,6 @@ public final class Runner {
     }
   }
 
-  /** How one local rank ended: its exit code (null if it never started), and how it ended. */
-  public record RankExit(int rank, Integer exitCode, String ended, String stdout, String stderr) {}
 
   /**
    * The outcome. {@code exitCode} is one of {@link ExitCode}; {@code message} is one line (null on success);
@@ -239,50 +242,34 @@ public final class Runner {
     writeWorkload(req.workload(), dir.resolve("workload.json"));
     copyHarness(dir.resolve(HARNESS));
 
-    ObjectNode manifest = Json.mapper().createObjectNode();
-    manifest.put("schema", "pathproof.run.manifest/1");
-    manifest.put("tool", req.tool());
-    ArrayNode cl = manifest.putArray("commandLine");
-    Injection.blind(req.commandLine(), "--inject").forEach(cl::add); // the fault is in fault.sealed.json only
-    manifest.put("start", Instant.now().toString());
-    manifest.put("workloadName", req.workload().name());
-    manifest.put("workloadSource", req.workloadLabel());
-    manifest.put("topology", req.topologyLabel());
-    manifest.put("backendRequested", req.backend().name().toLowerCase(java.util.Locale.ROOT));
-    manifest.put("nproc", req.nproc());
-    manifest.put("nnodes", req.nnodes());
-    manifest.put("nodeRank", req.nodeRank());
-    manifest.put("iters", req.iters());
-    manifest.put("warmup", req.warmup());
-    manifest.put("timeoutSec", req.timeoutSec());
-    ObjectNode pred = manifest.putObject("prediction");
-    pred.put("file", req.prediction() == null ? null : req.prediction().toString());
-    pred.put("sealSha256", sealSha);
+    RunManifest.write(dir, new LaunchRequest(RunManifest.SCHEMA, req.tool(),
+        Injection.blind(req.commandLine(), "--inject"), // the fault is in fault.sealed.json only
+        null, Instant.now().toString(), req.workload().name(), req.workloadLabel(), req.topologyLabel(),
+        lower(req.backend()), req.nproc(), req.nnodes(), req.nodeRank(), req.iters(), req.warmup(), req.timeoutSec(),
+        new LaunchRequest.PredictionRef(req.prediction() == null ? null : req.prediction().toString(), sealSha)));
     // Blind by construction (issue 11 §4): what was injected goes to a file diagnose never opens, not the manifest.
     inj.writeSealed(dir);
-    manifest.put("complete", false);
+    RunManifest.write(dir, RunOutcome.pending(null));
+    LaunchStart.Builder started = LaunchStart.builder();
 
     if (req.launcher() == Launcher.SRUN) {
       String python = req.python() == null ? "python3" : req.python();
-      String backend = req.backend() == Backend.AUTO ? "auto" : req.backend().name().toLowerCase(java.util.Locale.ROOT);
+      String backend = req.backend() == Backend.AUTO ? "auto" : lower(req.backend());
       String cmd = SrunCommand.render(req, dir, python, backend, inj);
       if (ins.hookEvery() != Instrumentation.DEFAULT_HOOK_EVERY) {
         cmd += " --hook-every " + ins.hookEvery(); // harness arguments end the srun command line
       }
-      manifest.put("launcher", "srun (dry run: not started)");
-      manifest.put("srunCommand", cmd);
-      manifest.put("incompleteReason", "dry run: the srun command was printed, not run");
-      RunManifest.write(dir, manifest);
+      RunManifest.write(dir, started.launcher("srun (dry run: not started)").srunCommand(cmd).build());
+      RunManifest.write(dir, RunOutcome.pending("dry run: the srun command was printed, not run"));
       return new Result(dir, false, ExitCode.OK, null, List.of(), cmd);
     }
 
     if (port == 0) {
       port = freePort();
     }
-    manifest.put("masterAddr", addr);
-    manifest.put("masterPort", port);
+    started.master(addr, port);
     if (req.nodeRank() == 0 && !canBind(addr, port)) {
-      return fail(dir, manifest, ExitCode.PORT_IN_USE,
+      return fail(dir, started, ExitCode.PORT_IN_USE,
           "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
     }
 
@@ -290,41 +277,26 @@ public final class Runner {
     try {
       py = PythonProbe.find(req.python());
     } catch (PathproofException e) {
-      return fail(dir, manifest, e.exitCode(), e.getMessage());
+      return fail(dir, started, e.exitCode(), e.getMessage());
     }
-    ObjectNode pyn = manifest.putObject("python");
-    pyn.put("executable", py.executable());
-    pyn.put("version", py.pythonVersion());
-    pyn.put("torch", py.torchVersion());
-    pyn.put("cudaGpus", py.gpus());
+    started.python(new LaunchStart.PythonInfo(py.executable(), py.pythonVersion(), py.torchVersion(), py.gpus()));
 
     Backend backend = emulate != null ? Backend.NCCL : req.backend();
     if (backend == Backend.AUTO) {
       // nccl needs one GPU per rank (it refuses two ranks on one GPU); with fewer GPUs, gloo still runs
       backend = py.cuda() && py.gpus() >= req.nproc() && py.nccl() ? Backend.NCCL : Backend.GLOO;
     }
-    String be = backend.name().toLowerCase(java.util.Locale.ROOT);
-    manifest.put("backend", be);
-    if (backend == Backend.NCCL) {
-      if (!py.cuda() || py.gpus() == 0) {
-        return fail(dir, manifest, ExitCode.NO_GPU,
-            "run: --backend nccl but " + py.executable() + " (torch " + py.torchVersion() + ") sees no CUDA GPU; use --backend gloo");
-      }
-      if (emulate != null && !py.nccl()) {
-        return fail(dir, manifest, ExitCode.NO_GPU, "run: --emulate but " + py.executable() + " (torch "
-            + py.torchVersion() + ") has no NCCL backend");
-      }
-      if (emulate == null && req.nproc() > py.gpus()) { // emulated ranks share one GPU on purpose
-        return fail(dir, manifest, ExitCode.NO_GPU, "run: --backend nccl needs one GPU per rank: --nproc " + req.nproc()
-            + " but " + py.gpus() + " GPU(s) visible (NCCL refuses two ranks on one GPU)");
-      }
+    String be = lower(backend);
+    started.backend(be);
+    String refusal = backendRefusal(backend, py, req.nproc(), emulate != null);
+    if (refusal != null) {
+      return fail(dir, started, ExitCode.NO_GPU, refusal);
     }
 
     Launcher launcher = emulate != null ? Launcher.SPAWN : req.launcher();
     if (launcher == Launcher.AUTO) {
       launcher = torchrunWorks(py) ? Launcher.TORCHRUN : Launcher.SPAWN;
     }
-    manifest.put("launcher", launcher.name().toLowerCase(java.util.Locale.ROOT));
 
     List<String> harnessArgs = harnessArgs(req, dir, be, inj);
     harnessArgs.addAll(List.of("--hook-every", Integer.toString(ins.hookEvery())));
@@ -335,16 +307,14 @@ public final class Runner {
       io.pathproof.scenario.NcclTopoXmlWriter.Emulated xml =
           io.pathproof.scenario.NcclTopoXmlWriter.write(emulate.topology(), real.busId());
       writeText(dir.resolve(Emulation.XML), xml.xml());
-      manifest.set("emulation", Emulation.manifest(emulate, emuLib, real, xml.busIds(), req.nproc()));
+      started.emulation(Emulation.manifest(emulate, emuLib, real, xml.busIds(), req.nproc()));
       env.putAll(Emulation.env(dir, emuLib, emulate));
       perRank = r -> Emulation.busIdEnv(xml.busIds().get(r));
     }
     if (backend == Backend.NCCL) {
       env.putAll(ProfilerPlugin.env(plugin, dir, System.getenv(), inj.env()));
     }
-    manifest.set("ncclProfilerPlugin", ProfilerPlugin.manifest(plugin, be));
-    manifest.put("hookEvery", ins.hookEvery());
-    ObjectNode launcherEnv = manifest.putObject("launcherEnv");
+    Map<String, String> launcherEnv = new java.util.TreeMap<>();
     env.forEach((k, v) -> {
       if (!inj.env().containsKey(k)) {
         launcherEnv.put(k, v);
@@ -353,11 +323,34 @@ public final class Runner {
     RankProcesses ranks = launcher == Launcher.TORCHRUN
         ? RankProcesses.torchrun(py.executable(), req, dir, harnessArgs, env, addr, port)
         : RankProcesses.spawn(py.executable(), req, dir, harnessArgs, env, perRank);
-    manifest.set("rankArgv", Json.mapper().valueToTree(ranks.argvs().stream().map(a -> Injection.blind(a, "--knob")).toList()));
-    RunManifest.write(dir, manifest);
+    RunManifest.write(dir, started.launcher(lower(launcher)).ncclProfilerPlugin(ProfilerPlugin.manifest(plugin, be))
+        .hookEvery(ins.hookEvery()).launcherEnv(launcherEnv)
+        .rankArgv(ranks.argvs().stream().map(a -> Injection.blind(a, "--knob")).toList()).build());
 
     RankProcesses.Outcome o = ranks.startAndWait(req.timeoutSec(), progress, req.warmup() + req.iters());
     return finish(dir, req, o);
+  }
+
+  private static String lower(Enum<?> e) {
+    return e.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Why {@code backend} cannot run here (one line), or null when it can. */
+  private static String backendRefusal(Backend backend, PythonProbe.Python py, int nproc, boolean emulated) {
+    if (backend != Backend.NCCL) {
+      return null;
+    }
+    if (!py.cuda() || py.gpus() == 0) {
+      return "run: --backend nccl but " + py.executable() + " (torch " + py.torchVersion() + ") sees no CUDA GPU; use --backend gloo";
+    }
+    if (emulated && !py.nccl()) {
+      return "run: --emulate but " + py.executable() + " (torch " + py.torchVersion() + ") has no NCCL backend";
+    }
+    if (!emulated && nproc > py.gpus()) { // emulated ranks share one GPU on purpose
+      return "run: --backend nccl needs one GPU per rank: --nproc " + nproc + " but " + py.gpus()
+          + " GPU(s) visible (NCCL refuses two ranks on one GPU)";
+    }
+    return null;
   }
 
   /** Python + torch versions where {@code python -m torch.distributed.run} starts workers (see the Debian trap). */
@@ -439,15 +432,10 @@ public final class Runner {
   }
 
   private static Result finish(Path dir, Request req, RankProcesses.Outcome o) {
-    ObjectNode manifest = RunManifest.read(dir);
-    manifest.put("end", Instant.now().toString());
-    Emulation.complete(manifest);
-    ArrayNode rs = manifest.putArray("ranks");
-    for (RankExit r : o.ranks()) {
-      rs.add(Json.mapper().valueToTree(r));
-    }
+    RunManifest m = RunManifest.read(dir);
+    Emulation.complete(dir, m);
     boolean allZero = !o.ranks().isEmpty() && o.ranks().stream().allMatch(r -> Integer.valueOf(0).equals(r.exitCode()));
-    boolean harnessDone = req.nodeRank() != 0 || manifest.path("harnessFinished").asBoolean(false);
+    boolean harnessDone = req.nodeRank() != 0 || Boolean.TRUE.equals(m.job().harnessFinished());
     int code;
     String msg;
     if (o.timedOut()) {
@@ -455,7 +443,7 @@ public final class Runner {
       msg = "run: timed out after " + req.timeoutSec() + " s; every rank was killed; files kept in " + dir;
     } else if (!allZero && o.portInUse()) {
       code = ExitCode.PORT_IN_USE;
-      msg = "run: a rank could not bind the rendezvous port " + manifest.path("masterPort").asText() + " (address in use); see "
+      msg = "run: a rank could not bind the rendezvous port " + m.start().masterPort() + " (address in use); see "
           + dir.resolve(o.firstFailure() == null ? "" : o.firstFailure().stderr());
     } else if (!allZero) {
       code = ExitCode.RANK_FAILED;
@@ -472,23 +460,16 @@ public final class Runner {
       msg = null;
     }
     boolean complete = code == ExitCode.OK;
-    manifest.put("complete", complete);
-    manifest.put("exitCode", code);
     if (complete) {
-      manifest.remove("incompleteReason");
-    } else {
-      manifest.put("incompleteReason", msg);
+      RunManifest.remove(dir, "incompleteReason");
     }
-    RunManifest.write(dir, manifest);
+    RunManifest.write(dir, new RunOutcome(Instant.now().toString(), complete, code, msg, o.ranks()));
     return new Result(dir, complete, code, msg, o.ranks(), null);
   }
 
-  private static Result fail(Path dir, ObjectNode manifest, int code, String msg) {
-    manifest.put("end", Instant.now().toString());
-    manifest.put("complete", false);
-    manifest.put("exitCode", code);
-    manifest.put("incompleteReason", msg);
-    RunManifest.write(dir, manifest);
+  private static Result fail(Path dir, LaunchStart.Builder started, int code, String msg) {
+    RunManifest.write(dir, started.build());
+    RunManifest.write(dir, RunOutcome.failed(Instant.now().toString(), code, msg));
     return new Result(dir, false, code, msg, List.of(), null);
   }
 
@@ -532,7 +513,7 @@ public final class Runner {
     n.put("findUnusedParameters", w.findUnusedParameters());
     n.put("staticGraph", w.staticGraph());
     n.put("gradientAsBucketView", w.gradientAsBucketView());
-    RunManifest.writeJson(file, n);
+    io.pathproof.rundir.RunManifest.writeJson(file, n);
   }
 
   static void writeText(Path target, String text) {

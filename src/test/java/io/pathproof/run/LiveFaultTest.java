@@ -1,5 +1,6 @@
 package io.pathproof.run;
 
+import io.pathproof.rundir.RunOutcome.RankExit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,7 +29,7 @@ class LiveFaultTest {
     assertThat(r.exitCode()).isEqualTo(ExitCode.RANK_FAILED);
     assertThat(r.message()).startsWith("run: rank 1 exited with status 3 (failed); last line of rank1.stderr: "
         + "harness: rank 1 exits at iteration 1 (knob exit_rank)");
-    assertThat(r.ranks()).extracting(Runner.RankExit::rank).containsExactly(0, 1);
+    assertThat(r.ranks()).extracting(RankExit::rank).containsExactly(0, 1);
     assertThat(r.ranks().get(1).ended()).isEqualTo("failed");
     assertThat(r.ranks().get(1).exitCode()).isEqualTo(3);
     // gloo notices the lost peer and rank 0 fails by itself, or it hangs in the allreduce and is killed
