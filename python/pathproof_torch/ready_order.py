@@ -105,10 +105,16 @@ class _StdPriorityQueue:
 # --------------------------------------------------------------------------------------------------------------------
 # Creation order on torch 1.13
 # --------------------------------------------------------------------------------------------------------------------
+def _native_sequence_nr(node):
+    """Node._sequence_nr() where torch has it (>= 2.0), else None."""
+    f = getattr(node, "_sequence_nr", None)
+    return f() if f is not None else None
+
+
 def _has_sequence_nr():
     torch = _torch()
     x = torch.zeros(1, requires_grad=True)
-    return hasattr((x * 1).grad_fn, "_sequence_nr")
+    return _native_sequence_nr((x * 1).grad_fn) is not None
 
 
 class CreationOrder:
@@ -308,15 +314,14 @@ def predict(roots, params, creation=None):
     deps, nodes, consumers = _graph(root)
 
     # ---- keys: the engine's sequence_nr, or creation labels ----
-    seq_native = any(hasattr(n, "_sequence_nr") for n in nodes if not isinstance(n, _GraphRoot))
+    native = {n: _native_sequence_nr(n) for n in nodes if not isinstance(n, _GraphRoot)}
+    seq_native = any(v is not None for v in native.values())
     labels = {}
     if seq_native:
         method = "sequence_nr"
-        for n in nodes:
-            if isinstance(n, _GraphRoot) or _is_accumulate_grad(n):
-                continue
-            if hasattr(n, "_sequence_nr"):
-                labels[n] = n._sequence_nr()
+        for n, v in native.items():
+            if v is not None and not _is_accumulate_grad(n):
+                labels[n] = v
     elif creation is not None and creation.active:
         method = "creation-order"
         for n in nodes:

@@ -467,3 +467,31 @@ def test_ddp_params_is_ddps_own_list():
     mine = ddp_params(m)
     assert [id(p) for p in mine] == [id(p) for p in theirs]
     assert len(mine) == 4  # shared.weight, shared.bias, tied.bias, ignored.bias
+
+
+@pytest.mark.skipif(not TORCH2, reason="needs Node._sequence_nr() (torch >= 2.0) as the reference")
+def test_creation_order_agrees_with_sequence_nr(monkeypatch):
+    """The mechanism torch 1.13 depends on, checked where the engine's own numbers can be read: for every shape,
+    CreationOrder's numbering puts the graph's nodes in _sequence_nr() order, and predicting from it alone gives the
+    logged order."""
+    for name in sorted(SHAPES):
+        make_model, make_inputs, kwargs, _ = SHAPES[name]
+        torch.manual_seed(0)
+        model = make_model()
+        x = make_inputs()
+        ddp = nn.parallel.DistributedDataParallel(model, **kwargs)
+        if kwargs.get("static_graph"):
+            ddp(*x).float().sum().backward()
+        with CreationOrder(always=True) as co:
+            loss = ddp(*x).float().sum()
+        _, nodes, _ = ready_order._graph(loss.grad_fn)
+        numbered = sorted((lab, n._sequence_nr()) for n, lab in co.labels.items() if n in nodes)
+        assert numbered, name
+        assert [s for _, s in numbered] == sorted(s for _, s in numbered), name
+        monkeypatch.setattr(ready_order, "_native_sequence_nr", lambda node: None)
+        pred = predict(loss, ddp_params(model), creation=co)
+        monkeypatch.undo()
+        loss.backward()
+        ddp(*x)
+        assert pred["method"] == "creation-order", name
+        assert pred["order"] == witness(ddp), name
