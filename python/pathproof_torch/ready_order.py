@@ -41,13 +41,17 @@ def _torch():
 # --------------------------------------------------------------------------------------------------------------------
 # libstdc++'s std::priority_queue, replayed exactly.
 #
-# std::priority_queue::push = c.push_back(x); std::push_heap(c.begin(), c.end(), comp)
-# std::priority_queue::pop  = std::pop_heap(c.begin(), c.end(), comp); c.pop_back()
-#   (bits/stl_queue.h, GCC 12; the engine moves top() out first, which leaves a moved-from element at index 0 that
-#    pop_heap moves to the back without comparing it: engine.cpp:244-245@v1.13.1)
-# The sift steps below are bits/stl_heap.h of GCC 12 (libstdc++): __push_heap :135-147, push_heap :206-217,
-# __adjust_heap :223-252, __pop_heap :254-269, pop_heap :282-297 (`if (last - first > 1)`).
-# comp(a, b) == True means "b comes out before a" (CompareNodeTaskTime, engine.h:93-108@v1.13.1, :90-105@v2.6.0).
+# The engine's ReadyQueue is std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime>
+# (engine.h:115-116@v1.13.1; ReadyQueue::push engine.cpp:211-223@v1.13.1, :233-245@v2.6.0; ReadyQueue::pop
+# engine.cpp:239-247@v1.13.1, :261-268@v2.6.0). Linux builds of torch use libstdc++, where
+#   push = c.push_back(x); std::push_heap(c.begin(), c.end(), comp)      bits/stl_queue.h:738-742 (GCC 12)
+#   pop  = std::pop_heap(c.begin(), c.end(), comp); c.pop_back()         bits/stl_queue.h:773-778 (GCC 12)
+# (the engine moves top() out first, leaving a moved-from element at index 0 that pop_heap moves to the back
+# without comparing it). The sift steps below are bits/stl_heap.h (GCC 12): __push_heap :131-147, push_heap
+# :195-218, __adjust_heap :220-249, __pop_heap :251-267, pop_heap :314-335 (`if (last - first > 1)`); they are the
+# same in GCC 14 (checked by the test against a compiled std::priority_queue). MSVC and libc++ heaps differ.
+# comp(a, b) == True means "b comes out before a" (CompareNodeTaskTime, engine.h:93-108@v1.13.1, :90-105@v2.6.0):
+# with no shutdown or dummy tasks and every task at reentrant depth 0 it is `a.sequence_nr < b.sequence_nr`.
 # --------------------------------------------------------------------------------------------------------------------
 class _StdPriorityQueue:
     def __init__(self, comp):
@@ -120,9 +124,11 @@ def _has_sequence_nr():
 class CreationOrder:
     """Numbers autograd nodes in the order the forward creates them; hold it during the first forward and the loss.
 
-    torch 1.13's nodes carry no Python-visible sequence number. The autograd layer creates an op's node *before* it
-    redispatches below autograd (generated VariableType kernels: `grad_fn = std::shared_ptr<XBackward>(new ...)`,
-    then `at::redispatch::...`), and attaches it to the outputs after that call returns (`set_history`). A
+    torch 1.13's nodes carry no Python-visible sequence number; Node's constructor takes the next one from a
+    thread-local counter (function.h:134-137@v1.13.1, `at::sequence_number::get_and_increment()`). The autograd layer
+    creates an op's node *before* it redispatches below autograd (generated VariableType kernels:
+    `grad_fn = std::shared_ptr<XBackward>(new ...)`, then `at::redispatch::...`), and attaches it to the outputs after
+    that call returns (`set_history`). A
     `TorchDispatchMode` sits below autograd and so sees every op that reaches a kernel, one call per node-creating op,
     in creation order; the grad_fn of op k's outputs is read when op k+1 arrives (or when the context exits), after
     autograd has attached it. Composite ops (an LSTM, multi_head_attention_forward) decompose above autograd, so
@@ -131,7 +137,12 @@ class CreationOrder:
     Nodes that never appear as the grad_fn of a dispatched op's output (a custom Function returning its input, a
     CopySlices made by an in-place write into a view, anything created before the context) stay unnumbered;
     `predict` places each just after the latest numbered node it consumes (a node is always created after its
-    next_functions) and reports any comparison whose outcome depended on that guess.
+    next_functions) and reports any comparison whose outcome depended on that guess. One known inversion: an
+    in-place op whose backward needs the original self (`mul_`) creates its node, then clones self through the full
+    dispatcher, then redispatches, so the clone is numbered first; the clone is saved for backward, not an edge, so
+    the graph's own nodes keep their order (checked against `_sequence_nr()` on torch 2.6 for every test shape).
+
+    The numbering keeps the graph's node objects alive while the CreationOrder is: drop it after `predict`.
 
     On torch >= 2.0 (`Node._sequence_nr()` exists) it does nothing unless `always=True`.
     """
@@ -195,7 +206,7 @@ class CreationOrder:
 # --------------------------------------------------------------------------------------------------------------------
 def ddp_params(module):
     """The parameters DDP reduces, in its order: DistributedDataParallel._build_params_for_reducer
-    (torch/nn/parallel/distributed.py:805-828@v1.13.1, :1273-1301@v2.6.0): named_modules() order, each module's own
+    (torch/nn/parallel/distributed.py:805-831@v1.13.1, :1273-1301@v2.6.0): named_modules() order, each module's own
     named_parameters(recurse=False), requires_grad only, minus `module._ddp_params_and_buffers_to_ignore`
     (:617-620@v1.13.1, :690-693@v2.6.0), a shared parameter kept at its first occurrence. (2.x's
     `delay_all_reduce_named_params` are also removed by DDP; they are not known from the module alone.)"""
@@ -214,8 +225,10 @@ def ddp_params(module):
 # The engine replay
 # --------------------------------------------------------------------------------------------------------------------
 class _GraphRoot:
-    """engine.cpp Engine::execute (:1046-1098@v1.13.1, :1247-1290@v2.6.0): one root edge is run directly
-    (`skip_dummy_node`); several get a GraphRoot whose next edges are the roots, in order."""
+    """engine.cpp Engine::execute (:1087-1090@v1.13.1, :1301-1304@v2.6.0): one root edge is run directly
+    (`skip_dummy_node`); several get a GraphRoot whose next edges are the roots, in order. The root is the first and
+    only task pushed (execute_with_graph_task, engine.cpp:1158@v1.13.1), at reentrant depth 0 for a backward() that
+    is not itself inside a backward."""
 
     def __init__(self, edges):
         self.next_functions = tuple(edges)

@@ -495,3 +495,30 @@ def test_creation_order_agrees_with_sequence_nr(monkeypatch):
         ddp(*x)
         assert pred["method"] == "creation-order", name
         assert pred["order"] == witness(ddp), name
+
+
+def test_unnumbered_node_that_decides_a_comparison_is_flagged(monkeypatch):
+    """A part of the forward run before CreationOrder was entered leaves nodes unnumbered; when one of them meets,
+    in the ready queue, a node that may have been created before or after it, the prediction says it guessed."""
+
+    class Split(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+            self.b = nn.Linear(4, 4)
+            self.c = nn.Linear(4, 4)
+
+    torch.manual_seed(0)
+    m = Split()
+    x = torch.randn(3, 4)
+    h = torch.tanh(m.a(x))  # outside: AddmmBackward and TanhBackward get no number
+    with CreationOrder(always=True) as co:
+        hc = m.c(x)
+        hb = m.b(h)
+        loss = hb.sum() + hc.sum()
+    monkeypatch.setattr(ready_order, "_native_sequence_nr", lambda node: None)  # the 1.13 path, on any torch
+    pred = predict(loss, ddp_params(m), creation=co)
+    assert pred["method"] == "creation-order"
+    assert not pred["complete"]
+    assert any("unnumbered" in n for n in pred["notes"]), pred["notes"]
+    assert any("without a creation number" in n for n in pred["notes"])
