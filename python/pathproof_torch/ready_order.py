@@ -343,6 +343,7 @@ def predict(roots, params, creation=None):
                 if lab is not None:
                     labels[n] = lab
     topo = _topo_children_first(root, nodes)
+    acc = {n for n in nodes if not isinstance(n, _GraphRoot) and _is_accumulate_grad(n)}
     if not seq_native and not (creation is not None and creation.active):
         # A guess, not the engine's input: a depth-first post-order over next_functions in argument order is one
         # creation order the graph allows (every node after its inputs, each input's subgraph before the next).
@@ -361,7 +362,7 @@ def predict(roots, params, creation=None):
     for n in topo:
         if isinstance(n, _GraphRoot):
             continue
-        if _is_accumulate_grad(n):
+        if n in acc:
             key[n] = (UINT64_MAX, 0)
             lo[n] = -1
             continue
@@ -371,7 +372,7 @@ def predict(roots, params, creation=None):
             continue
         base, depth = -1, 0
         for c, _ in n.next_functions:
-            if c is None or _is_accumulate_grad(c):
+            if c is None or c in acc:
                 continue
             kc = key[c]
             if (kc[0], kc[1] + 1) > (base, depth):
@@ -381,7 +382,7 @@ def predict(roots, params, creation=None):
         unlabeled.append(n)
     hi = {}
     for n in reversed(topo):
-        if isinstance(n, _GraphRoot) or _is_accumulate_grad(n):
+        if isinstance(n, _GraphRoot) or n in acc:
             continue
         h = float("inf")
         for c in consumers.get(n, ()):
@@ -397,10 +398,10 @@ def predict(roots, params, creation=None):
 
     ambiguous = []
 
-    def seq(task):
-        return key[task]
-
-    # CompareNodeTaskTime with reentrant depth 0 for every task: t1.sequence_nr < t2.sequence_nr.
+    # CompareNodeTaskTime (engine.h:93-108@v1.13.1, :90-105@v2.6.0) with every task at reentrant depth 0 (a
+    # backward() not run inside another backward: engine.cpp:1078-1084@v1.13.1) and no shutdown or dummy tasks:
+    # t1.fn_->sequence_nr() < t2.fn_->sequence_nr(). AccumulateGrad's is UINT64_MAX (accumulate_grad.cpp:18-21
+    # @v1.13.1, :17-20@v2.6.0), so those nodes tie with each other and beat every other node.
     def comp(t1, t2):
         if t1 is root:
             return False
@@ -413,7 +414,7 @@ def predict(roots, params, creation=None):
 
     def _check_ambiguous(a, b):
         for u, m in ((a, b), (b, a)):
-            if u in unl and m not in unl and not _is_accumulate_grad(m):
+            if u in unl and m not in unl and m not in acc:
                 if lo[u] < labels[m] < hi[u]:
                     ambiguous.append((u, m))
                     return
@@ -422,6 +423,9 @@ def predict(roots, params, creation=None):
                 ambiguous.append((a, b))
 
     # ---- reentrant and device checks ----
+    # CheckpointFunction.backward recomputes its segment and calls torch.autograd.backward on it
+    # (torch/utils/checkpoint.py:111-157@v1.13.1, :321@v2.6.0): a nested graph task at depth + 1 that shares this
+    # thread's ready queue (engine.cpp:1171-1205@v1.13.1), over nodes that do not exist before backward.
     for n in nodes:
         nm = _name(n)
         if "CheckpointFunctionBackward" in nm:
@@ -437,18 +441,26 @@ def predict(roots, params, creation=None):
         devices.update(str(t.device) for t in roots)
     if creation is not None and creation.active:
         devices.update(creation.devices)
+    # A task goes to the ready queue of its device; CPU tasks to the graph task's own (engine.cpp:1255-1270,
+    # input_buffer.cpp:193-209@v1.13.1; engine.cpp:1172, 1495-1511@v2.6.0). Each queue has its own thread.
     if len(devices) > 1:
         complete = False
         notes.append("the graph spans several devices (" + ", ".join(sorted(devices)) + "): each device's ready "
                      "queue is drained by its own thread, so their interleaving is not predicted")
 
-    # ---- the replay: thread_main / evaluate_function ----
+    # ---- the replay ----
+    # thread_main (engine.cpp:427-522@v1.13.1) pops one task at a time and runs evaluate_function on it; the root is
+    # the only task at first (engine.cpp:1158@v1.13.1). evaluate_function (:932-992@v1.13.1, :1133-1193@v2.6.0)
+    # walks the node's outputs in next_edges order, decrements each target's dependency count and pushes the target
+    # when it reaches 0. DDP's hook is a post hook on the AccumulateGrad node (reducer.cpp:179-197@v1.13.1,
+    # :187@v2.6.0), so a popped AccumulateGrad is one parameter's hook firing; it returns no outputs
+    # (accumulate_grad.cpp:25-61@v1.13.1), so evaluate_function stops there (engine.cpp:905@v1.13.1).
     queue = _StdPriorityQueue(comp)
     queue.push(root)
     order, seen_params, foreign = [], set(), 0
     while len(queue):
         task = queue.pop()
-        if not isinstance(task, _GraphRoot) and _is_accumulate_grad(task):
+        if task in acc:
             i = index.get(id(task.variable))
             if i is None:
                 foreign += 1

@@ -44,7 +44,7 @@ def witness(ddp):
 def iteration0(model, inputs, loss_fn=lambda out: out.float().sum(), creation=True, **ddp_kwargs):
     """Wrap in DDP, predict from the loss of the first forward, run backward, log at the next forward.
 
-    torch 2.x logs nothing for a static graph's first backward (reducer.cpp:669-672@v2.6.0 returns before
+    torch 2.x logs nothing for a static graph's first backward (reducer.cpp:670-673@v2.6.0 returns before
     grad_ready_order_indices_ is pushed), so there the predicted backward is the second one."""
     ddp = nn.parallel.DistributedDataParallel(model, **ddp_kwargs)
     params = ddp_params(model)
