@@ -33,8 +33,12 @@ public final class RunCommand implements Callable<Integer> {
     String workload;
   }
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
+  @ArgGroup(exclusive = true, multiplicity = "0..1")
   What what;
+
+  @picocli.CommandLine.Parameters(paramLabel = "COMMAND", arity = "0..*",
+      description = "after --: the user's own launch command, run as given (torchrun …, srun …, python train.py)")
+  List<String> command = new ArrayList<>();
 
   @Option(names = "--topology", description = "topology preset or file (recorded in the manifest)")
   String topology;
@@ -81,10 +85,10 @@ public final class RunCommand implements Callable<Integer> {
       description = "with --emulate: the compute capability NCCL reports, e.g. 70 (NCCL_EMULATE_COMPCAP)")
   Integer emulateCompCap;
 
-  @Option(names = "--hook-every", defaultValue = "" + Runner.Instrumentation.DEFAULT_HOOK_EVERY,
+  @Option(names = "--hook-every",
       description = "record buckets with the Python comm hook on every K-th measured iteration (also iterations 0, 1 and"
           + " the profiler window; 1 = all); the others run DDP's own C++ allreduce (default: ${DEFAULT-VALUE})")
-  int hookEvery;
+  int hookEvery = Runner.Instrumentation.DEFAULT_HOOK_EVERY;
 
   @Option(names = "--profiler-plugin", defaultValue = "auto", paramLabel = "PATH|auto|none",
       description = "pathproof's NCCL profiler plugin (native/nccl-profiler); auto = $PATHPROOF_NCCL_PROFILER_PLUGIN or"
@@ -99,6 +103,12 @@ public final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (!command.isEmpty()) {
+      return wrap();
+    }
+    if (what == null) {
+      throw PathproofException.usage("run: give --workload or --scenario for pathproof's own job, or -- COMMAND for yours");
+    }
     Workload w;
     String label;
     String topo = topology;
@@ -132,13 +142,7 @@ public final class RunCommand implements Callable<Integer> {
     } else if (ncclLib != null || emulateCompCap != null) {
       throw PathproofException.usage("--nccl-lib and --emulate-compcap go with --emulate TOPOLOGY");
     }
-    List<String> cl = new ArrayList<>();
-    cl.add("pathproof");
-    List<String> given = spec.commandLine().getParseResult().originalArgs();
-    if (given.isEmpty() || !given.get(0).equals("run")) {
-      cl.add("run"); // picocli may hand the subcommand only its own arguments
-    }
-    cl.addAll(given);
+    List<String> cl = commandLine();
     Runner.Request req = new Runner.Request(w, label, topo, enumOf(Runner.Backend.class, backend, "--backend"),
         nproc == null ? ranks : nproc, nnodes, nodeRank, rdzvEndpoint, runs.iters, runs.warmup, runs.profileIters, injections, prediction,
         runs.timeout, out, enumOf(Runner.Launcher.class, launcher, "--launcher"), runs.python, overhead, cl, ToolVersion.get());
@@ -164,6 +168,37 @@ public final class RunCommand implements Callable<Integer> {
     }
     o.println("run: complete: " + r.runDir() + " (" + r.ranks().size() + " process(es) exited 0)");
     return 0;
+  }
+
+  /** {@code run --out DIR -- COMMAND}: the user's own job, instrumented through its environment. */
+  private Integer wrap() {
+    if (what != null || nproc != null || emulate != null || overhead || !backend.equals("auto") || nnodes != 1
+        || nodeRank != 0 || rdzvEndpoint != null || !launcher.equals("auto")) {
+      throw PathproofException.usage("run -- COMMAND: the command decides its workload, ranks, backend and launcher;"
+          + " --workload, --scenario, --nproc, --nnodes, --node-rank, --rdzv-endpoint, --backend, --launcher,"
+          + " --emulate and --overhead go with pathproof's own job");
+    }
+    String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
+        : Path.of(topology).toAbsolutePath().toString();
+    Runner.Result r = Runner.wrap(new Runner.CommandRequest(command, out, inject, prediction, topo, runs.timeout,
+        hookEvery, runs.warmup, runs.profileIters, commandLine(), ToolVersion.get()));
+    if (r.exitCode() != 0) {
+      throw new PathproofException(r.exitCode(), r.message());
+    }
+    spec.commandLine().getOut().println("run: complete: " + r.runDir() + " (the command and " + (r.ranks().size() - 1)
+        + " rank(s) finished)");
+    return 0;
+  }
+
+  private List<String> commandLine() {
+    List<String> cl = new ArrayList<>();
+    cl.add("pathproof");
+    List<String> given = spec.commandLine().getParseResult().originalArgs();
+    if (given.isEmpty() || !given.get(0).equals("run")) {
+      cl.add("run"); // picocli may hand the subcommand only its own arguments
+    }
+    cl.addAll(given);
+    return cl;
   }
 
   private static <E extends Enum<E>> E enumOf(Class<E> type, String v, String flag) {

@@ -136,8 +136,8 @@ final class Faults {
     return new Fault("given", settings, layer, "given on the command line: " + String.join(", ", settings));
   }
 
-  /** The knobs run --inject takes besides NCCL, TORCH and DDP variables (run room, Injection.KNOBS). */
-  private static final List<String> KNOBS = List.of("bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank");
+  /** The knobs run --inject takes besides NCCL, TORCH and DDP variables (vocabulary.json, shared with the ranks). */
+  private static final List<String> KNOBS = io.pathproof.rundir.Vocabulary.knobs();
 
   /** Checks a given --fault before anything runs: a typo must not cost a baseline run. */
   static void check(String spec) {

@@ -19,8 +19,8 @@ record Injection(Map<String, String> env, Map<String, String> knobs) {
    */
   private static final Pattern ENV_NAME = Pattern.compile("^(NCCL|TORCH|DDP)_[A-Z0-9_]+$");
 
-  static final List<String> KNOBS =
-      List.of("bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank");
+  /** The harness and instrumentation knobs (vocabulary.json, which the ranks read too). */
+  static final List<String> KNOBS = io.pathproof.rundir.Vocabulary.knobs();
 
   Injection {
     env = Collections.unmodifiableMap(new TreeMap<>(env));

@@ -108,8 +108,8 @@ public final class Runner {
    * the others; {@code profilerPlugin} is "auto", "none" or the path of pathproof's NCCL profiler plugin.
    */
   public record Instrumentation(int hookEvery, String profilerPlugin) {
-    /** Chosen by measurement: docs/PERFORMANCE.md, "Instrumentation overhead". Keep equal to harness.py's HOOK_EVERY. */
-    public static final int DEFAULT_HOOK_EVERY = 16;
+    /** Chosen by measurement: docs/PERFORMANCE.md, "Instrumentation overhead"; vocabulary.json holds it for both sides. */
+    public static final int DEFAULT_HOOK_EVERY = io.pathproof.rundir.Vocabulary.hookEvery();
 
     public static final Instrumentation DEFAULT = new Instrumentation(DEFAULT_HOOK_EVERY, "auto");
 
@@ -145,6 +145,50 @@ public final class Runner {
    */
   public record Machine(String python, String torch, int gpus, boolean nccl) {}
 
+  /**
+   * {@code pathproof run --out DIR -- COMMAND}: the user's own job, run as given. {@code topology} (a preset or file,
+   * or null to let the job find its machine) is what the in-run prediction is made for; {@code prediction} non-null
+   * means a sealed prediction was given and none is made in the run. The warm-up and the profiler window count the
+   * job's iterations (DDP forwards with gradient sync).
+   */
+  public record CommandRequest(
+      List<String> command,
+      Path out,
+      List<String> inject,
+      Path prediction,
+      String topology,
+      long timeoutSec,
+      int hookEvery,
+      int warmup,
+      int profileIters,
+      List<String> commandLine,
+      String tool) {
+    public CommandRequest {
+      if (command == null || command.isEmpty()) {
+        throw PathproofException.usage("run -- COMMAND: the command is missing");
+      }
+      command = List.copyOf(command);
+      Objects.requireNonNull(out, "out");
+      inject = inject == null ? List.of() : List.copyOf(inject);
+      commandLine = commandLine == null ? List.of() : List.copyOf(commandLine);
+      tool = tool == null ? "pathproof" : tool;
+      if (timeoutSec < 0) {
+        throw PathproofException.usage("--timeout: must be >= 0 (0 = none), got " + timeoutSec);
+      }
+      if (hookEvery < 0) {
+        throw PathproofException.usage("--hook-every: must be >= 0 (0 = no recording comm hook), got " + hookEvery);
+      }
+      if (warmup < 0 || profileIters < 0) {
+        throw PathproofException.usage("--warmup/--profile-iters: must be >= 0");
+      }
+    }
+  }
+
+  /** Runs the user's command with pathproof's instrumentation in every rank (see {@link CommandRequest}). */
+  public static Result wrap(CommandRequest req) {
+    return CommandRun.run(req);
+  }
+
   /** Probes the Python the ranks would use; exit 6 (TORCH_MISSING) naming what was tried when none has torch. */
   public static Machine probe(String python) {
     PythonProbe.Python p = PythonProbe.find(python);
@@ -178,18 +222,8 @@ public final class Runner {
   /** The harness resource's name inside the jar (and the file name it gets in the run directory). */
   static final String HARNESS = "harness.py";
 
-  static final Map<String, String> NCCL_DEFAULTS = defaults();
-
-  private static Map<String, String> defaults() {
-    Map<String, String> m = new LinkedHashMap<>();
-    m.put("NCCL_DEBUG", "INFO");
-    m.put("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,COLL,GRAPH,P2P");
-    // The flight recorder's ring is 0 entries (off) in torch 2.5/2.6 unless set (pytorch-ddp-model.md section 4).
-    m.put("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000");
-    // Start and end CUDA events per collective in the flight recorder: bucket timing without the Python comm hook.
-    m.put("TORCH_NCCL_ENABLE_TIMING", "1");
-    return m;
-  }
+  /** NCCL's log and the flight recorder, for every rank unless the user's environment sets them (vocabulary.json). */
+  static final Map<String, String> NCCL_DEFAULTS = io.pathproof.rundir.Vocabulary.rankEnv();
 
   /** Runs the job (or, for srun, prepares the run directory and returns the command). */
   public static Result run(Request req, Progress progress) {
@@ -530,6 +564,7 @@ public final class Runner {
   static void copyHarness(Path target) {
     copyResource(HARNESS, target);
     copyResource(HARNESS_MODULE, target.resolveSibling(HARNESS_MODULE));
+    copyResource(io.pathproof.rundir.Vocabulary.RESOURCE, target.resolveSibling("vocabulary.json"));
   }
 
   private static void copyResource(String name, Path target) {

@@ -56,11 +56,19 @@ def parse_args(argv):
     return ap.parse_args(argv)
 
 
+def _vocabulary():
+    """vocabulary.json, copied beside this file by the launcher: what the Java side and the ranks agree on."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "vocabulary.json")) as f:
+        return json.load(f)
+
+
+VOCABULARY = _vocabulary()
+
 # Measured iterations between two that run the recording comm hook (iterations 0 and 1 and the profiler window always
 # do). The rest run DDP's own C++ allreduce: see docs/PERFORMANCE.md ("Instrumentation overhead") for the choice.
-HOOK_EVERY = 16
+HOOK_EVERY = VOCABULARY["hookEvery"]
 
-KNOBS = {"bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank", "exit_rank"}
+KNOBS = set(VOCABULARY["knobs"])
 
 
 def parse_knobs(items):
@@ -130,16 +138,11 @@ def main(argv):
 
     # NCCL reads these at its first communicator init, i.e. after this point; per-rank log files need the rank,
     # which only this process knows when a launcher (torchrun, srun) gives every rank the same environment.
-    os.environ.setdefault("NCCL_DEBUG", "INFO")
-    os.environ.setdefault("NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,COLL,GRAPH,P2P")
+    for name, value in VOCABULARY["rankEnv"].items():  # NCCL's log and the flight recorder, unless the user set them
+        os.environ.setdefault(name, value)
     os.environ["NCCL_DEBUG_FILE"] = os.path.join(run_dir, "nccl-rank%d.log" % rank)
     os.environ.setdefault("NCCL_TOPO_DUMP_FILE", os.path.join(run_dir, "nccl-topo.xml"))
     os.environ.setdefault("NCCL_GRAPH_DUMP_FILE", os.path.join(run_dir, "nccl-graph.xml"))
-    # Flight recorder ring: torch 2.5/2.6 default to 0 entries (off), 2.14 to 2000; set it on every version.
-    os.environ.setdefault("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000")
-    # CUDA-event start and end of every collective in the flight recorder (duration_ms): per-bucket timing on the
-    # iterations that run without the recording comm hook (--hook-every), for one event record per collective.
-    os.environ.setdefault("TORCH_NCCL_ENABLE_TIMING", "1")
 
     import torch
     import torch.distributed as dist
