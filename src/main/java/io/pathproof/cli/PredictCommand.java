@@ -30,6 +30,15 @@ public final class PredictCommand implements Callable<Integer> {
   @Option(names = "--verify", paramLabel = "FILE", description = "Check the seal of a prediction file and exit.")
   Path verify;
 
+  @Option(names = "--ready-order", paramLabel = "FILE|LIST",
+      description = "The gradient-ready order to rebuild the buckets from (indices of the trainable parameters, first"
+          + " ready first: 3,2,1,0; a JSON list; a ready-order.json; a DDP logging dump). Default: reverse parameter order.")
+  String readyOrder;
+
+  @Option(names = "--addendum-of", paramLabel = "FILE",
+      description = "This prediction adds to the sealed prediction FILE (its seal is checked and recorded in the inputs).")
+  Path addendumOf;
+
   @Override
   public Integer call() {
     var out = spec.commandLine().getOut();
@@ -44,7 +53,14 @@ public final class PredictCommand implements Callable<Integer> {
     if (!format.equals("table") && !format.equals("json")) {
       throw PathproofException.usage("--format must be table or json, not " + format);
     }
-    Prediction p = Predictor.predict(scenario.resolve());
+    io.pathproof.scenario.Scenario s = scenario.resolve();
+    if (readyOrder != null) {
+      s = s.withWorkload(s.workload().withReadyOrder(io.pathproof.scenario.ReadyOrder.parse(readyOrder)));
+    }
+    Prediction p = Predictor.predict(s);
+    if (addendumOf != null) {
+      p = Predictor.addendumOf(p, PredictionIo.readVerified(addendumOf), addendumOf.getFileName().toString());
+    }
     if (output != null) {
       p = PredictionIo.writeSealed(p, output, ToolVersion.get());
     }

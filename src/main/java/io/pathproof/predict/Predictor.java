@@ -24,7 +24,8 @@ public final class Predictor {
   private Predictor() {}
 
   public static Prediction predict(Scenario scenario) {
-    BucketPlan plan = BucketPlanner.plan(scenario.workload(), scenario.versions().torch(), scenario.env());
+    BucketPlan plan = BucketPlanner.plan(scenario.workload(), scenario.versions().torch(), scenario.env(),
+        scenario.workload().readyOrder());
     long paramBytes = 0;
     int paramCount = 0;
     for (Parameter p : scenario.workload().parameters()) {
@@ -66,6 +67,19 @@ public final class Predictor {
       assumptions.add("bucket -1 is DDP's local_used_map AllReduce (find_unused_parameters=True), one per iteration");
     }
     return new Prediction(Prediction.SCHEMA, inputs, backend, buckets, comm, collectives, assumptions, null);
+  }
+
+  /**
+   * {@code p} as an addendum of the sealed prediction {@code base} (the in-run prediction's second stage, made once
+   * the gradient-ready order is known): its inputs name the base's file and seal, so the seal of the addendum covers
+   * which prediction it completes.
+   */
+  public static Prediction addendumOf(Prediction p, Prediction base, String baseFile) {
+    com.fasterxml.jackson.databind.node.ObjectNode in = p.inputs().deepCopy();
+    in.putObject("addendumOf").put("file", baseFile).put("sha256", base.seal().sha256())
+        .put("createdAt", base.seal().createdAt());
+    return new Prediction(p.schema(), in, p.backend(), p.buckets(), p.communicator(), p.collectives(), p.assumptions(),
+        p.seal());
   }
 
   /** The scenario's backend: nccl where the topology has GPUs, gloo on a CPU-only host. */

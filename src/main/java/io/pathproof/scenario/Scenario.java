@@ -54,4 +54,8 @@ public record Scenario(
     m.putAll(extra);
     return new Scenario(name, workload, topology, versions, ranks, m, backend);
   }
+
+  public Scenario withWorkload(Workload w) {
+    return new Scenario(name, w, topology, versions, ranks, env, backend);
+  }
 }

@@ -1,12 +1,16 @@
 package io.pathproof.scenario;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.pathproof.core.PathproofException;
 import java.util.List;
 
 /**
  * What DDP is given: the model's parameters in {@code named_parameters()} order and the DDP constructor flags.
  * {@code bucketCapMb} null means the caller did not pass {@code bucket_cap_mb} (torch's default applies, and in
- * torch ≥ 2.x that also changes the first-bucket rule).
+ * torch ≥ 2.x that also changes the first-bucket rule). {@code readyOrder} is the order in which autograd makes the
+ * trainable parameters' gradients ready (indices into them, first ready first), when it is known before the run (the
+ * in-run prediction's addendum derives it from the autograd graph of the first forward); null = assume it.
+ * {@code commHook} names the communication hook the job registered (null = none: DDP's own allreduce).
  */
 public record Workload(
     String name,
@@ -14,7 +18,9 @@ public record Workload(
     Double bucketCapMb,
     boolean findUnusedParameters,
     boolean staticGraph,
-    boolean gradientAsBucketView) {
+    boolean gradientAsBucketView,
+    @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> readyOrder,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String commHook) {
   public Workload {
     if (parameters == null || parameters.isEmpty()) {
       throw PathproofException.badInput("workload.parameters: empty; DDP needs at least one parameter");
@@ -24,6 +30,14 @@ public record Workload(
       throw PathproofException.badInput("workload.bucketCapMb: must be > 0, got " + bucketCapMb);
     }
     name = name == null ? "workload" : name;
+    readyOrder = readyOrder == null ? null : List.copyOf(readyOrder);
+    commHook = commHook == null || commHook.isBlank() ? null : commHook;
+  }
+
+  /** A workload whose ready order is not known before the run and which registers no comm hook. */
+  public Workload(String name, List<Parameter> parameters, Double bucketCapMb, boolean findUnusedParameters,
+      boolean staticGraph, boolean gradientAsBucketView) {
+    this(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView, null, null);
   }
 
   /**
@@ -32,7 +46,14 @@ public record Workload(
    */
   public Workload withDdpFlags(
       Double bucketCapMb, boolean findUnusedParameters, boolean staticGraph, boolean gradientAsBucketView) {
-    return new Workload(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView);
+    return new Workload(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView,
+        readyOrder, commHook);
+  }
+
+  /** The same workload with the gradient-ready order given (indices into the trainable parameters). */
+  public Workload withReadyOrder(List<Integer> order) {
+    return new Workload(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView, order,
+        commHook);
   }
 
   /** Bytes of all parameters that take a gradient (the "logical parameter" of the seed's acceptance). */

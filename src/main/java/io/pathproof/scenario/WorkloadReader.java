@@ -61,7 +61,20 @@ final class WorkloadReader {
     boolean fu = o.bool("findUnusedParameters", false);
     boolean sg = o.bool("staticGraph", false);
     boolean gv = o.bool("gradientAsBucketView", false);
-    return JsonInput.build(source, () -> new Workload(name, ps, cap, fu, sg, gv));
+    List<Integer> ready = null;
+    if (o.has("readyOrder")) {
+      ready = new ArrayList<>();
+      List<JsonNode> xs = o.array("readyOrder", true);
+      for (int i = 0; i < xs.size(); i++) {
+        if (!xs.get(i).canConvertToInt() || !xs.get(i).isIntegralNumber()) {
+          throw JsonInput.bad(source, o.where("readyOrder") + "[" + i + "]", "expected a parameter index, got " + xs.get(i));
+        }
+        ready.add(xs.get(i).asInt());
+      }
+    }
+    List<Integer> order = ready;
+    String hook = o.optStr("commHook", null);
+    return JsonInput.build(source, () -> new Workload(name, ps, cap, fu, sg, gv, order, hook));
   }
 
   private static Workload readDump(String[] lines, String source, String defaultName) {
