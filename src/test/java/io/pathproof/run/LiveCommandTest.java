@@ -1,0 +1,106 @@
+package io.pathproof.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.accept.Acceptance;
+import io.pathproof.accept.AcceptanceRow;
+import io.pathproof.accept.AcceptanceTable;
+import io.pathproof.core.ExitCode;
+import io.pathproof.core.Json;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import io.pathproof.predict.Prediction;
+import io.pathproof.predict.PredictionIo;
+import io.pathproof.rundir.JobFacts;
+import io.pathproof.rundir.LaunchRequest;
+import io.pathproof.rundir.LaunchStart;
+import io.pathproof.rundir.RunManifest;
+import io.pathproof.rundir.RunOutcome;
+import io.pathproof.rundir.Vocabulary;
+import java.lang.reflect.RecordComponent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A user's own script under torch's own launcher, wrapped as a user would: {@code pathproof run --out R -- python -m
+ * torch.distributed.run … examples/lm/train.py}. Its prediction is made and sealed in the run, from the model the
+ * script built and the gradient-ready order its first forward implies, and accepted against the run's evidence.
+ */
+@Tag("live")
+class LiveCommandTest {
+  private static List<String> torchrun(String python, int ranks, String... script) {
+    List<String> c = new ArrayList<>(List.of(python, "-m", "torch.distributed.run", "--nproc_per_node",
+        Integer.toString(ranks), "--master_addr", "127.0.0.1", "--master_port", Integer.toString(Runner.freePort())));
+    c.addAll(List.of(script));
+    return c;
+  }
+
+  private static Runner.CommandRequest request(List<String> command, Path out, List<String> inject) {
+    return new Runner.CommandRequest(command, out, inject, null, null, 300, Vocabulary.hookEvery(), 2, 0,
+        List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test");
+  }
+
+  @Test
+  void aUserScriptIsPredictedInTheRunAndAccepted(@TempDir Path tmp) throws Exception {
+    PythonProbe.Python py = Live.requireTorch();
+    Path out = tmp.resolve("lm");
+    Runner.Result r = Runner.wrap(request(torchrun(py.executable(), 2, "examples/lm/train.py", "--steps", "6"), out, List.of()));
+    assertThat(r.exitCode()).as(r.message()).isZero();
+    assertThat(r.ranks()).extracting(RunOutcome.RankExit::ended).containsExactly("exited", "finished", "finished");
+    assertThat(Files.readString(out.resolve(CommandRun.STDOUT))).contains("step     6");
+
+    // the prediction was sealed in the run, twice: at DDP's construction and with the gradient-ready order
+    Path own = Vocabulary.ownPrediction(out);
+    assertThat(own.getFileName().toString()).isEqualTo(Vocabulary.file("predictionAddendum"));
+    Prediction addendum = PredictionIo.readVerified(own);
+    Prediction stage1 = PredictionIo.readVerified(out.resolve(Vocabulary.file("prediction")));
+    assertThat(addendum.inputs().path("addendumOf").path("sha256").asText()).isEqualTo(stage1.seal().sha256());
+    assertThat(addendum.inputs().path("workload").path("readyOrder").size())
+        .isEqualTo(addendum.buckets().parameterCount());
+
+    Evidence e = Ingest.read(List.of(out));
+    AcceptanceTable t = Acceptance.accept(addendum, e);
+    Map<String, String> verdicts = t.rows().stream().collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
+    assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
+    assertThat(verdicts).containsEntry("buckets-construction", "PASS").containsEntry("buckets-rebuilt", "PASS")
+        .containsEntry("predicted-before-run", "PASS").containsEntry("seal", "PASS");
+
+    // every key the ranks wrote into the manifest belongs to one of its typed turns
+    RunManifest m = RunManifest.read(out);
+    Set<String> known = Stream.of(LaunchRequest.class, LaunchStart.class, JobFacts.class, RunOutcome.class)
+        .flatMap(c -> Stream.of(c.getRecordComponents())).map(RecordComponent::getName).collect(Collectors.toSet());
+    Set<String> written = new HashSet<>();
+    m.raw().fieldNames().forEachRemaining(written::add);
+    written.remove("schema");
+    assertThat(known).containsAll(written);
+    assertThat(m.job().worldSize()).isEqualTo(2);
+    assertThat(m.request().command()).contains("examples/lm/train.py");
+    JsonNode instr = m.job().instrumentation();
+    assertThat(instr.path("predictions").size()).isEqualTo(2);
+  }
+
+  @Test
+  void aRankThatDiesIsNamedAndItsFilesKept(@TempDir Path tmp) throws Exception {
+    PythonProbe.Python py = Live.requireTorch();
+    Path out = tmp.resolve("dies");
+    Runner.Result r = Runner.wrap(request(torchrun(py.executable(), 2, "examples/recsys/train.py", "--steps", "12"), out,
+        List.of("exit_rank=1@4")));
+    assertThat(r.exitCode()).isEqualTo(ExitCode.RANK_FAILED);
+    assertThat(r.message()).startsWith("run: the command exited with status ").contains("rank 1: exited");
+    assertThat(out.resolve("steps-rank1.jsonl")).exists();
+    assertThat(Json.mapper().readTree(out.resolve("rank1.json").toFile()).path("exitCode").asInt()).isEqualTo(3);
+    // blind: neither the manifest nor the command line the manifest records names the fault
+    assertThat(Files.readString(out.resolve("manifest.json"))).doesNotContain("exit_rank");
+  }
+}
