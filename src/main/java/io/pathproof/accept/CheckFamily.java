@@ -19,6 +19,7 @@ import java.util.Map;
  */
 abstract class CheckFamily {
   static final String HOOK = "hook";
+  static final String STEPS = "steps";
   static final String NCCL_LOG = "nccl-log";
   static final String KERNEL = "kernel-trace";
   static final String REPLICAS = "replicas";

@@ -45,6 +45,10 @@ final class SealChecks extends CheckFamily {
         return;
       }
     }
+    if (created != null && sealedInRun()) {
+      inRun(r, created);
+      return;
+    }
     EvidenceView.Dated start = v.runStart();
     r.expected(created == null ? "a sealed creation time" : "created " + created + " < run start");
     if (created == null) {
@@ -58,6 +62,64 @@ final class SealChecks extends CheckFamily {
       } else {
         r.fail("run started " + start.time() + " (" + start.what() + "), before the prediction was created: "
             + "a prediction written after the run is not a prediction (common error 1)");
+      }
+    }
+    rows.add(r.build());
+    recordedSeal();
+  }
+
+  /** The prediction was sealed by the run itself (run -- COMMAND): the manifest lists its seal among the run's. */
+  private boolean sealedInRun() {
+    for (JsonNode rec : v.manifestAt("instrumentation", "predictions")) {
+      if (p.seal().sha256() != null && p.seal().sha256().equalsIgnoreCase(rec.path("sha256").asText(""))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A prediction sealed inside the run (at DDP's construction, or at the first backward for the ready-order addendum)
+   * must be sealed before the first gradient AllReduce. That collective begins only once every rank has entered it,
+   * rank 0 included, so rank 0's entry is a bound the seal has to beat: its first bucket's hook entry in iteration 0,
+   * else the start of its first backward (no bucket is reduced before backward starts).
+   */
+  private void inRun(Row r, Instant created) {
+    r.expected("created " + created + " < the first gradient AllReduce (rank 0 enters it)");
+    Long ns = null;
+    String where = null;
+    String what = null;
+    String kind = HOOK;
+    var hooks = v.hooksByRankIteration().get(0);
+    List<io.pathproof.evidence.Evidence.BucketRecord> first = hooks == null ? null : hooks.get(0);
+    if (first != null) {
+      for (var b : first) {
+        if (b.readyNs() != null && (ns == null || b.readyNs() < ns)) {
+          ns = b.readyNs();
+          where = EvidenceView.src(b.source());
+          what = "rank 0 entered its first gradient AllReduce (comm hook, iteration 0)";
+        }
+      }
+    }
+    if (ns == null) {
+      for (var st : EvidenceView.list(v.evidence().steps())) {
+        if (st.rank() == 0 && st.iteration() == 0 && st.hostPhases() != null) {
+          ns = st.hostPhases().backwardStartNs();
+          where = EvidenceView.src(st.source());
+          what = "rank 0 started its first backward (step phases, iteration 0)";
+          kind = STEPS;
+        }
+      }
+    }
+    if (ns == null) {
+      r.unproven("no hook record and no step phases of rank 0's iteration 0: when the first AllReduce began is unknown");
+    } else {
+      Instant t = Instant.ofEpochSecond(0, ns);
+      r.kind(kind).prov(where);
+      if (created.isBefore(t)) {
+        r.pass(what + " at " + t + ", after the seal (sealed in the run)");
+      } else {
+        r.fail(what + " at " + t + ", before the prediction was sealed: it predicts nothing (common error 1)");
       }
     }
     rows.add(r.build());

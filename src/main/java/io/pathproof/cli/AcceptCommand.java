@@ -27,7 +27,8 @@ import picocli.CommandLine.Model.CommandSpec;
 public final class AcceptCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--prediction", required = true, paramLabel = "FILE", description = "sealed prediction (predict -o FILE)")
+  @Option(names = "--prediction", paramLabel = "FILE",
+      description = "sealed prediction (predict -o FILE); default: the one the run sealed itself (run -- COMMAND)")
   Path prediction;
 
   @Option(names = "--run", required = true, paramLabel = "RUNDIR", description = "run directory (or an evidence file)")
@@ -53,8 +54,12 @@ public final class AcceptCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Options o = new Options(prediction, run, format, junit, strict);
-    Prediction p = PredictionIo.readVerified(o.prediction());
+    Path own = prediction != null || !Files.isDirectory(run) ? null : io.pathproof.rundir.Vocabulary.ownPrediction(run);
+    if (prediction == null && own == null) {
+      throw PathproofException.usage("accept: --prediction FILE is needed: " + run + " holds no prediction sealed in the run");
+    }
+    Options o = new Options(prediction != null ? prediction : own, run, format, junit, strict);
+    Prediction p = PredictionIo.readVerified(o.prediction()); // a broken seal is refused before the run is read
     if (!Files.exists(o.run())) {
       throw PathproofException.badInput(o.run() + ": no such run directory");
     }
