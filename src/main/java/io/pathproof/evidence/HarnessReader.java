@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * the digests.
  */
 public final class HarnessReader {
-  private static final Pattern RANKED = Pattern.compile("^(hook|steps|ddp-logging|peer-access)-rank(\\d+)\\.jsonl?$");
+  private static final Pattern RANKED = Pattern.compile("^(hook|steps|ddp-logging|peer-access|replica)-rank(\\d+)\\.jsonl?$");
 
   private HarnessReader() {}
 
@@ -39,6 +39,7 @@ public final class HarnessReader {
     List<Path> steps = new ArrayList<>();
     List<Path> logging = new ArrayList<>();
     List<Path> peers = new ArrayList<>();
+    List<Path> replicaFiles = new ArrayList<>();
     try (Stream<Path> s = Files.list(dir)) {
       for (Path p : s.sorted(Comparator.comparing(HarnessReader::rankOrder)).toList()) {
         Matcher m = RANKED.matcher(p.getFileName().toString());
@@ -49,6 +50,7 @@ public final class HarnessReader {
           case "hook" -> hooks.add(p);
           case "steps" -> steps.add(p);
           case "ddp-logging" -> logging.add(p);
+          case "replica" -> replicaFiles.add(p);
           default -> peers.add(p);
         }
       }
@@ -58,7 +60,7 @@ public final class HarnessReader {
     Path manifestFile = dir.resolve("manifest.json");
     Path replicasFile = dir.resolve("replicas.json");
     if (hooks.isEmpty() && steps.isEmpty() && logging.isEmpty() && peers.isEmpty() && !Files.exists(manifestFile)
-        && !Files.exists(replicasFile)) {
+        && !Files.exists(replicasFile) && replicaFiles.isEmpty()) {
       return null;
     }
     List<Problem> problems = new ArrayList<>();
@@ -81,7 +83,8 @@ public final class HarnessReader {
     for (Path p : peers) {
       readPeers(p, peerList, problems);
     }
-    Evidence.Replicas replicas = Files.exists(replicasFile) ? readReplicas(replicasFile, problems) : null;
+    Evidence.Replicas replicas = Files.exists(replicasFile) ? readReplicas(replicasFile, problems)
+        : replicaFiles.isEmpty() ? null : readRankReplicas(replicaFiles, problems);
     JsonNode manifest = Files.exists(manifestFile) ? readJson(manifestFile, problems) : null;
     return new HarnessFacts(new Evidence.Ddp(List.copyOf(buckets), log), List.copyOf(stepList), replicas,
         List.copyOf(peerList), manifest, List.copyOf(problems));
@@ -236,6 +239,40 @@ public final class HarnessReader {
       problems.add(new Problem(p.toString(), 0, "equal: file says " + claimed.asBoolean() + " but the digests say " + equal));
     }
     return new Evidence.Replicas(equal, List.copyOf(digests), Source.file(p.toString()));
+  }
+
+  /**
+   * One digest per rank, each in its own file ({@code replica-rank{r}.json}, written by the instrumentation of a
+   * user's job at its end, no collective needed); equality is decided here, as for replicas.json.
+   */
+  private static Evidence.Replicas readRankReplicas(List<Path> files, List<Problem> problems) {
+    List<Evidence.Digest> digests = new ArrayList<>();
+    Set<String> shas = new HashSet<>();
+    for (Path p : files) {
+      JsonNode d = readJson(p, problems);
+      if (d == null) {
+        continue;
+      }
+      String sha = d.path("sha256").asText("");
+      if (!sha.matches("[0-9a-f]{64}")) {
+        problems.add(new Problem(p.toString(), 0, "sha256: not a SHA-256 hex digest"));
+        continue;
+      }
+      if (d.path("rank").asInt(-1) != rankOf(p)) {
+        problems.add(new Problem(p.toString(), 0, "rank: " + d.path("rank") + " in the file of rank " + rankOf(p)));
+        continue;
+      }
+      List<Double> samples = new ArrayList<>();
+      for (JsonNode s : d.path("samples")) {
+        samples.add(s.isNumber() ? s.asDouble() : null);
+      }
+      digests.add(new Evidence.Digest(rankOf(p), sha, samples));
+      shas.add(sha);
+    }
+    if (digests.isEmpty()) {
+      return null;
+    }
+    return new Evidence.Replicas(shas.size() == 1, List.copyOf(digests), Source.file(files.get(0).toString()));
   }
 
   private static JsonNode readJson(Path p, List<Problem> problems) {
