@@ -67,8 +67,25 @@ public final class ProveCommand implements Callable<Integer> {
   @Option(names = "--out", description = "a new or empty directory (default: prove-YYYYMMDD-HHMMSS)")
   Path out;
 
+  @picocli.CommandLine.Parameters(paramLabel = "COMMAND", arity = "0..*",
+      description = "after --: the user's own launch command (torchrun …, srun …, python train.py), proven as given")
+  List<String> command = new ArrayList<>();
+
   @Override
   public Integer call() {
+    if (!command.isEmpty()) {
+      String topology = scenario.topology; // the machine the in-run prediction is made for (default: the one it finds)
+      if (scenario.scenario != null || scenario.workload != null || emulate || nproc != null
+          || !backend.equalsIgnoreCase("auto")) {
+        throw PathproofException.usage("prove -- COMMAND: the command decides its workload, ranks and backend;"
+            + " --scenario, --workload, --nproc, --backend and --emulate go with pathproof's own job");
+      }
+      Prove.BackendChoice choice = new Prove.BackendChoice("-- COMMAND", "the job's own", Runner.Backend.AUTO, false, null,
+          null, null, "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
+      String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
+          : Path.of(topology).toAbsolutePath().toString();
+      return prove(new Prove.OwnCommand(command, String.join(" ", command), topo), choice);
+    }
     if (emulate && ncclLib == null) {
       throw PathproofException.usage("prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");
     }
@@ -88,6 +105,10 @@ public final class ProveCommand implements Callable<Integer> {
     if (scenario.torch == null) {
       s = forTheTorchThatRuns(s, probed != null ? probed : Runner.probe(runs.python));
     }
+    return prove(new Prove.StandIn(s, label, choice.backend(), n, emu), choice);
+  }
+
+  private Integer prove(Prove.Job job, Prove.BackendChoice choice) {
     long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
     Path dir = out != null ? out : Path.of("prove-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     List<String> cl = new ArrayList<>(List.of("pathproof"));
@@ -96,8 +117,9 @@ public final class ProveCommand implements Callable<Integer> {
       cl.add("prove");
     }
     cl.addAll(given);
-    Prove.Plan plan = new Prove.Plan(s, label, choice.backend(), n, fault, sd, dir, runs.warmup, runs.iters, runs.profileIters,
-        runs.python, runs.timeout, samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, emu, choice);
+    Prove.Plan plan = new Prove.Plan(job, fault, sd, dir,
+        new Prove.Sizes(runs.warmup, runs.iters, runs.profileIters, runs.python, runs.timeout),
+        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, choice);
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter o = spec.commandLine().getOut();
     boolean terminal = System.console() != null;
@@ -107,7 +129,7 @@ public final class ProveCommand implements Callable<Integer> {
     } : null;
     if (terminal) {
       err.println("prove: backend " + choice.line());
-      err.println("prove: " + label + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
+      err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
     }
     Prove.Outcome r = Prove.run(plan, progress);
     r.summary().forEach(o::println);

@@ -181,7 +181,7 @@ public final class RunCommand implements Callable<Integer> {
     String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
         : Path.of(topology).toAbsolutePath().toString();
     Runner.Result r = Runner.wrap(new Runner.CommandRequest(command, out, inject, prediction, topo, runs.timeout,
-        hookEvery, runs.warmup, runs.profileIters, commandLine(), ToolVersion.get()));
+        hookEvery, runs.warmup, runs.profileIters, commandLine(), ToolVersion.get(), true));
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), r.message());
     }

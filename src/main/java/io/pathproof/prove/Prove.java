@@ -19,7 +19,10 @@ import io.pathproof.predict.PredictionIo;
 import io.pathproof.predict.Predictor;
 import io.pathproof.report.Report;
 import io.pathproof.run.Runner;
+import io.pathproof.rundir.RunManifest;
+import io.pathproof.rundir.Vocabulary;
 import io.pathproof.scenario.Scenario;
+import io.pathproof.scenario.Scenarios;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,22 +43,62 @@ import java.util.Objects;
 public final class Prove {
   private Prove() {}
 
-  /** What to prove. {@code fault} is K=V[,K=V] or null for a fault drawn at random with {@code seed}. */
-  public record Plan(Scenario scenario, String scenarioLabel, Runner.Backend backend, int nproc, String fault, long seed,
-      Path out, int warmup, int iters, int profileIters, String python, long timeoutSec, Path samples, String tool,
-      List<String> commandLine, Runner.Emulate emulate, BackendChoice choice) {
-    public Plan {
+  /**
+   * What prove runs: pathproof's stand-in job for a scenario ({@link StandIn}) or the user's own launch command
+   * ({@link OwnCommand}). {@code label} names it in the proof and the report.
+   */
+  public sealed interface Job permits StandIn, OwnCommand {
+    String label();
+  }
+
+  /** pathproof's stand-in job: the scenario's workload on {@code nproc} ranks, emulated when {@code emulate} is set. */
+  public record StandIn(Scenario scenario, String label, Runner.Backend backend, int nproc, Runner.Emulate emulate)
+      implements Job {
+    public StandIn {
       Objects.requireNonNull(scenario, "scenario");
-      Objects.requireNonNull(out, "out");
       backend = backend == null ? Runner.Backend.AUTO : backend;
-      commandLine = commandLine == null ? List.of() : List.copyOf(commandLine);
-      Objects.requireNonNull(choice, "choice");
       if (nproc < 1) {
         throw PathproofException.usage("--nproc: must be >= 1, got " + nproc);
       }
+    }
+  }
+
+  /**
+   * The user's own job, run as given ({@code pathproof prove -- COMMAND}); its baseline seals its prediction in the
+   * run. {@code topology} is what that prediction is made for (null: the machine the job finds).
+   */
+  public record OwnCommand(List<String> command, String label, String topology) implements Job {
+    public OwnCommand {
+      if (command == null || command.isEmpty()) {
+        throw PathproofException.usage("prove -- COMMAND: the command is missing");
+      }
+      command = List.copyOf(command);
+      label = label == null ? String.join(" ", command) : label;
+    }
+  }
+
+  /** How each run is sized and bounded (the shared run flags). */
+  public record Sizes(int warmup, int iters, int profileIters, String python, long timeoutSec) {
+    public Sizes {
       if (iters < 2 || warmup < 0 || profileIters < 0) {
         throw PathproofException.usage("--iters must be >= 2, --warmup and --profile-iters >= 0");
       }
+    }
+  }
+
+  /** What to prove. {@code fault} is K=V[,K=V] or null for a fault drawn at random with {@code seed}. */
+  public record Plan(Job job, String fault, long seed, Path out, Sizes sizes, Path samples, String tool,
+      List<String> commandLine, BackendChoice choice) {
+    public Plan {
+      Objects.requireNonNull(job, "job");
+      Objects.requireNonNull(out, "out");
+      Objects.requireNonNull(sizes, "sizes");
+      commandLine = commandLine == null ? List.of() : List.copyOf(commandLine);
+      Objects.requireNonNull(choice, "choice");
+    }
+
+    Runner.Emulate emulate() {
+      return job instanceof StandIn si ? si.emulate() : null;
     }
   }
 
@@ -115,7 +158,7 @@ public final class Prove {
     proof.put("schema", SCHEMA);
     proof.put("tool", plan.tool());
     proof.put("createdAt", Instant.now().toString());
-    proof.put("scenario", plan.scenarioLabel());
+    proof.put("scenario", plan.job().label());
     ArrayNode cl = proof.putArray("commandLine");
     plan.commandLine().forEach(cl::add);
     ArrayNode phases = proof.putArray("phases");
@@ -128,24 +171,44 @@ public final class Prove {
     // Which branch, and why, before anything runs; the caller says it in its first line, so it is only recorded here.
     phase(phases, (n, ms, d) -> { }, t0, "backend", plan.choice().line());
 
-    // 1. predict and seal, before anything runs
-    Scenario s = plan.scenario();
-    Prediction p = PredictionIo.writeSealed(Predictor.predict(s), out.resolve("prediction.json"), plan.tool());
+    // 1. predict and seal, before anything runs (the user's own job seals its prediction itself, in its baseline run,
+    //    before its first gradient AllReduce: its model exists only there)
+    Path predictionFile = out.resolve("prediction.json");
+    List<String> scenarioEnv = new ArrayList<>();
+    Prediction p;
+    Path baseline;
+    if (plan.job() instanceof StandIn si) {
+      p = PredictionIo.writeSealed(Predictor.predict(si.scenario()), predictionFile, plan.tool());
+      phase(phases, say, t0, "predict", "sealed " + p.seal().sha256().substring(0, 12) + " at " + p.seal().createdAt() + ": "
+          + steady(p) + " bucket(s), backend " + p.backend());
+      si.scenario().env().forEach((k, v) -> scenarioEnv.add(k + "=" + v));
+      baseline = run(plan, out, "baseline", scenarioEnv, predictionFile);
+    } else {
+      baseline = run(plan, out, "baseline", scenarioEnv, null);
+      Path own = Vocabulary.ownPrediction(baseline);
+      if (own == null) {
+        throw PathproofException.badInput("prove: the baseline run sealed no prediction (see "
+            + baseline.resolve(RunManifest.FILE) + ", instrumentation.predictions)");
+      }
+      copy(own, predictionFile); // the sealed file as the run wrote it: its seal still holds
+      p = PredictionIo.readVerified(predictionFile);
+      phase(phases, say, t0, "predict", "sealed in the baseline run before its first gradient AllReduce ("
+          + own.getFileName() + ", " + p.seal().sha256().substring(0, 12) + " at " + p.seal().createdAt() + "): "
+          + steady(p) + " bucket(s), backend " + p.backend());
+    }
     files.put("prediction", "prediction.json");
-    phase(phases, say, t0, "predict", "sealed " + p.seal().sha256().substring(0, 12) + " at " + p.seal().createdAt() + ": "
-        + steady(p) + " bucket(s), backend " + p.backend());
+    Scenario s = plan.job() instanceof StandIn si ? si.scenario()
+        : Scenarios.fromPredictionInputs(p.inputs(), predictionFile.toString());
 
     // 2. baseline run
-    List<String> scenarioEnv = new ArrayList<>();
-    s.env().forEach((k, v) -> scenarioEnv.add(k + "=" + v));
-    Path baseline = run(plan, out, "baseline", scenarioEnv, out.resolve("prediction.json"));
     files.put("baseline", "baseline");
     Evidence eb = read(baseline);
     String backend = eb.manifest() == null ? "unknown" : eb.manifest().path("backend").asText("unknown");
+    int ranks = plan.job() instanceof StandIn si ? si.nproc() : s.ranks();
     proof.put("backend", backend);
-    proof.put("worldSize", plan.nproc());
+    proof.put("worldSize", ranks);
     proof.set("emulation", eb.manifest() == null ? null : eb.manifest().get("emulation"));
-    phase(phases, say, t0, "baseline run", backend + ", " + plan.nproc() + " rank(s), " + plan.warmup() + " + " + plan.iters() + " steps");
+    phase(phases, say, t0, "baseline run", backend + ", " + ranks + " rank(s), " + sizeOf(plan, eb));
 
     // 3. accept
     AcceptanceTable table = Acceptance.accept(p, eb);
@@ -159,7 +222,7 @@ public final class Prove {
         + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A");
 
     // 4. one fault, sealed in prove's own record outside every run directory diagnose reads
-    List<Fault> catalogue = Faults.catalogue(s, p, backend, plan.nproc(), medianMs(eb));
+    List<Fault> catalogue = Faults.catalogue(s, p, backend, ranks, medianMs(eb));
     if (plan.emulate() != null) {
       // Emulated timings are not physical: a fault seen only in the step time could never be diagnosed here.
       catalogue = catalogue.stream().filter(f -> !f.layer().equals("compute")).toList();
@@ -178,7 +241,7 @@ public final class Prove {
     catalogue.forEach(f -> kinds.add(f.kind()));
     List<String> variantEnv = new ArrayList<>(scenarioEnv);
     variantEnv.addAll(fault.settings());
-    Path variant = run(plan, out, "variant", variantEnv, out.resolve("prediction.json"));
+    Path variant = run(plan, out, "variant", variantEnv, predictionFile);
     files.put("variant", "variant");
     phase(phases, say, t0, "variant run", "one fault of " + catalogue.size() + " kinds, sealed " + faultSha.substring(0, 12));
 
@@ -196,7 +259,7 @@ public final class Prove {
     Fix fix = Fix.apply(d, fault);
     List<String> fixedEnv = new ArrayList<>(scenarioEnv);
     fixedEnv.addAll(fix.kept());
-    Path fixed = run(plan, out, "fixed", fixedEnv, out.resolve("prediction.json"));
+    Path fixed = run(plan, out, "fixed", fixedEnv, predictionFile);
     files.put("fixed", "fixed");
     Evidence ef = read(fixed);
     FixVerification fv = verify(plan, out, scenarioEnv, fixedEnv, !fix.removed().isEmpty(), eb, ev, ef, proof, files, phases, say, t0);
@@ -253,7 +316,7 @@ public final class Prove {
     write(out.resolve("proof.json"), pretty(proof)); // with the report phase's time
 
     List<String> summary = new ArrayList<>();
-    summary.add("prove: " + (proven ? "PROVEN" : "NOT PROVEN") + " — " + plan.scenarioLabel() + ", " + backend + ", " + plan.nproc() + " rank(s)");
+    summary.add("prove: " + (proven ? "PROVEN" : "NOT PROVEN") + " — " + plan.job().label() + ", " + backend + ", " + ranks + " rank(s)");
     summary.add("  acceptance: " + table.verdict() + " (" + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
         + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A)");
     summary.add("  injected:  " + fault.kind() + ": " + String.join(", ", fault.settings()) + " (layer " + fault.layer() + "; sealed " + faultSha.substring(0, 12) + ")");
@@ -343,14 +406,40 @@ public final class Prove {
     Path dir = out.resolve(name);
     List<String> cl = new ArrayList<>(plan.commandLine());
     cl.add("(" + name + " run)");
-    Runner.Request req = new Runner.Request(plan.scenario().workload(), plan.scenarioLabel(), plan.scenario().topology().name(),
-        plan.backend(), plan.nproc(), 1, 0, null, plan.iters(), plan.warmup(), plan.profileIters(), inject, prediction,
-        plan.timeoutSec(), dir, Runner.Launcher.AUTO, plan.python(), false, cl, plan.tool());
-    Runner.Result r = Runner.run(req, null, plan.emulate());
+    Sizes z = plan.sizes();
+    Runner.Result r;
+    if (plan.job() instanceof StandIn si) {
+      Runner.Request req = new Runner.Request(si.scenario().workload(), si.label(), si.scenario().topology().name(),
+          si.backend(), si.nproc(), 1, 0, null, z.iters(), z.warmup(), z.profileIters(), inject, prediction,
+          z.timeoutSec(), dir, Runner.Launcher.AUTO, z.python(), false, cl, plan.tool());
+      r = Runner.run(req, null, si.emulate());
+    } else {
+      OwnCommand oc = (OwnCommand) plan.job();
+      r = Runner.wrap(new Runner.CommandRequest(oc.command(), dir, inject, prediction, oc.topology(), z.timeoutSec(),
+          Runner.Instrumentation.DEFAULT_HOOK_EVERY, z.warmup(), z.profileIters(), cl, plan.tool(), false));
+    }
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), "prove: the " + name + " run failed: " + r.message());
     }
     return dir;
+  }
+
+  /** The steps of a run as the reader sees them: the stand-in's sizes are the flags, a user's job decides its own. */
+  private static String sizeOf(Plan plan, Evidence e) {
+    if (plan.job() instanceof StandIn) {
+      return plan.sizes().warmup() + " + " + plan.sizes().iters() + " steps";
+    }
+    long measured = e.steps() == null ? 0 : e.steps().stream().filter(st -> st.rank() == 0 && st.measured()).count();
+    long all = e.steps() == null ? 0 : e.steps().stream().filter(st -> st.rank() == 0).count();
+    return (all - measured) + " + " + measured + " steps (the job's own)";
+  }
+
+  private static void copy(Path from, Path to) {
+    try {
+      Files.copy(from, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw PathproofException.badInput("prove: cannot copy " + from + " to " + to + ": " + e.getMessage());
+    }
   }
 
   private static Evidence read(Path dir) {

@@ -79,8 +79,8 @@ final class CommandRun {
       }
     }, "pathproof-command-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
-    Thread out = tee(proc.getInputStream(), dir.resolve(STDOUT), System.out);
-    Thread err = tee(proc.getErrorStream(), dir.resolve(STDERR), System.err);
+    Thread out = tee(proc.getInputStream(), dir.resolve(STDOUT), req.passThrough() ? System.out : null);
+    Thread err = tee(proc.getErrorStream(), dir.resolve(STDERR), req.passThrough() ? System.err : null);
     boolean timedOut = false;
     int code;
     try {
@@ -153,7 +153,7 @@ final class CommandRun {
         "io.pathproof.cli.Main");
   }
 
-  /** Copies a stream of the command to its file in the run directory and to this process's own stream. */
+  /** Copies a stream of the command to its file in the run directory and, if given, to this process's own stream. */
   private static Thread tee(InputStream in, Path file, PrintStream mirror) {
     Thread t = new Thread(() -> {
       byte[] buf = new byte[8192];
@@ -162,8 +162,10 @@ final class CommandRun {
         while ((n = src.read(buf)) > 0) {
           f.write(buf, 0, n);
           f.flush();
-          mirror.write(buf, 0, n);
-          mirror.flush();
+          if (mirror != null) {
+            mirror.write(buf, 0, n);
+            mirror.flush();
+          }
         }
       } catch (IOException e) {
         // the command closed its end: what was read is kept

@@ -149,7 +149,8 @@ public final class Runner {
    * {@code pathproof run --out DIR -- COMMAND}: the user's own job, run as given. {@code topology} (a preset or file,
    * or null to let the job find its machine) is what the in-run prediction is made for; {@code prediction} non-null
    * means a sealed prediction was given and none is made in the run. The warm-up and the profiler window count the
-   * job's iterations (DDP forwards with gradient sync).
+   * job's iterations (DDP forwards with gradient sync). {@code passThrough}: the command's stdout and stderr also go
+   * to this process's (they are kept in the run directory either way).
    */
   public record CommandRequest(
       List<String> command,
@@ -162,7 +163,8 @@ public final class Runner {
       int warmup,
       int profileIters,
       List<String> commandLine,
-      String tool) {
+      String tool,
+      boolean passThrough) {
     public CommandRequest {
       if (command == null || command.isEmpty()) {
         throw PathproofException.usage("run -- COMMAND: the command is missing");

@@ -33,6 +33,26 @@ public final class Scenarios {
     return ScenarioReader.read(read(p), nameOrFile, p.toAbsolutePath().getParent(), baseName(p));
   }
 
+  /**
+   * The scenario a prediction was made for, from the prediction's {@code inputs} (the scenario as the prediction
+   * wrote it: versions as objects with their text, workload and topology inline). Keys a scenario file does not have
+   * ({@code addendumOf}) are ignored.
+   */
+  public static Scenario fromPredictionInputs(com.fasterxml.jackson.databind.JsonNode inputs, String source) {
+    if (inputs == null || !inputs.isObject()) {
+      throw io.pathproof.core.PathproofException.badInput(source + ": the prediction holds no inputs");
+    }
+    com.fasterxml.jackson.databind.node.ObjectNode o = inputs.deepCopy();
+    com.fasterxml.jackson.databind.node.ObjectNode v = o.putObject("versions");
+    inputs.path("versions").fields().forEachRemaining(e -> {
+      if (e.getValue().hasNonNull("text")) {
+        v.put(e.getKey(), e.getValue().get("text").asText());
+      }
+    });
+    o.remove("addendumOf");
+    return ScenarioReader.read(o.toString(), source, null, o.path("name").asText("scenario"));
+  }
+
   public static Workload workload(String nameOrFile) {
     String preset = Presets.text(Presets.Kind.WORKLOAD, nameOrFile);
     if (preset != null) {

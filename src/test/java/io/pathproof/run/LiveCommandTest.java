@@ -48,7 +48,7 @@ class LiveCommandTest {
 
   private static Runner.CommandRequest request(List<String> command, Path out, List<String> inject) {
     return new Runner.CommandRequest(command, out, inject, null, null, 300, Vocabulary.hookEvery(), 2, 0,
-        List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test");
+        List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test", false);
   }
 
   @Test
