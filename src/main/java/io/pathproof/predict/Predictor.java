@@ -57,8 +57,13 @@ public final class Predictor {
     for (Bucket b : plan.rebuilt()) {
       distinct.putIfAbsent(b.index() + "/" + b.bytes() + "/" + b.dtype(), b);
     }
-    for (Bucket b : distinct.values()) {
-      collectives.add(model.allReduce(b.index(), b.bytes(), b.dtype()));
+    CommHooks.Effect hook = CommHooks.of(scenario.workload().commHook());
+    if (hook.note() != null) {
+      assumptions.add(hook.note());
+    }
+    for (Bucket b : hook.predictable() ? distinct.values() : List.<Bucket>of()) {
+      DType wire = hook.wireDtype(b.dtype());
+      collectives.add(model.allReduce(b.index(), b.bytes() / b.dtype().elementSize() * wire.elementSize(), wire));
     }
     if (scenario.workload().findUnusedParameters()) {
       // reducer.cpp: with find_unused_parameters the Reducer allreduces local_used_map (int32, one per parameter)
