@@ -61,7 +61,9 @@ class Run:
     def __init__(self, torch, run_dir, options, mode):
         self.torch, self.dir, self.options, self.mode = torch, os.path.abspath(run_dir), options, mode
         os.makedirs(self.dir, exist_ok=True)
-        self.faults = Faults(_files.read_json(os.path.join(self.dir, "fault.sealed.json")))
+        # Each launcher seals its own node's fault file (PATHPROOF_FAULT); in code, the run directory holds it.
+        self.faults = Faults(_files.read_json(os.environ.get("PATHPROOF_FAULT") or
+                                              os.path.join(self.dir, _files.vocabulary()["files"]["faultSealed"])))
         self.started = _files.now_iso()
         self.watch = None
         self.others = []
@@ -80,7 +82,8 @@ class Run:
         if self.rank is None:
             return
         if self.status is None:
-            self.status = {"rank": self.rank, "pid": os.getpid(), "host": _facts.host(), "start": self.started}
+            self.status = {"rank": self.rank, "pid": os.getpid(), "host": _facts.host(), "start": self.started,
+                           "node": _int_env("PATHPROOF_NODE") or 0}
         self.status.update(kw)
         self.status["notes"] = list(self.notes)
         _files.write_json(os.path.join(self.dir, "rank%d.json" % self.rank), self.status)

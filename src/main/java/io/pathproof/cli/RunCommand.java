@@ -173,15 +173,16 @@ public final class RunCommand implements Callable<Integer> {
   /** {@code run --out DIR -- COMMAND}: the user's own job, instrumented through its environment. */
   private Integer wrap() {
     if (what != null || nproc != null || emulate != null || overhead || !backend.equals("auto") || nnodes != 1
-        || nodeRank != 0 || rdzvEndpoint != null || !launcher.equals("auto")) {
+        || rdzvEndpoint != null || !launcher.equals("auto")) {
       throw PathproofException.usage("run -- COMMAND: the command decides its workload, ranks, backend and launcher;"
-          + " --workload, --scenario, --nproc, --nnodes, --node-rank, --rdzv-endpoint, --backend, --launcher,"
-          + " --emulate and --overhead go with pathproof's own job");
+          + " --workload, --scenario, --nproc, --nnodes, --rdzv-endpoint, --backend, --launcher,"
+          + " --emulate and --overhead go with pathproof's own job (--node-rank N names this launcher's node when"
+          + " several share the run directory; torchrun's own --node_rank is read from the command)");
     }
     String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
         : Path.of(topology).toAbsolutePath().toString();
     Runner.Result r = Runner.wrap(new Runner.CommandRequest(command, out, inject, prediction, topo, runs.timeout,
-        hookEvery, runs.warmup, runs.profileIters, commandLine(), ToolVersion.get(), true));
+        hookEvery, runs.warmup, runs.profileIters, commandLine(), ToolVersion.get(), true, nodeRank == 0 ? null : nodeRank));
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), r.message());
     }

@@ -40,8 +40,8 @@ public final class HarnessReader {
     List<Path> logging = new ArrayList<>();
     List<Path> peers = new ArrayList<>();
     List<Path> replicaFiles = new ArrayList<>();
-    try (Stream<Path> s = Files.list(dir)) {
-      for (Path p : s.sorted(Comparator.comparing(HarnessReader::rankOrder)).toList()) {
+    try {
+      for (Path p : rankFiles(dir)) {
         Matcher m = RANKED.matcher(p.getFileName().toString());
         if (!m.matches()) {
           continue;
@@ -88,6 +88,27 @@ public final class HarnessReader {
     JsonNode manifest = Files.exists(manifestFile) ? readJson(manifestFile, problems) : null;
     return new HarnessFacts(new Evidence.Ddp(List.copyOf(buckets), log), List.copyOf(stepList), replicas,
         List.copyOf(peerList), manifest, List.copyOf(problems));
+  }
+
+  /**
+   * The files of the run's ranks: in {@code dir}, and in its {@code node-N/} folders, where the ranks of another
+   * node are when the nodes did not share a file system (their directories copied in), in rank order.
+   */
+  private static List<Path> rankFiles(Path dir) throws IOException {
+    List<Path> out = new ArrayList<>();
+    try (Stream<Path> s = Files.list(dir)) {
+      for (Path p : s.toList()) {
+        if (Files.isDirectory(p) && p.getFileName().toString().matches("node-\\d+")) {
+          try (Stream<Path> n = Files.list(p)) {
+            out.addAll(n.toList());
+          }
+        } else {
+          out.add(p);
+        }
+      }
+    }
+    out.sort(Comparator.comparing(HarnessReader::rankOrder));
+    return out;
   }
 
   private static String rankOrder(Path p) {

@@ -85,7 +85,8 @@ public final class Ingest {
     List<Path> files;
     try (Stream<Path> s = Files.walk(dir, MAX_DEPTH)) {
       // fault.sealed.json holds what a run injected: never opened here, so a diagnosis cannot be told (issue 11 §4).
-      files = s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
+      // Hidden files and folders are not evidence: a run's .pathproof/ holds the instrumentation that ran.
+      files = s.filter(Files::isRegularFile).filter(p -> !hidden(dir.relativize(p)))
           .filter(p -> !p.getFileName().toString().equals("fault.sealed.json")).sorted().toList();
     } catch (IOException | UncheckedIOException e) {
       problems.add(new Problem(dir.toString(), 0, "directory not readable: " + e.getMessage()));
@@ -97,6 +98,15 @@ public final class Ingest {
         tasks.add(new Task(f, kind));
       }
     }
+  }
+
+  private static boolean hidden(Path relative) {
+    for (Path part : relative) {
+      if (part.toString().startsWith(".")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

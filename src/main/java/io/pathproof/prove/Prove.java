@@ -415,8 +415,8 @@ public final class Prove {
       r = Runner.run(req, null, si.emulate());
     } else {
       OwnCommand oc = (OwnCommand) plan.job();
-      r = Runner.wrap(new Runner.CommandRequest(oc.command(), dir, inject, prediction, oc.topology(), z.timeoutSec(),
-          Runner.Instrumentation.DEFAULT_HOOK_EVERY, z.warmup(), z.profileIters(), cl, plan.tool(), false));
+      r = Runner.wrap(Runner.CommandRequest.ofProve(oc.command(), dir, inject, prediction, oc.topology(), z.timeoutSec(),
+          z.warmup(), z.profileIters(), cl, plan.tool()));
     }
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), "prove: the " + name + " run failed: " + r.message());

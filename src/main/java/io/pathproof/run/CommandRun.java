@@ -49,18 +49,24 @@ final class CommandRun {
       sealSha = p.seal().sha256();
     }
     Path dir = req.out().toAbsolutePath().normalize();
-    Runner.prepareDir(dir);
-    Path pythonPath = PythonPackage.extract(dir);
-    RunManifest.write(dir, new LaunchRequest(RunManifest.SCHEMA, req.tool(), Injection.blind(req.commandLine(), "--inject"),
+    int node = req.nodeRank() != null ? req.nodeRank() : nodeRankOf(req.command());
+    // This launcher's own files: the run directory for node 0; node-N/ for a later node's launcher sharing it
+    // (its ranks still write their files into the run directory, as every rank has its own names).
+    Path home = node == 0 ? dir : dir.resolve("node-" + node);
+    prepare(dir, home, node);
+    Path pythonPath = PythonPackage.extract(home);
+    RunManifest.write(home, new LaunchRequest(RunManifest.SCHEMA, req.tool(), Injection.blind(req.commandLine(), "--inject"),
         req.command(), Instant.now().toString(), null, null, req.topology(), null, null, null, null, null, null,
         req.timeoutSec(), new LaunchRequest.PredictionRef(req.prediction() == null ? null : req.prediction().toString(), sealSha)));
-    inj.writeSealed(dir); // blind by construction: the ranks read their knobs there, the manifest never names them
-    RunManifest.write(dir, RunOutcome.pending(null));
+    inj.writeSealed(home); // blind by construction: the ranks read their knobs there, the manifest never names them
+    RunManifest.write(home, RunOutcome.pending(null));
 
     Map<String, String> added = environment(req, dir, pythonPath, inj, System.getenv());
+    added.put("PATHPROOF_NODE", Integer.toString(node));
+    added.put("PATHPROOF_FAULT", home.resolve(Injection.SEALED_FILE).toString());
     Map<String, String> shown = new TreeMap<>(added);
     inj.env().keySet().forEach(shown::remove);
-    RunManifest.write(dir, LaunchStart.builder().launcher("command").hookEvery(req.hookEvery()).launcherEnv(shown)
+    RunManifest.write(home, LaunchStart.builder().launcher("command").hookEvery(req.hookEvery()).launcherEnv(shown)
         .rankArgv(List.of(req.command())).build());
 
     ProcessBuilder pb = new ProcessBuilder(req.command()).redirectInput(ProcessBuilder.Redirect.INHERIT);
@@ -70,7 +76,7 @@ final class CommandRun {
       proc = pb.start();
     } catch (IOException e) {
       String msg = "run: cannot start " + req.command().get(0) + ": " + e.getMessage();
-      RunManifest.write(dir, RunOutcome.failed(Instant.now().toString(), ExitCode.RANK_FAILED, msg));
+      RunManifest.write(home, RunOutcome.failed(Instant.now().toString(), ExitCode.RANK_FAILED, msg));
       return new Runner.Result(dir, false, ExitCode.RANK_FAILED, msg, List.of(), null);
     }
     Thread reaper = new Thread(() -> {
@@ -79,8 +85,8 @@ final class CommandRun {
       }
     }, "pathproof-command-reaper");
     Runtime.getRuntime().addShutdownHook(reaper);
-    Thread out = tee(proc.getInputStream(), dir.resolve(STDOUT), req.passThrough() ? System.out : null);
-    Thread err = tee(proc.getErrorStream(), dir.resolve(STDERR), req.passThrough() ? System.err : null);
+    Thread out = tee(proc.getInputStream(), home.resolve(STDOUT), req.passThrough() ? System.out : null);
+    Thread err = tee(proc.getErrorStream(), home.resolve(STDERR), req.passThrough() ? System.err : null);
     boolean timedOut = false;
     int code;
     try {
@@ -102,7 +108,51 @@ final class CommandRun {
         // the JVM is shutting down; the reaper runs
       }
     }
-    return finish(dir, req, code, timedOut);
+    return finish(dir, home, node, req, code, timedOut);
+  }
+
+  /**
+   * The node a launcher stands for: {@code --node-rank} of pathproof run, else torchrun's own {@code --node_rank} /
+   * {@code --node-rank} in the command (read, never changed), else 0. srun starts every node's ranks from one
+   * launcher, so it is node 0 whatever the ranks' SLURM_NODEID.
+   */
+  static int nodeRankOf(List<String> command) {
+    for (int i = 0; i < command.size(); i++) {
+      String a = command.get(i);
+      String v = null;
+      if ((a.equals("--node_rank") || a.equals("--node-rank")) && i + 1 < command.size()) {
+        v = command.get(i + 1);
+      } else if (a.startsWith("--node_rank=") || a.startsWith("--node-rank=")) {
+        v = a.substring(a.indexOf('=') + 1);
+      }
+      if (v != null) {
+        try {
+          return Math.max(0, Integer.parseInt(v.trim()));
+        } catch (NumberFormatException e) {
+          return 0;
+        }
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * Node 0's launcher needs a new run directory, or one where only later nodes' launchers have begun (node-N/); a
+   * later node's launcher joins whatever is there and needs its own node-N/ to be new.
+   */
+  private static void prepare(Path dir, Path home, int node) {
+    if (node == 0) {
+      try (Stream<Path> s = Files.exists(dir) ? Files.list(dir) : Stream.empty()) {
+        if (s.anyMatch(p -> !p.getFileName().toString().matches("node-\\d+"))) {
+          throw PathproofException.usage("--out " + dir + ": not empty; a run directory holds one run (choose a new one)");
+        }
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw PathproofException.badInput("--out " + dir + ": cannot create: " + e.getMessage());
+      }
+      return;
+    }
+    Runner.prepareDir(home);
   }
 
   /**
@@ -196,8 +246,9 @@ final class CommandRun {
     return out;
   }
 
-  private static Runner.Result finish(Path dir, Runner.CommandRequest req, int code, boolean timedOut) {
+  private static Runner.Result finish(Path dir, Path home, int node, Runner.CommandRequest req, int code, boolean timedOut) {
     Map<Integer, JsonNode> ranks = rankStatus(dir);
+    ranks.values().removeIf(st -> st.path("node").asInt(0) != node); // the other nodes' launchers report theirs
     List<RankExit> exits = new ArrayList<>();
     exits.add(new RankExit(-1, code, timedOut ? "killed after the timeout" : "exited", STDOUT, STDERR));
     String firstBad = null;
@@ -230,22 +281,22 @@ final class CommandRun {
     } else if (code != 0) {
       exit = ExitCode.RANK_FAILED;
       msg = "run: the command exited with status " + code + (firstBad == null ? "" : "; " + firstBad) + "; see "
-          + dir.resolve(STDERR);
+          + home.resolve(STDERR);
     } else if (ranks.isEmpty()) {
       exit = ExitCode.BAD_INPUT;
       msg = "run: the command exited 0 but no rank built a DistributedDataParallel model: nothing was recorded in " + dir;
     } else if (firstBad != null) {
       exit = ExitCode.RANK_FAILED;
-      msg = "run: the command exited 0 but " + firstBad + "; see " + dir.resolve(STDERR);
+      msg = "run: the command exited 0 but " + firstBad + "; see " + home.resolve(STDERR);
     } else {
       exit = ExitCode.OK;
       msg = null;
     }
     boolean complete = exit == ExitCode.OK;
     if (complete) {
-      RunManifest.remove(dir, "incompleteReason");
+      RunManifest.remove(home, "incompleteReason");
     }
-    RunManifest.write(dir, new RunOutcome(Instant.now().toString(), complete, exit, msg, exits));
+    RunManifest.write(home, new RunOutcome(Instant.now().toString(), complete, exit, msg, exits));
     return new Runner.Result(dir, complete, exit, msg, exits, null);
   }
 

@@ -150,7 +150,9 @@ public final class Runner {
    * or null to let the job find its machine) is what the in-run prediction is made for; {@code prediction} non-null
    * means a sealed prediction was given and none is made in the run. The warm-up and the profiler window count the
    * job's iterations (DDP forwards with gradient sync). {@code passThrough}: the command's stdout and stderr also go
-   * to this process's (they are kept in the run directory either way).
+   * to this process's (they are kept in the run directory either way). {@code nodeRank}: the node this launcher
+   * stands for when several launchers (one torchrun per node) share the run directory; null = read torchrun's
+   * {@code --node_rank} in the command, else 0.
    */
   public record CommandRequest(
       List<String> command,
@@ -164,7 +166,8 @@ public final class Runner {
       int profileIters,
       List<String> commandLine,
       String tool,
-      boolean passThrough) {
+      boolean passThrough,
+      Integer nodeRank) {
     public CommandRequest {
       if (command == null || command.isEmpty()) {
         throw PathproofException.usage("run -- COMMAND: the command is missing");
@@ -183,6 +186,16 @@ public final class Runner {
       if (warmup < 0 || profileIters < 0) {
         throw PathproofException.usage("--warmup/--profile-iters: must be >= 0");
       }
+      if (nodeRank != null && nodeRank < 0) {
+        throw PathproofException.usage("--node-rank: must be >= 0, got " + nodeRank);
+      }
+    }
+
+    /** A request as {@code prove} makes them: one node, the command's output kept in the run directory only. */
+    public static CommandRequest ofProve(List<String> command, Path out, List<String> inject, Path prediction,
+        String topology, long timeoutSec, int warmup, int profileIters, List<String> commandLine, String tool) {
+      return new CommandRequest(command, out, inject, prediction, topology, timeoutSec, Instrumentation.DEFAULT_HOOK_EVERY,
+          warmup, profileIters, commandLine, tool, false, null);
     }
   }
 

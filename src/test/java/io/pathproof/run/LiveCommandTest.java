@@ -48,7 +48,7 @@ class LiveCommandTest {
 
   private static Runner.CommandRequest request(List<String> command, Path out, List<String> inject) {
     return new Runner.CommandRequest(command, out, inject, null, null, 300, Vocabulary.hookEvery(), 2, 0,
-        List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test", false);
+        List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test", false, null);
   }
 
   @Test
@@ -102,5 +102,39 @@ class LiveCommandTest {
     assertThat(Json.mapper().readTree(out.resolve("rank1.json").toFile()).path("exitCode").asInt()).isEqualTo(3);
     // blind: neither the manifest nor the command line the manifest records names the fault
     assertThat(Files.readString(out.resolve("manifest.json"))).doesNotContain("exit_rank");
+  }
+
+  @Test
+  void twoTorchrunNodesWriteOneRunDirectory(@TempDir Path tmp) throws Exception {
+    PythonProbe.Python py = Live.requireTorch();
+    Path out = tmp.resolve("two-nodes");
+    int port = Runner.freePort();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      List<java.util.concurrent.Future<Runner.Result>> nodes = new ArrayList<>();
+      for (int node : new int[] {1, 0}) { // the second node's launcher may well start first
+        List<String> c = List.of(py.executable(), "-m", "torch.distributed.run", "--nnodes", "2", "--node_rank",
+            Integer.toString(node), "--nproc_per_node", "2", "--master_addr", "127.0.0.1", "--master_port",
+            Integer.toString(port), "examples/recsys/train.py", "--steps", "8");
+        nodes.add(pool.submit(() -> Runner.wrap(request(c, out, List.of()))));
+      }
+      for (java.util.concurrent.Future<Runner.Result> f : nodes) {
+        Runner.Result r = f.get(600, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(r.exitCode()).as(r.message()).isZero();
+        assertThat(r.ranks()).hasSize(3); // its launcher and its node's two ranks
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(out.resolve("node-1/command.stdout")).exists();
+    assertThat(out.resolve("node-1/manifest.json")).exists();
+    assertThat(RunManifest.read(out).job().worldSize()).isEqualTo(4);
+    Evidence e = Ingest.read(List.of(out));
+    assertThat(e.replicas().digests()).hasSize(4);
+    AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(Vocabulary.ownPrediction(out)), e);
+    assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
+    Map<String, String> verdicts = t.rows().stream().collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
+    assertThat(verdicts).containsEntry("world-size", "PASS").containsEntry("replicas", "PASS")
+        .containsEntry("buckets-rebuilt", "PASS");
   }
 }
