@@ -101,12 +101,40 @@ def set_rank_env(run_dir):
     os.environ["PATHPROOF_SET_NCCL_DEBUG_FILE"] = "1"  # ours: a child of this process may rename it for its rank
 
 
+def emulate_device():
+    """run --emulate: N ranks share this machine's one GPU while NCCL believes each sits on its own GPU of the
+    emulated machine. The rank's emulated busId comes from its local rank (NCCL_EMULATE_BUSID, read by pathproof's
+    NCCL patch at the communicator's init); the job then sees local rank 0, so whatever device it picks from
+    LOCAL_RANK is the real GPU, and torch.cuda.set_device is held to it once torch is imported."""
+    ids = os.environ.get("PATHPROOF_EMULATE_BUSIDS")
+    local = os.environ.get("LOCAL_RANK")
+    if not ids or local in (None, "") or "PATHPROOF_LOCAL_RANK" in os.environ:
+        return
+    ids = ids.split(",")
+    if int(local) < len(ids):
+        os.environ["NCCL_EMULATE_BUSID"] = ids[int(local)]
+    os.environ["PATHPROOF_LOCAL_RANK"] = local
+    os.environ["LOCAL_RANK"] = os.environ.get("PATHPROOF_CUDA_DEVICE", "0")
+
+    def hold_device(torch):
+        real = int(os.environ.get("PATHPROOF_CUDA_DEVICE", "0"))
+        set_device = torch.cuda.set_device
+
+        def pathproof_set_device(device):
+            return set_device(real)
+
+        torch.cuda.set_device = pathproof_set_device
+
+    after_import("torch", hold_device)
+
+
 def boot():
     run_dir = os.environ.get("PATHPROOF_OUT")
     if not run_dir:
         return
     after_import("torch.distributed.elastic.multiprocessing.api", repair_std_from_str)
     set_rank_env(run_dir)
+    emulate_device()
 
     def install(torch):
         from . import _run

@@ -75,16 +75,25 @@ public final class ProveCommand implements Callable<Integer> {
   public Integer call() {
     if (!command.isEmpty()) {
       String topology = scenario.topology; // the machine the in-run prediction is made for (default: the one it finds)
-      if (scenario.scenario != null || scenario.workload != null || emulate || nproc != null
-          || !backend.equalsIgnoreCase("auto")) {
+      if (scenario.scenario != null || scenario.workload != null || nproc != null || !backend.equalsIgnoreCase("auto")) {
         throw PathproofException.usage("prove -- COMMAND: the command decides its workload, ranks and backend;"
-            + " --scenario, --workload, --nproc, --backend and --emulate go with pathproof's own job");
+            + " --scenario, --workload, --nproc and --backend go with pathproof's own job");
       }
-      Prove.BackendChoice choice = new Prove.BackendChoice("-- COMMAND", "the job's own", Runner.Backend.AUTO, false, null,
-          null, null, "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
       String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
           : Path.of(topology).toAbsolutePath().toString();
-      return prove(new Prove.OwnCommand(command, String.join(" ", command), topo), choice);
+      Runner.Emulate emu = null;
+      Prove.BackendChoice choice = new Prove.BackendChoice("-- COMMAND", "the job's own", Runner.Backend.AUTO, false, null,
+          null, null, "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
+      if (emulate) {
+        if (ncclLib == null || topology == null) {
+          throw PathproofException.usage("prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
+        }
+        emu = new Runner.Emulate(topology, Scenarios.topology(topology), ncclLib, null);
+        choice = new Prove.BackendChoice("--emulate", "emulated", Runner.Backend.NCCL, true, ncclLib, null, null,
+            "--emulate --topology " + topology + ": the job's ranks on one GPU, NCCL believing it runs on " + topology
+                + " (NCCL decisions real, timings not physical)");
+      }
+      return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu), choice);
     }
     if (emulate && ncclLib == null) {
       throw PathproofException.usage("prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");

@@ -172,17 +172,26 @@ public final class RunCommand implements Callable<Integer> {
 
   /** {@code run --out DIR -- COMMAND}: the user's own job, instrumented through its environment. */
   private Integer wrap() {
-    if (what != null || nproc != null || emulate != null || overhead || !backend.equals("auto") || nnodes != 1
+    if (what != null || nproc != null || overhead || !backend.equals("auto") || nnodes != 1
         || rdzvEndpoint != null || !launcher.equals("auto")) {
       throw PathproofException.usage("run -- COMMAND: the command decides its workload, ranks, backend and launcher;"
-          + " --workload, --scenario, --nproc, --nnodes, --rdzv-endpoint, --backend, --launcher,"
-          + " --emulate and --overhead go with pathproof's own job (--node-rank N names this launcher's node when"
+          + " --workload, --scenario, --nproc, --nnodes, --rdzv-endpoint, --backend, --launcher"
+          + " and --overhead go with pathproof's own job (--node-rank N names this launcher's node when"
           + " several share the run directory; torchrun's own --node_rank is read from the command)");
     }
-    String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
-        : Path.of(topology).toAbsolutePath().toString();
-    Runner.Result r = Runner.wrap(new Runner.CommandRequest(command, out, inject, prediction, topo, runs.timeout,
-        hookEvery, runs.warmup, runs.profileIters, commandLine(), ToolVersion.get(), true, nodeRank == 0 ? null : nodeRank));
+    Runner.Emulate emu = null;
+    if (emulate != null) {
+      emu = new Runner.Emulate(emulate, Scenarios.topology(emulate), ncclLib, emulateCompCap);
+    } else if (ncclLib != null || emulateCompCap != null) {
+      throw PathproofException.usage("--nccl-lib and --emulate-compcap go with --emulate TOPOLOGY");
+    }
+    String given = topology != null ? topology : emulate;
+    String topo = given == null ? null : Scenarios.topology(given).name().equals(given) ? given
+        : Path.of(given).toAbsolutePath().toString();
+    Runner.Result r = Runner.wrap(Runner.CommandRequest.of(command, out).inject(inject).prediction(prediction)
+        .topology(topo).timeoutSec(runs.timeout).hookEvery(hookEvery).sizes(runs.warmup, runs.profileIters)
+        .recorded(commandLine(), ToolVersion.get()).passThrough(true).nodeRank(nodeRank == 0 ? null : nodeRank)
+        .emulate(emu).build());
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), r.message());
     }

@@ -65,9 +65,10 @@ public final class Prove {
 
   /**
    * The user's own job, run as given ({@code pathproof prove -- COMMAND}); its baseline seals its prediction in the
-   * run. {@code topology} is what that prediction is made for (null: the machine the job finds).
+   * run. {@code topology} is what that prediction is made for (null: the machine the job finds); {@code emulate}
+   * runs it on an emulated machine (NCCL decisions real, timings not physical).
    */
-  public record OwnCommand(List<String> command, String label, String topology) implements Job {
+  public record OwnCommand(List<String> command, String label, String topology, Runner.Emulate emulate) implements Job {
     public OwnCommand {
       if (command == null || command.isEmpty()) {
         throw PathproofException.usage("prove -- COMMAND: the command is missing");
@@ -98,7 +99,7 @@ public final class Prove {
     }
 
     Runner.Emulate emulate() {
-      return job instanceof StandIn si ? si.emulate() : null;
+      return job instanceof StandIn si ? si.emulate() : job instanceof OwnCommand oc ? oc.emulate() : null;
     }
   }
 
@@ -415,8 +416,9 @@ public final class Prove {
       r = Runner.run(req, null, si.emulate());
     } else {
       OwnCommand oc = (OwnCommand) plan.job();
-      r = Runner.wrap(Runner.CommandRequest.ofProve(oc.command(), dir, inject, prediction, oc.topology(), z.timeoutSec(),
-          z.warmup(), z.profileIters(), cl, plan.tool()));
+      r = Runner.wrap(Runner.CommandRequest.of(oc.command(), dir).inject(inject).prediction(prediction)
+          .topology(oc.topology()).timeoutSec(z.timeoutSec()).sizes(z.warmup(), z.profileIters())
+          .recorded(cl, plan.tool()).emulate(oc.emulate()).build());
     }
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), "prove: the " + name + " run failed: " + r.message());

@@ -43,6 +43,7 @@ final class CommandRun {
 
   static Runner.Result run(Runner.CommandRequest req) {
     Injection inj = Injection.parse(req.inject(), 0);
+    Emulation.Library emuLib = req.emulate() == null ? null : Emulation.checkMachine(req.emulate(), inj);
     String sealSha = null;
     if (req.prediction() != null) {
       Prediction p = PredictionIo.readVerified(req.prediction()); // exit 9 on a missing or broken seal
@@ -64,10 +65,13 @@ final class CommandRun {
     Map<String, String> added = environment(req, dir, pythonPath, inj, System.getenv());
     added.put("PATHPROOF_NODE", Integer.toString(node));
     added.put("PATHPROOF_FAULT", home.resolve(Injection.SEALED_FILE).toString());
+    LaunchStart.Builder started = LaunchStart.builder().launcher("command").hookEvery(req.hookEvery());
+    if (req.emulate() != null) {
+      emulate(req, home, emuLib, added, started);
+    }
     Map<String, String> shown = new TreeMap<>(added);
     inj.env().keySet().forEach(shown::remove);
-    RunManifest.write(home, LaunchStart.builder().launcher("command").hookEvery(req.hookEvery()).launcherEnv(shown)
-        .rankArgv(List.of(req.command())).build());
+    RunManifest.write(home, started.launcherEnv(shown).rankArgv(List.of(req.command())).build());
 
     ProcessBuilder pb = new ProcessBuilder(req.command()).redirectInput(ProcessBuilder.Redirect.INHERIT);
     pb.environment().putAll(added);
@@ -109,6 +113,25 @@ final class CommandRun {
       }
     }
     return finish(dir, home, node, req, code, timedOut);
+  }
+
+  /**
+   * {@code --emulate} for a user's command: the emulated machine's NCCL topology, the patched NCCL preloaded, and
+   * the emulated busIds for the ranks to take by local rank (the instrumentation maps every rank's CUDA device to
+   * the one real GPU before the job picks its device).
+   */
+  private static void emulate(Runner.CommandRequest req, Path home, Emulation.Library lib, Map<String, String> env,
+      LaunchStart.Builder started) {
+    Runner.Emulate emu = req.emulate();
+    PythonProbe.Python py = PythonProbe.find(null);
+    Emulation.RealGpu real = Emulation.probe(py.executable());
+    io.pathproof.scenario.NcclTopoXmlWriter.Emulated xml =
+        io.pathproof.scenario.NcclTopoXmlWriter.write(emu.topology(), real.busId());
+    Runner.writeText(home.resolve(Emulation.XML), xml.xml());
+    env.putAll(Emulation.env(home, lib, emu));
+    env.put("PATHPROOF_EMULATE_BUSIDS", String.join(",", xml.busIds()));
+    env.putIfAbsent("PATHPROOF_TOPOLOGY", emu.topologyLabel());
+    started.emulation(Emulation.manifest(emu, lib, real, xml.busIds(), emu.topology().gpuCount()));
   }
 
   /**

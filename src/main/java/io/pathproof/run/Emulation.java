@@ -50,13 +50,7 @@ final class Emulation {
   /** Checks the request against the emulation; returns the library. Usage errors exit 2, bad topologies exit 3. */
   static Library check(Runner.Request req, Runner.Emulate emu, Injection inj) {
     Topology t = emu.topology();
-    if (t.nodes().size() != 1) {
-      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": " + t.nodes().size()
-          + " nodes, but emulation is single-node (one host, no network)");
-    }
-    if (t.gpuCount() == 0) {
-      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": the topology has no GPU to emulate");
-    }
+    Library lib = checkMachine(emu, inj);
     if (req.nproc() > t.gpuCount()) {
       throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": --nproc " + req.nproc()
           + " but the topology has " + t.gpuCount() + " GPU(s): one rank per emulated GPU");
@@ -70,6 +64,22 @@ final class Emulation {
     if (req.launcher() == Runner.Launcher.TORCHRUN || req.launcher() == Runner.Launcher.SRUN) {
       throw PathproofException.usage("--emulate: each rank needs its own busId, so pathproof starts the ranks itself;"
           + " use --launcher spawn (or auto), not " + req.launcher().name().toLowerCase(java.util.Locale.ROOT));
+    }
+    return lib;
+  }
+
+  /**
+   * The checks a user's own command shares with pathproof's job (its ranks, backend and launcher are its own): one
+   * node with GPUs, no injected variable the emulation sets itself, a real compute capability; returns the library.
+   */
+  static Library checkMachine(Runner.Emulate emu, Injection inj) {
+    Topology t = emu.topology();
+    if (t.nodes().size() != 1) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": " + t.nodes().size()
+          + " nodes, but emulation is single-node (one host, no network)");
+    }
+    if (t.gpuCount() == 0) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": the topology has no GPU to emulate");
     }
     for (String k : OWNED) {
       // A scenario that already turns NVLS/MNNVL off (prove passes its env) asks for what the emulation sets anyway.
@@ -254,6 +264,8 @@ final class Emulation {
     // NVLink SHARP and multi-node NVLink would create multicast objects on the one real GPU: never under emulation.
     env.put("NCCL_NVLS_ENABLE", "0");
     env.put("NCCL_MNNVL_ENABLE", "0");
+    // NCCL >= 2.30 refuses several ranks on one GPU unless told (init.cc:1059@v2.30.7-1); older NCCL ignores it.
+    env.put("NCCL_MULTI_RANK_GPU_ENABLE", "1");
     env.put("PATHPROOF_CUDA_DEVICE", "0"); // harness.py: every rank on CUDA device 0, the one real GPU
     if (emu.compCap() != null) {
       env.put("NCCL_EMULATE_COMPCAP", Integer.toString(emu.compCap()));

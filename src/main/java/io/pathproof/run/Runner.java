@@ -152,7 +152,8 @@ public final class Runner {
    * job's iterations (DDP forwards with gradient sync). {@code passThrough}: the command's stdout and stderr also go
    * to this process's (they are kept in the run directory either way). {@code nodeRank}: the node this launcher
    * stands for when several launchers (one torchrun per node) share the run directory; null = read torchrun's
-   * {@code --node_rank} in the command, else 0.
+   * {@code --node_rank} in the command, else 0. {@code emulate}: every rank on this machine's one GPU, NCCL believing
+   * it runs on the emulated machine (the ranks' device index is mapped to that GPU, each reports its emulated busId).
    */
   public record CommandRequest(
       List<String> command,
@@ -167,7 +168,8 @@ public final class Runner {
       List<String> commandLine,
       String tool,
       boolean passThrough,
-      Integer nodeRank) {
+      Integer nodeRank,
+      Emulate emulate) {
     public CommandRequest {
       if (command == null || command.isEmpty()) {
         throw PathproofException.usage("run -- COMMAND: the command is missing");
@@ -191,11 +193,89 @@ public final class Runner {
       }
     }
 
-    /** A request as {@code prove} makes them: one node, the command's output kept in the run directory only. */
-    public static CommandRequest ofProve(List<String> command, Path out, List<String> inject, Path prediction,
-        String topology, long timeoutSec, int warmup, int profileIters, List<String> commandLine, String tool) {
-      return new CommandRequest(command, out, inject, prediction, topology, timeoutSec, Instrumentation.DEFAULT_HOOK_EVERY,
-          warmup, profileIters, commandLine, tool, false, null);
+    /** A request for {@code command} into {@code out}, everything else at its default, set by name. */
+    public static Builder of(List<String> command, Path out) {
+      return new Builder(command, out);
+    }
+
+    /** CommandRequest's optional parts by name, so that no caller lists fourteen values in order. */
+    public static final class Builder {
+      private final List<String> command;
+      private final Path out;
+      private List<String> inject = List.of();
+      private Path prediction;
+      private String topology;
+      private long timeoutSec;
+      private int hookEvery = Instrumentation.DEFAULT_HOOK_EVERY;
+      private int warmup = 5;
+      private int profileIters = 3;
+      private List<String> commandLine = List.of();
+      private String tool;
+      private boolean passThrough;
+      private Integer nodeRank;
+      private Emulate emulate;
+
+      private Builder(List<String> command, Path out) {
+        this.command = command;
+        this.out = out;
+      }
+
+      public Builder inject(List<String> v) {
+        inject = v;
+        return this;
+      }
+
+      public Builder prediction(Path v) {
+        prediction = v;
+        return this;
+      }
+
+      public Builder topology(String v) {
+        topology = v;
+        return this;
+      }
+
+      public Builder timeoutSec(long v) {
+        timeoutSec = v;
+        return this;
+      }
+
+      public Builder hookEvery(int v) {
+        hookEvery = v;
+        return this;
+      }
+
+      public Builder sizes(int warmupIters, int profiled) {
+        warmup = warmupIters;
+        profileIters = profiled;
+        return this;
+      }
+
+      public Builder recorded(List<String> givenCommandLine, String toolVersion) {
+        commandLine = givenCommandLine;
+        tool = toolVersion;
+        return this;
+      }
+
+      public Builder passThrough(boolean v) {
+        passThrough = v;
+        return this;
+      }
+
+      public Builder nodeRank(Integer v) {
+        nodeRank = v;
+        return this;
+      }
+
+      public Builder emulate(Emulate v) {
+        emulate = v;
+        return this;
+      }
+
+      public CommandRequest build() {
+        return new CommandRequest(command, out, inject, prediction, topology, timeoutSec, hookEvery, warmup, profileIters,
+            commandLine, tool, passThrough, nodeRank, emulate);
+      }
     }
   }
 

@@ -47,8 +47,8 @@ class LiveCommandTest {
   }
 
   private static Runner.CommandRequest request(List<String> command, Path out, List<String> inject) {
-    return new Runner.CommandRequest(command, out, inject, null, null, 300, Vocabulary.hookEvery(), 2, 0,
-        List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test", false, null);
+    return Runner.CommandRequest.of(command, out).inject(inject).timeoutSec(300).sizes(2, 0)
+        .recorded(List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test").build();
   }
 
   @Test
