@@ -116,6 +116,8 @@ def main():
     gen = torch.Generator().manual_seed(args.seed + 1000 + rank)  # per-rank data
     ddp_model.train()
     t0 = time.time()
+    settle = min(5, args.steps // 4)  # the first steps build buckets and warm caches: not timed
+    t_settled = t0
     for step in range(1, args.steps + 1):
         x, y = make_batch(gen, args.batch, args.seq_len, args.vocab, device)
         logits = ddp_model(x)
@@ -127,7 +129,12 @@ def main():
             raise RuntimeError(f"rank {rank}: loss is not finite at step {step}: {loss.item()}")
         if rank == 0 and (step % args.log_every == 0 or step == 1 or step == args.steps):
             print(f"step {step:5d}  loss {loss.item():.4f}  {time.time() - t0:.1f}s", flush=True)
+        if step == settle:
+            t_settled = time.time()
 
+    if rank == 0 and args.steps > settle:
+        per_step = (time.time() - t_settled) / (args.steps - settle) * 1e3
+        print(f"done: {args.steps} steps, {per_step:.3f} ms/step over steps {settle + 1}..{args.steps}", flush=True)
     dist.barrier()
     dist.destroy_process_group()
     return 0
