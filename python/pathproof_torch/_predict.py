@@ -47,18 +47,21 @@ def cpu_topology(run_dir, host, nodes):
     return path
 
 
-def topology_args(run_dir, cuda, host, nodes, gpu):
-    """Where the topology comes from, in this order: what the launcher was told (PATHPROOF_TOPOLOGY), a CPU machine
-    written here, NCCL's own dump of the machine (written at the communicator's init, before this point), nvidia-smi's
-    matrix with the GPU model and compute capability torch reports."""
+def topology_candidates(run_dir, cuda, host, nodes, gpu):
+    """Where the topology comes from, in this order, each tried until pathproof can predict from one: what the launcher
+    was told (PATHPROOF_TOPOLOGY, alone), a CPU machine written here, NCCL's own dump of the machine (written at the
+    communicator's init, before this point), nvidia-smi's matrix with the GPU model and compute capability torch
+    reports."""
     given = os.environ.get("PATHPROOF_TOPOLOGY")
     if given:
-        return ["--topology", given], "given to pathproof run"
+        yield ["--topology", given], "given to pathproof run"
+        return
     if not cuda:
-        return ["--topology", cpu_topology(run_dir, host, nodes)], "no GPU: the host's CPUs"
+        yield ["--topology", cpu_topology(run_dir, host, nodes)], "no GPU: the host's CPUs"
+        return
     dump = os.environ.get("NCCL_TOPO_DUMP_FILE")
     if dump and os.path.isfile(dump) and os.path.getsize(dump) > 0:
-        return ["--topology", dump], "NCCL's topology dump"
+        yield ["--topology", dump], "NCCL's topology dump"
     from . import _facts
     smi = _facts.run_quiet(["nvidia-smi", "topo", "-m"])
     if smi:
@@ -68,8 +71,7 @@ def topology_args(run_dir, cuda, host, nodes, gpu):
         args = ["--topology", path]
         if gpu:
             args += ["--gpu-model", gpu["name"], "--gpu-cc", gpu["computeCapability"].replace(".", "")]
-        return args, "nvidia-smi topo -m"
-    return None, "no topology: PATHPROOF_TOPOLOGY unset, no NCCL dump, no nvidia-smi"
+        yield args, "nvidia-smi topo -m"
 
 
 def cli():
@@ -128,21 +130,29 @@ def env_args(hidden, cuda):
 
 
 def stage1(run_dir, wl, ranks, cuda, v, host, nodes, gpu, hidden):
-    """Writes workload.json and predicts from it; returns the manifest's record of the stage."""
+    """Writes workload.json and predicts from it; returns the manifest's record of the stage (with each topology
+    tried and why it was not used, when one was refused)."""
     _files.write_json(os.path.join(run_dir, WORKLOAD), wl)
-    topo, how = topology_args(run_dir, cuda, host, nodes, gpu)
-    rec = {"stage": "construction", "workload": WORKLOAD, "topologyFrom": how}
-    if topo is None:
-        rec["error"] = how
-        return rec
-    args = ["--workload", os.path.join(run_dir, WORKLOAD), "--ranks", str(ranks)] + topo + versions_args(v, cuda) \
-        + env_args(hidden, cuda)
-    seal, why, seconds = run_predict(run_dir, args, STAGE1)
-    rec.update({"seconds": round(seconds, 3), "args": args})
-    if seal is None:
+    rec = {"stage": "construction", "workload": WORKLOAD}
+    refused = []
+    for topo, how in topology_candidates(run_dir, cuda, host, nodes, gpu):
+        args = ["--workload", os.path.join(run_dir, WORKLOAD), "--ranks", str(ranks)] + topo + versions_args(v, cuda) \
+            + env_args(hidden, cuda)
+        seal, why, seconds = run_predict(run_dir, args, STAGE1)
+        rec.update({"seconds": round(seconds, 3), "args": args, "topologyFrom": how})
+        if seal is not None:
+            rec.update(seal)
+            rec.pop("error", None)
+            break
         rec["error"] = why
+        refused.append("%s: %s" % (how, why))
+        if cli() is None:
+            break
     else:
-        rec.update(seal)
+        if not refused:
+            rec["error"] = "no topology: PATHPROOF_TOPOLOGY unset, no NCCL dump, no nvidia-smi"
+    if refused and "error" not in rec:
+        rec["refusedTopologies"] = refused
     return rec
 
 
