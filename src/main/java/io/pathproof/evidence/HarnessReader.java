@@ -3,6 +3,7 @@ package io.pathproof.evidence;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.Json;
+import io.pathproof.core.Messages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -106,7 +107,7 @@ public final class HarnessReader {
     try {
       lines = Files.readAllLines(p, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      problems.add(new Problem(p.toString(), 0, "cannot read: " + e.getMessage()));
+      problems.add(new Problem(p.toString(), 0, "cannot read: " + Messages.io(e, p)));
       return;
     }
     for (int i = 0; i < lines.size(); i++) {
@@ -121,7 +122,7 @@ public final class HarnessReader {
         }
         r.accept(n, Source.line(p.toString(), i + 1));
       } catch (JsonProcessingException e) {
-        problems.add(new Problem(p.toString(), i + 1, "not JSON: " + e.getOriginalMessage()));
+        problems.add(new Problem(p.toString(), i + 1, "not JSON: " + Messages.json(e)));
       } catch (IllegalArgumentException e) {
         problems.add(new Problem(p.toString(), i + 1, e.getMessage()));
       }
@@ -240,12 +241,18 @@ public final class HarnessReader {
 
   private static JsonNode readJson(Path p, List<Problem> problems) {
     try {
-      return Json.mapper().readTree(p.toFile());
+      JsonNode n = Json.mapper().readTree(p.toFile());
+      if (n == null || n.isMissingNode()) {
+        // An emptied file is no evidence, not an empty object: say so rather than read it as "nothing recorded".
+        problems.add(new Problem(p.toString(), 0, "empty: expected a JSON object"));
+        return null;
+      }
+      return n;
     } catch (JsonProcessingException e) {
       problems.add(new Problem(p.toString(), e.getLocation() == null ? 0 : e.getLocation().getLineNr(),
-          "not JSON: " + e.getOriginalMessage()));
+          "not JSON: " + Messages.json(e)));
     } catch (IOException e) {
-      problems.add(new Problem(p.toString(), 0, "cannot read: " + e.getMessage()));
+      problems.add(new Problem(p.toString(), 0, "cannot read: " + Messages.io(e, p)));
     }
     return null;
   }

@@ -1,5 +1,6 @@
 package io.pathproof.evidence;
 
+import io.pathproof.core.Messages;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -109,7 +110,7 @@ public final class Ingest {
     try {
       head = head(f);
     } catch (IOException e) {
-      problems.add(new Problem(f.toString(), 0, "not readable: " + e.getMessage()));
+      problems.add(new Problem(f.toString(), 0, "not readable: " + Messages.io(e, f)));
       return null;
     }
     String kind = sniff(name, head);
@@ -265,7 +266,7 @@ public final class Ingest {
         }
       }
     } catch (IOException e) {
-      ff.problem(0, "not readable: " + e.getMessage());
+      ff.problem(0, "not readable: " + Messages.io(e, f));
     } catch (RuntimeException | StackOverflowError e) {
       ff.problem(0, "internal error while reading: " + e);
     }
