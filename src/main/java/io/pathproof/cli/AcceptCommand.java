@@ -2,10 +2,8 @@ package io.pathproof.cli;
 
 import io.pathproof.accept.Acceptance;
 import io.pathproof.accept.AcceptanceTable;
-import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
-import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
 import java.io.IOException;
@@ -55,13 +53,7 @@ public final class AcceptCommand implements Callable<Integer> {
   public Integer call() {
     Options o = new Options(prediction, run, format, junit, strict);
     Prediction p = PredictionIo.readVerified(o.prediction());
-    if (!Files.exists(o.run())) {
-      throw PathproofException.badInput(o.run() + ": no such run directory");
-    }
-    Evidence e = Ingest.read(List.of(o.run()));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
-      throw new PathproofException(ExitCode.BAD_INPUT, o.run() + ": no readable evidence");
-    }
+    Evidence e = RunDirs.read(o.run());
     AcceptanceTable t = Acceptance.accept(p, e);
     spec.commandLine().getOut().print(Acceptance.render(t, o.format()));
     spec.commandLine().getOut().flush();

@@ -45,8 +45,10 @@ public final class VerifyFixCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Options o = new Options(baseline, variant, fixed, format);
-    FixVerification f = Diagnosis.verifyFix(DiagnoseCommand.read(o.baseline()), o.variant() == null ? null : DiagnoseCommand.read(o.variant()),
-        DiagnoseCommand.read(o.fixed()));
+    RunDirs.distinct("verify-fix", new RunDirs.Given("--baseline", o.baseline()), new RunDirs.Given("--variant", o.variant()),
+        new RunDirs.Given("--fixed", o.fixed()));
+    FixVerification f = Diagnosis.verifyFix(RunDirs.read(o.baseline()), o.variant() == null ? null : RunDirs.read(o.variant()),
+        RunDirs.read(o.fixed()));
     spec.commandLine().getOut().print(Diagnosis.render(f, o.format()));
     spec.commandLine().getOut().flush();
     return f.fixed() ? ExitCode.OK : ExitCode.FAIL;
