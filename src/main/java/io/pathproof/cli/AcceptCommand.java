@@ -21,7 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "accept", mixinStandardHelpOptions = true,
     description = {"Check a sealed prediction against the evidence of a run, row by row: PASS, FAIL, UNPROVEN or N/A.",
         "Exit 0: no row FAILs (UNPROVEN rows are listed and the overall verdict says UNPROVEN); 1: a row FAILs, or with",
-        "--strict anything short of proof; 3: the run's evidence cannot be read; 9: the prediction's seal is missing or broken."})
+        "--strict anything short of proof; 3: the run's evidence or the prediction file cannot be read; 9: the prediction's",
+        "seal is missing or broken."})
 public final class AcceptCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
