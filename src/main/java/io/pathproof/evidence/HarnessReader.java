@@ -21,13 +21,15 @@ import java.util.stream.Stream;
 
 /**
  * Reads the harness's own outputs in a run directory (manifest, hook records, steps, replicas, peer access), as
- * written by {@code io/pathproof/run/harness.py} (schema {@code pathproof.run.manifest/1}). Every fact keeps its file
- * and line (JSON lines) or event index (JSON arrays); a line that cannot be read becomes a {@link Problem} naming the
- * file and line, and reading goes on. Nothing read here is executed or trusted: replica equality is recomputed from
- * the digests.
+ * written by {@code io/pathproof/run/harness.py} (schema {@code pathproof.run.manifest/1}), and the per-rank replica
+ * digests a user's instrumented job writes ({@code replica-rank{r}.json}: {"rank":r,"sha256":…,"samples":[first,
+ * last,mean]}; where they exist they are the replicas, rank 0's gathered {@code replicas.json} otherwise). Every fact
+ * keeps its file and line (JSON lines) or event index (JSON arrays); a line that cannot be read becomes a
+ * {@link Problem} naming the file and line, and reading goes on. Nothing read here is executed or trusted: replica
+ * equality is recomputed from the digests.
  */
 public final class HarnessReader {
-  private static final Pattern RANKED = Pattern.compile("^(hook|steps|ddp-logging|peer-access)-rank(\\d+)\\.jsonl?$");
+  private static final Pattern RANKED = Pattern.compile("^(hook|steps|ddp-logging|peer-access|replica)-rank(\\d+)\\.jsonl?$");
 
   private HarnessReader() {}
 
@@ -40,6 +42,7 @@ public final class HarnessReader {
     List<Path> steps = new ArrayList<>();
     List<Path> logging = new ArrayList<>();
     List<Path> peers = new ArrayList<>();
+    List<Path> replicaFiles = new ArrayList<>();
     try (Stream<Path> s = Files.list(dir)) {
       for (Path p : s.sorted(Comparator.comparing(HarnessReader::rankOrder)).toList()) {
         Matcher m = RANKED.matcher(p.getFileName().toString());
@@ -50,6 +53,7 @@ public final class HarnessReader {
           case "hook" -> hooks.add(p);
           case "steps" -> steps.add(p);
           case "ddp-logging" -> logging.add(p);
+          case "replica" -> replicaFiles.add(p);
           default -> peers.add(p);
         }
       }
@@ -58,8 +62,8 @@ public final class HarnessReader {
     }
     Path manifestFile = dir.resolve("manifest.json");
     Path replicasFile = dir.resolve("replicas.json");
-    if (hooks.isEmpty() && steps.isEmpty() && logging.isEmpty() && peers.isEmpty() && !Files.exists(manifestFile)
-        && !Files.exists(replicasFile)) {
+    if (hooks.isEmpty() && steps.isEmpty() && logging.isEmpty() && peers.isEmpty() && replicaFiles.isEmpty()
+        && !Files.exists(manifestFile) && !Files.exists(replicasFile)) {
       return null;
     }
     List<Problem> problems = new ArrayList<>();
@@ -82,7 +86,8 @@ public final class HarnessReader {
     for (Path p : peers) {
       readPeers(p, peerList, problems);
     }
-    Evidence.Replicas replicas = Files.exists(replicasFile) ? readReplicas(replicasFile, problems) : null;
+    Evidence.Replicas replicas = !replicaFiles.isEmpty() ? readReplicaFiles(replicaFiles, problems)
+        : Files.exists(replicasFile) ? readReplicas(replicasFile, problems) : null;
     JsonNode manifest = Files.exists(manifestFile) ? readJson(manifestFile, problems) : null;
     return new HarnessFacts(new Evidence.Ddp(List.copyOf(buckets), log), List.copyOf(stepList), replicas,
         List.copyOf(peerList), manifest, List.copyOf(problems));
@@ -237,6 +242,38 @@ public final class HarnessReader {
       problems.add(new Problem(p.toString(), 0, "equal: file says " + claimed.asBoolean() + " but the digests say " + equal));
     }
     return new Evidence.Replicas(equal, List.copyOf(digests), Source.file(p.toString()));
+  }
+
+  /**
+   * One digest per rank, each in its own file: equality is computed here from the digests, as for replicas.json. A
+   * file whose rank field is not the rank in its name is a problem (a copy of another rank's file); its digest is kept
+   * under the rank it names, so a copy never stands in for the rank whose file it replaced.
+   */
+  private static Evidence.Replicas readReplicaFiles(List<Path> files, List<Problem> problems) {
+    List<Evidence.Digest> digests = new ArrayList<>();
+    Set<String> shas = new HashSet<>();
+    for (Path p : files) {
+      JsonNode d = readJson(p, problems);
+      if (d == null) {
+        continue;
+      }
+      String sha = d.path("sha256").asText("");
+      if (!sha.matches("[0-9a-f]{64}")) {
+        problems.add(new Problem(p.toString(), 0, "sha256: not a SHA-256 hex digest"));
+        continue;
+      }
+      int rank = d.path("rank").asInt(-1);
+      if (rank != rankOf(p)) {
+        problems.add(new Problem(p.toString(), 0, "rank: " + rank + " in the file of rank " + rankOf(p)));
+      }
+      List<Double> samples = new ArrayList<>();
+      for (JsonNode s : d.path("samples")) {
+        samples.add(s.isNumber() ? s.asDouble() : null);
+      }
+      digests.add(new Evidence.Digest(rank, sha, samples));
+      shas.add(sha);
+    }
+    return new Evidence.Replicas(digests.isEmpty() ? null : shas.size() == 1, List.copyOf(digests), Source.file(files.get(0).toString()));
   }
 
   private static JsonNode readJson(Path p, List<Problem> problems) {

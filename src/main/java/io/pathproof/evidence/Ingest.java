@@ -52,18 +52,25 @@ public final class Ingest {
     List<Problem> problems = new ArrayList<>();
     List<HarnessFacts> harness = new ArrayList<>();
     String runDir = null;
+    Path runPath = null;
+    com.fasterxml.jackson.databind.JsonNode runManifest = null;
     for (Path in : inputs) {
       String name = in.toString();
       if (!Files.exists(in)) {
         problems.add(new Problem(name, 0, "no such file or directory"));
       } else if (Files.isDirectory(in)) {
-        if (runDir == null) {
+        boolean first = runDir == null;
+        if (first) {
           runDir = name;
+          runPath = in;
         }
         try {
           HarnessFacts h = HarnessReader.read(in);
           if (h != null) {
             harness.add(h);
+            if (first) {
+              runManifest = h.manifest();
+            }
           }
         } catch (RuntimeException e) {
           problems.add(new Problem(name, 0, "harness output not readable: " + e.getMessage()));
@@ -77,7 +84,9 @@ public final class Ingest {
       }
     }
     List<FileFacts> facts = readAll(tasks, threads);
-    return Assembly.evidence(runDir, facts, harness, problems);
+    // Each rank's files whole, for the run directory the evidence is named after (its manifest says how many ranks ran).
+    Evidence.Integrity integrity = runPath == null ? null : RankIntegrity.check(runPath, runManifest, facts);
+    return Assembly.evidence(runDir, facts, harness, problems, integrity);
   }
 
   private record Task(Path path, String kind) {}
