@@ -52,4 +52,13 @@ class ExitCodesTest {
     assertThat(MainTest.run("ingest", "samples/emulated-h200-x4/run/nccl-rank0.log").code).isZero();
     assertThat(MainTest.run("ingest", tmp.resolve("nothing.log").toString()).code).isEqualTo(3);
   }
+  @Test
+  void proveExits2ForAMistypedFaultBeforeAnythingRuns() {
+    // README: "2 a wrong command line (a mistyped `--fault`)"
+    Path out = tmp.resolve("p");
+    MainTest.Result r = MainTest.run("prove", "--fault", "compute_dleay_ms=3", "--out", out.toString());
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.err).contains("compute_dleay_ms");
+    assertThat(out).doesNotExist();
+  }
 }
