@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
     description = {"Diagnose a variant run against a baseline run without being told what changed: correctness, step time",
         "(median ratio, bootstrap 95%% CI), fingerprint diff layer by layer, elimination, root cause, fix.",
         "Exit 0: no regression and correct; 1: a regression or a correctness failure; 2: the same run given twice;",
-        "3: a run's evidence cannot be read."})
+        "3: a run's evidence cannot be read, or a rank's files are incomplete (missing, torn, another rank's)."})
 public final class DiagnoseCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

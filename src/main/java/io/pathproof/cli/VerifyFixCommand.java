@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
     description = {"Check that a fixed run is back to the baseline: the same path fingerprint, correct replicas, a step not slower",
         "than the baseline's (no regression, median not above its band) and, with --variant, clearly faster than a variant",
         "whose step regressed; \"nothing to fix\" when the variant did not regress at all.",
-        "Exit 0: fixed; 1: not fixed, or nothing to fix; 2: one run given twice; 3: evidence unreadable."})
+        "Exit 0: fixed; 1: not fixed, or nothing to fix; 2: one run given twice; 3: evidence unreadable or a rank's files",
+        "incomplete."})
 public final class VerifyFixCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
