@@ -66,7 +66,9 @@ final class IntegrityChecks {
     }
     List<AcceptanceRow> out = new ArrayList<>();
     for (AcceptanceRow r : rows) {
-      List<Evidence.Gap> gaps = r.verdict() == Verdict.NOT_APPLICABLE ? List.of() : integrity.gapsFor(r.id());
+      // A verdict rests only on what the row read; an UNPROVEN row is told the gaps of whatever kind names it.
+      List<Evidence.Gap> gaps = r.verdict() == Verdict.NOT_APPLICABLE ? List.of()
+          : integrity.gapsFor(r.id(), r.verdict() == Verdict.UNPROVEN ? null : r.evidence());
       out.add(gaps.isEmpty() ? r : incomplete(r, gaps));
     }
     return out;

@@ -352,14 +352,16 @@ public record Evidence(
     }
 
     /**
-     * The gaps a row relies on: those of every kind that names the row (see {@link KindCheck#usedBy}), and of a row
-     * about one rank ({@code kernels/rank2}, {@code launch-shape/rank2/bucket0}) only that rank's and the run's own.
+     * The gaps a row relies on: those of every kind that names the row (see {@link KindCheck#usedBy}) and whose
+     * evidence the row cites ({@code cited}, the row's kinds of evidence; null: whatever it cites), and of a row about
+     * one rank ({@code kernels/rank2}, {@code launch-shape/rank2/bucket0}) only that rank's and the run's own. A row
+     * that did not read a kind at all (world-size from the manifest, not from DDP logging) does not rest on its gaps.
      */
-    public List<Gap> gapsFor(String rowId) {
+    public List<Gap> gapsFor(String rowId, java.util.Collection<String> cited) {
       Integer rank = rankOf(rowId);
       List<Gap> out = new java.util.ArrayList<>();
       for (KindCheck k : kinds) {
-        if (!k.usedBy(rowId)) {
+        if (!k.usedBy(rowId) || cited != null && !cited.contains(k.evidence())) {
           continue;
         }
         for (Gap g : gaps) {
@@ -379,10 +381,12 @@ public record Evidence(
 
   /**
    * One kind of per-rank evidence: its file pattern ({@code hook-rank{r}.jsonl}), the acceptance rows that rely on it
-   * (row ids or their part before "/" or "-"), what diagnose uses it for, whether this run has it at all
+   * (row ids or their part before "/" or "-") and the kind of evidence such a row cites when it read these files
+   * ({@code evidence}: {@code hook}, {@code replicas} …), what diagnose uses it for, whether this run has it at all
    * ({@code expected}: some rank wrote it, or the manifest says every rank did) and the ranks whose file is whole.
    */
-  public record KindCheck(String kind, String files, List<String> rows, String uses, boolean expected, List<Integer> completeRanks) {
+  public record KindCheck(String kind, String files, List<String> rows, String evidence, String uses, boolean expected,
+      List<Integer> completeRanks) {
     public KindCheck {
       rows = List.copyOf(rows);
       completeRanks = List.copyOf(completeRanks);

@@ -19,28 +19,29 @@ import java.util.regex.Pattern;
  */
 enum RankEvidence {
   HOOK("hook", "hook-rank(\\d+)\\.jsonl", Form.JSON_LINES, Cover.ITERATION_BUCKETS,
-      List.of("parameter-bytes", "buckets", "completion-order", "bus-bytes"),
+      List.of("parameter-bytes", "buckets", "completion-order", "bus-bytes"), "hook",
       "diagnose: bucket layout, compute outside communication",
       m -> m.path("hookedIterations").isArray() && !m.path("hookedIterations").isEmpty()),
-  STEPS("steps", "steps-rank(\\d+)\\.jsonl", Form.JSON_LINES, Cover.ITERATIONS, List.of(),
+  STEPS("steps", "steps-rank(\\d+)\\.jsonl", Form.JSON_LINES, Cover.ITERATIONS, List.of(), "steps",
       "diagnose: step time, machine load", m -> m.path("iters").asInt(0) > 0),
   DDP_LOGGING("ddp-logging", "ddp-logging-rank(\\d+)\\.json", Form.JSON_OBJECT, Cover.NONE,
-      List.of("parameter-bytes", "buckets", "world-size"), "diagnose: DDP flags (ddp-config)",
+      List.of("parameter-bytes", "buckets", "world-size"), "ddp-logging", "diagnose: DDP flags (ddp-config)",
       m -> m.path("harnessFinished").asBoolean(false)),
   NCCL_LOG("nccl-log", "nccl-rank(\\d+)\\.log", Form.TEXT_LINES, Cover.NONE,
       List.of("collective", "algorithm", "protocol", "tuner-time", "coll-channels", "ring-order", "transport",
-          "launch-shape", "evidence-consistency", "bus-bytes"),
+          "launch-shape", "evidence-consistency", "bus-bytes"), "nccl-log",
       "diagnose: algorithm, protocol, transport, channels, NCCL env", m -> false),
   KERNEL_TRACE("kernel-trace", "trace-rank(\\d+)\\.json(?:\\.gz)?", Form.READER, Cover.NONE,
-      List.of("launch-shape", "kernels", "busbw"), "diagnose: threads, NCCL kernel time", m -> false),
+      List.of("launch-shape", "kernels", "busbw"), "kernel-trace", "diagnose: threads, NCCL kernel time", m -> false),
   FLIGHT_RECORDER("flight-recorder", "flight-recorder-rank(\\d+)\\.json", Form.READER, Cover.NONE,
-      List.of("collective", "predicted-before-run"), "accept: second witness of each collective", m -> false),
+      List.of("collective", "predicted-before-run"), "flight-recorder", "accept: second witness of each collective",
+      m -> false),
   /** One rank's parameter digest ({"rank":r,"sha256":…,"samples":[first,last,mean]}), written by a user's job. */
-  REPLICA("replica", "replica-rank(\\d+)\\.json", Form.JSON_OBJECT, Cover.NONE, List.of("replicas"),
+  REPLICA("replica", "replica-rank(\\d+)\\.json", Form.JSON_OBJECT, Cover.NONE, List.of("replicas"), "replicas",
       "diagnose: correctness", m -> false),
   /** Rank 0's gathered digests of every rank: one file, one {@code digests[]} entry per rank. */
-  REPLICAS("replicas", "(replicas)\\.json", Form.DIGESTS, Cover.NONE, List.of("replicas"), "diagnose: correctness",
-      m -> m.path("harnessFinished").asBoolean(false));
+  REPLICAS("replicas", "(replicas)\\.json", Form.DIGESTS, Cover.NONE, List.of("replicas"), "replicas",
+      "diagnose: correctness", m -> m.path("harnessFinished").asBoolean(false));
 
   /** How a file of the kind is read to its end. */
   enum Form {
@@ -73,16 +74,20 @@ enum RankEvidence {
   final Form form;
   final Cover cover;
   final List<String> rows;
+  /** The kind of evidence an acceptance row cites when it read these files ({@code AcceptanceRow.evidence}). */
+  final String evidence;
   final String uses;
   /** True where the run's manifest says every rank wrote this kind, so a kind missing on all ranks is a gap too. */
   final Predicate<JsonNode> promised;
 
-  RankEvidence(String kind, String file, Form form, Cover cover, List<String> rows, String uses, Predicate<JsonNode> promised) {
+  RankEvidence(String kind, String file, Form form, Cover cover, List<String> rows, String evidence, String uses,
+      Predicate<JsonNode> promised) {
     this.kind = kind;
     this.file = Pattern.compile(file);
     this.form = form;
     this.cover = cover;
     this.rows = rows;
+    this.evidence = evidence;
     this.uses = uses;
     this.promised = promised;
   }

@@ -124,7 +124,7 @@ final class RankIntegrity {
           }
         }
       }
-      kinds.add(new Evidence.KindCheck(k.kind, k.pattern(), k.rows, k.uses, expected, complete));
+      kinds.add(new Evidence.KindCheck(k.kind, k.pattern(), k.rows, k.evidence, k.uses, expected, complete));
     }
     return new Evidence.Integrity(worldSize != null ? worldSize : ranks.isEmpty() ? null : ranks.size(), from, kinds, gaps);
   }

@@ -163,6 +163,17 @@ class HostileEvidenceTest {
         .doesNotContain("  gap ");
   }
 
+  @Test
+  void aRowThatDidNotReadTheDamagedKindKeepsItsVerdict() throws IOException {
+    // world-size reads DDP logging only where the manifest has no worldSize; this manifest has one.
+    Path run = copy("gloo", false);
+    damage(run, "ddp-logging-rank%d.json", Damage.EMPTIED);
+    AcceptanceTable t = accept("gloo", run);
+    assertThat(t.row("world-size").verdict()).isEqualTo(Verdict.PASS);
+    assertThat(t.row("world-size").evidence()).containsExactly("manifest");
+    assertThat(t.row("buckets-rebuilt").verdict()).isEqualTo(Verdict.UNPROVEN);
+  }
+
   private AcceptanceTable accept(String fixture, Path run) {
     Path pred = (fixture.startsWith("gloo") ? GLOO : NCCL).resolve("prediction.json");
     return Acceptance.accept(PredictionIo.readVerified(pred), Ingest.read(List.of(run)));
