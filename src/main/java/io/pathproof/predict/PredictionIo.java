@@ -82,7 +82,7 @@ public final class PredictionIo {
     } catch (JsonProcessingException e) {
       throw PathproofException.badInput(file + ": not a readable prediction: " + Messages.json(e));
     } catch (IOException e) {
-      // A missing file is said as such, not as "not a readable prediction" (issue 19 §3).
+      // A missing file is said as such: "not a readable prediction" sends a user looking inside a file that is not there.
       throw PathproofException.badInput(e instanceof java.nio.file.NoSuchFileException ? Messages.noSuchFile(file)
           : file + ": not a readable prediction: " + Messages.io(e, file));
     }
