@@ -20,9 +20,9 @@ public final class Acceptance {
       throw new IllegalArgumentException("accept needs a prediction and evidence");
     }
     Checks checks = new Checks(prediction, evidence);
-    List<AcceptanceRow> rows = checks.run();
+    List<AcceptanceRow> rows = IntegrityChecks.apply(evidence.integrity(), checks.run());
     String sha = prediction.seal() == null ? null : prediction.seal().sha256();
-    return AcceptanceTable.of(sha, evidence.runDir(), checks.backend(), rows);
+    return AcceptanceTable.of(sha, evidence.runDir(), checks.backend(), rows, evidence.integrity());
   }
 
   /** One of table, json, markdown; throws IllegalArgumentException for another name. */

@@ -1,5 +1,6 @@
 package io.pathproof.accept;
 
+import io.pathproof.evidence.Evidence;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,6 +29,9 @@ final class AcceptanceFormat {
       line(sb, c, w, cols);
     }
     sb.append('\n').append(summary(t)).append('\n');
+    for (String l : integrity(t)) {
+      sb.append(l).append('\n');
+    }
     for (AcceptanceRow r : t.rows()) {
       if (r.verdict() == Verdict.FAIL) {
         sb.append("FAIL ").append(r.id()).append(": ").append(r.observed()).append(" [").append(String.join(", ", r.provenance())).append("]\n");
@@ -50,6 +54,43 @@ final class AcceptanceFormat {
         + c.notApplicable() + " N/A (backend " + t.backend() + ")";
   }
 
+  /** Gaps listed under the integrity line; the rest are counted (every one is in the JSON). */
+  private static final int GAPS_LISTED = 12;
+
+  /**
+   * The integrity summary: how many ranks ran and from where that is known, per kind of per-rank file how many ranks'
+   * files are whole, the kinds this run does not have, then each gap with its rank and file:line. Empty where the
+   * evidence is not a run directory.
+   */
+  static List<String> integrity(AcceptanceTable t) {
+    Evidence.Integrity in = t.integrity();
+    List<String> out = new ArrayList<>();
+    if (in == null) {
+      return out;
+    }
+    List<String> kinds = new ArrayList<>();
+    List<String> absent = new ArrayList<>();
+    for (Evidence.KindCheck k : in.kinds()) {
+      if (k.expected()) {
+        kinds.add(k.kind() + " " + k.completeRanks().size() + "/" + (in.worldSize() == null ? "?" : in.worldSize()));
+      } else {
+        absent.add(k.kind());
+      }
+    }
+    long unproven = t.rows().stream().filter(r -> r.observed().startsWith("evidence incomplete:")).count();
+    out.add("integrity: " + (in.worldSize() == null ? "world size unknown" : in.worldSize() + " rank(s)") + " (" + in.worldSizeFrom() + "); "
+        + (in.complete() ? "every rank's files whole: " : "ranks with whole files: ") + String.join(", ", kinds)
+        + (absent.isEmpty() ? "" : "; not in this run: " + String.join(", ", absent))
+        + (in.complete() ? "" : "; " + in.gaps().size() + " gap(s), " + unproven + " row(s) UNPROVEN on them"));
+    for (int i = 0; i < in.gaps().size() && i < GAPS_LISTED; i++) {
+      out.add("  gap " + in.gaps().get(i));
+    }
+    if (in.gaps().size() > GAPS_LISTED) {
+      out.add("  … and " + (in.gaps().size() - GAPS_LISTED) + " more gap(s) (all in --format json)");
+    }
+    return out;
+  }
+
   static String markdown(AcceptanceTable t) {
     StringBuilder sb = new StringBuilder();
     String icon = switch (t.verdict()) {
@@ -59,6 +100,16 @@ final class AcceptanceFormat {
     };
     sb.append("### ").append(icon).append(" pathproof accept: ").append(t.verdict().label()).append("\n\n");
     sb.append(summary(t)).append(t.prediction() == null ? "" : "; prediction sha256 `" + t.prediction() + "`").append("\n\n");
+    List<String> integrity = integrity(t);
+    if (!integrity.isEmpty()) {
+      sb.append("**Evidence ").append(md(integrity.get(0))).append("**\n\n");
+      for (String l : integrity.subList(1, integrity.size())) {
+        sb.append("- ").append(md(l.strip())).append('\n');
+      }
+      if (integrity.size() > 1) {
+        sb.append('\n');
+      }
+    }
     sb.append("| id | check | expected | observed | verdict | evidence | provenance |\n");
     sb.append("|---|---|---|---|---|---|---|\n");
     for (AcceptanceRow r : t.rows()) {

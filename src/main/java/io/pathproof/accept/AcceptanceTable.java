@@ -1,26 +1,36 @@
 package io.pathproof.accept;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.pathproof.core.ExitCode;
+import io.pathproof.evidence.Evidence;
 import java.util.List;
 
 /**
  * The acceptance of one sealed prediction against one run. {@code verdict} is FAIL when any row fails, UNPROVEN when
  * none fails but at least one could not be proven, otherwise PASS (N/A rows do not count either way; a table with no
- * PASS row at all is UNPROVEN).
+ * PASS row at all is UNPROVEN). {@code integrity}: whether each rank's evidence was whole (absent where the evidence
+ * is not a run directory); a row relying on a gap is UNPROVEN.
  */
 public record AcceptanceTable(
-    String schema, String prediction, String run, String backend, Verdict verdict, Counts counts, List<AcceptanceRow> rows) {
+    String schema, String prediction, String run, String backend, Verdict verdict, Counts counts, List<AcceptanceRow> rows,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Evidence.Integrity integrity) {
   public static final String SCHEMA = "pathproof.acceptance/1";
 
   public AcceptanceTable {
     rows = List.copyOf(rows);
   }
 
+  /** The table before the integrity of each rank's evidence joined it. */
+  public AcceptanceTable(String schema, String prediction, String run, String backend, Verdict verdict, Counts counts,
+      List<AcceptanceRow> rows) {
+    this(schema, prediction, run, backend, verdict, counts, rows, null);
+  }
+
   /** How many rows got each verdict. */
   public record Counts(int pass, int fail, int unproven, int notApplicable) {}
 
-  static AcceptanceTable of(String prediction, String run, String backend, List<AcceptanceRow> rows) {
+  static AcceptanceTable of(String prediction, String run, String backend, List<AcceptanceRow> rows, Evidence.Integrity integrity) {
     int p = 0;
     int f = 0;
     int u = 0;
@@ -35,7 +45,7 @@ public record AcceptanceTable(
       }
     }
     Verdict v = f > 0 ? Verdict.FAIL : (u > 0 || p == 0) ? Verdict.UNPROVEN : Verdict.PASS;
-    return new AcceptanceTable(SCHEMA, prediction, run, backend, v, new Counts(p, f, u, n), rows);
+    return new AcceptanceTable(SCHEMA, prediction, run, backend, v, new Counts(p, f, u, n), rows, integrity);
   }
 
   /**

@@ -59,6 +59,10 @@ final class Checks {
     seal.seal();
     seal.predictedBeforeRun();
     seal.backendAndWorldSize();
+    AcceptanceRow integrity = IntegrityChecks.row(v.evidence().integrity(), v.manifestFile());
+    if (integrity != null) {
+      rows.add(integrity);
+    }
     seal.versions();
     buckets.parameterBytes();
     buckets.buckets();

@@ -2,6 +2,7 @@ package io.pathproof.accept;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.PathproofException;
+import io.pathproof.ddp.BucketPlanner;
 import io.pathproof.predict.PredictionIo;
 import io.pathproof.scenario.Version;
 import java.time.Instant;
@@ -175,7 +176,10 @@ final class SealChecks extends CheckFamily {
    * The versions the prediction was made for against the ones the run used (its manifest's {@code versions}): DDP's
    * bucket rules differ between torch releases (docs/ddp-model-notes.md) and NCCL's tuning between NCCL releases, so a
    * prediction for torch 1.13 says nothing about a run on 2.11. Only major.minor.patch count (a build suffix such as
-   * {@code +cu130} does not). Listed only when the run records its versions, as {@code run-made-for-prediction}.
+   * {@code +cu130} does not). torch is judged on what the prediction rests on, the family of bucket rules: Debian's
+   * 1.13.0a0 runs the rules of a prediction for 1.13.1, and a FAIL would refute a prediction that holds; a version
+   * whose rules were never checked against its source is UNPROVEN. Listed only when the run records its versions, as
+   * {@code run-made-for-prediction}.
    */
   void versions() {
     JsonNode recorded = v.manifestAt("versions");
@@ -204,6 +208,8 @@ final class SealChecks extends CheckFamily {
           r.unproven("the run's " + lib + " version '" + got.asText() + "' cannot be read");
         } else if (g.compareTo(w) == 0) {
           r.pass(got.asText());
+        } else if (lib.equals("torch")) {
+          torchFamily(r, w, g, want.asText(), got.asText());
         } else {
           r.fail(got.asText() + ": the prediction was made for " + lib + " " + want.asText()
               + "; the rows that depend on it (" + (lib.equals("torch") ? "DDP's buckets" : "NCCL's decisions")
@@ -211,6 +217,22 @@ final class SealChecks extends CheckFamily {
         }
       }
       rows.add(r.build());
+    }
+  }
+
+  /** Another torch than predicted: the same family of DDP bucket rules passes, another fails, an unchecked one is UNPROVEN. */
+  private static void torchFamily(Row r, Version want, Version got, String wantText, String gotText) {
+    String predicted = BucketPlanner.ruleFamily(want);
+    String ran = BucketPlanner.ruleFamily(got);
+    if (ran == null || predicted == null) {
+      r.unproven("predicted for " + wantText + ", ran " + gotText + ": the DDP bucket rules of torch "
+          + (ran == null ? gotText : wantText) + " were not checked against its source, so whether one prediction holds for "
+          + "both is unknown");
+    } else if (ran.equals(predicted)) {
+      r.pass("predicted for " + wantText + ", ran " + gotText + ": same bucket rules (" + ran + ")");
+    } else {
+      r.fail("ran " + gotText + ", the prediction was made for torch " + wantText + ": other bucket rules (" + ran + ", not "
+          + predicted + "); the rows that depend on them (DDP's buckets) test another prediction");
     }
   }
 

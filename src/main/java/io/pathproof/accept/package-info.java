@@ -8,7 +8,8 @@
  * time at INFO), and the facts of the real one-H200 run (one rank: no TUNING line, no NCCL kernel). Rules kept:
  * protocol only from TUNING, never a kernel symbol (all AllReduce kernels are named {@code …_RING_LL},
  * device/generate.py:138-149@v2.22.3-1); gridX against the channels used for the size, never collChannels; P2P never
- * called GDR; the tuner estimate never compared with a kernel duration; missing evidence is UNPROVEN. NCCL's profiler
+ * called GDR; the tuner estimate never compared with a kernel duration; missing evidence is UNPROVEN, and so is a row
+ * that relies on a rank's file that is missing, torn, another rank's or short of iterations. NCCL's profiler
  * plugin, when the run asked for it, is a third witness of algorithm, protocol, channels and threads.
  */
 package io.pathproof.accept;

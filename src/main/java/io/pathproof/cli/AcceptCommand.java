@@ -2,10 +2,8 @@ package io.pathproof.cli;
 
 import io.pathproof.accept.Acceptance;
 import io.pathproof.accept.AcceptanceTable;
-import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
-import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
 import java.io.IOException;
@@ -23,7 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(name = "accept", mixinStandardHelpOptions = true,
     description = {"Check a sealed prediction against the evidence of a run, row by row: PASS, FAIL, UNPROVEN or N/A.",
         "Exit 0: no row FAILs (UNPROVEN rows are listed and the overall verdict says UNPROVEN); 1: a row FAILs, or with",
-        "--strict anything short of proof; 3: the run's evidence cannot be read; 9: the prediction's seal is missing or broken."})
+        "--strict anything short of proof; 3: the run's evidence or the prediction file cannot be read; 9: the prediction's",
+        "seal is missing or broken."})
 public final class AcceptCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -60,13 +59,7 @@ public final class AcceptCommand implements Callable<Integer> {
     }
     Options o = new Options(prediction != null ? prediction : own, run, format, junit, strict);
     Prediction p = PredictionIo.readVerified(o.prediction()); // a broken seal is refused before the run is read
-    if (!Files.exists(o.run())) {
-      throw PathproofException.badInput(o.run() + ": no such run directory");
-    }
-    Evidence e = Ingest.read(List.of(o.run()));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
-      throw new PathproofException(ExitCode.BAD_INPUT, o.run() + ": no readable evidence");
-    }
+    Evidence e = RunDirs.read(o.run());
     AcceptanceTable t = Acceptance.accept(p, e);
     spec.commandLine().getOut().print(Acceptance.render(t, o.format()));
     spec.commandLine().getOut().flush();

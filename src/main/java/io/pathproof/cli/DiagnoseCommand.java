@@ -4,8 +4,6 @@ import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
-import io.pathproof.evidence.Ingest;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,7 +16,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "diagnose", mixinStandardHelpOptions = true,
     description = {"Diagnose a variant run against a baseline run without being told what changed: correctness, step time",
         "(median ratio, bootstrap 95%% CI), fingerprint diff layer by layer, elimination, root cause, fix.",
-        "Exit 0: no regression and correct; 1: a regression or a correctness failure; 3: a run's evidence cannot be read."})
+        "Exit 0: no regression and correct; 1: a regression or a correctness failure; 2: the same run given twice;",
+        "3: a run's evidence cannot be read, or a rank's files are incomplete (missing, torn, another rank's)."})
 public final class DiagnoseCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -43,24 +42,13 @@ public final class DiagnoseCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Options o = new Options(baseline, variant, format);
-    Evidence b = read(o.baseline());
-    Evidence v = read(o.variant());
+    RunDirs.distinct("diagnose", new RunDirs.Given("--baseline", o.baseline()), new RunDirs.Given("--variant", o.variant()));
+    Evidence b = RunDirs.read(o.baseline());
+    Evidence v = RunDirs.read(o.variant());
     Diagnosis d = Diagnosis.diagnose(b, v);
     spec.commandLine().getOut().print(Diagnosis.render(d, o.format()));
     spec.commandLine().getOut().flush();
     boolean bad = d.regression().detected() || "FAIL".equals(d.correctness().verdict());
     return bad ? ExitCode.FAIL : ExitCode.OK;
-  }
-
-  /** Reads one run directory; nothing readable is exit 3. */
-  static Evidence read(Path dir) {
-    if (!Files.exists(dir)) {
-      throw PathproofException.badInput(dir + ": no such run directory");
-    }
-    Evidence e = Ingest.read(List.of(dir));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
-      throw PathproofException.badInput(dir + ": no readable evidence");
-    }
-    return e;
   }
 }

@@ -48,11 +48,11 @@ public final class ExplainCommand implements Callable<Integer> {
     }
     Prediction p = prediction != null ? PredictionIo.readVerified(prediction)
         : Predictor.predict(scenario.given() ? scenario.resolve() : defaultSeed());
-    Evidence e = run == null ? null : DiagnoseCommand.read(run);
     if (baseline != null && run == null) {
       throw PathproofException.usage("--baseline needs --run (the run to diagnose against it)");
     }
-    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(DiagnoseCommand.read(baseline), e);
+    Evidence e = run == null ? null : RunDirs.read(run);
+    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(RunDirs.read(baseline), e);
     List<Explainer.Answer> answers = Explainer.explain(p, e, d);
     List<CallGraph.Coverage> cov = CallGraph.coverage(e);
     var out = spec.commandLine().getOut();

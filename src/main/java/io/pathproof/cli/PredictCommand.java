@@ -1,5 +1,6 @@
 package io.pathproof.cli;
 
+import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -27,7 +28,9 @@ public final class PredictCommand implements Callable<Integer> {
   @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the prediction, sealed, to FILE.")
   Path output;
 
-  @Option(names = "--verify", paramLabel = "FILE", description = "Check the seal of a prediction file and exit.")
+  @Option(names = "--verify", paramLabel = "FILE",
+      description = "Check the seal of a prediction file and exit: 0 sealed and intact; 9 the file is missing, not a prediction, "
+          + "or its seal is missing or broken.")
   Path verify;
 
   @Option(names = "--ready-order", paramLabel = "FILE|LIST",
@@ -46,7 +49,17 @@ public final class PredictCommand implements Callable<Integer> {
       if (scenario.given() || output != null) {
         throw PathproofException.usage("--verify takes a file alone");
       }
-      Prediction p = PredictionIo.readVerified(verify);
+      Prediction p;
+      try {
+        p = PredictionIo.readVerified(verify);
+      } catch (PathproofException e) {
+        // --verify answers one question, "is this a sealed, intact prediction?": a file that is not there, or not a
+        // prediction, has no seal to verify, and the answer is the seal's exit code as the README says (not 3).
+        if (e.exitCode() != ExitCode.BAD_INPUT) {
+          throw e;
+        }
+        throw new PathproofException(ExitCode.SEAL_BROKEN, e.getMessage(), e);
+      }
       out.println("seal OK: " + verify + " sha256 " + p.seal().sha256() + " created " + p.seal().createdAt() + " by " + p.seal().tool());
       return 0;
     }

@@ -27,7 +27,9 @@ import picocli.CommandLine.Spec;
     description = {"Prove the path end to end: predict and seal, run a baseline, accept it, run a variant with one hidden fault,",
         "diagnose it blind, apply the diagnosed fix and verify it, explain, write report.html, then reveal the fault.",
         "Default: the small CPU scenario (cpu-x4-small: 4 gloo ranks, torch on the CPU) with a fault drawn at random.",
-        "Exit 0: acceptance has no FAIL, the diagnosis names the injected layer and the fix is verified; 1 otherwise."})
+        "Exit 0: acceptance has no FAIL, the diagnosis names the injected layer and the fix is verified; 1 otherwise;",
+        "2 a wrong command line (a mistyped --fault); 3 a run's evidence incomplete or unreadable; 7 an NCCL scenario",
+        "with no GPU and no emulator library; a run that fails ends prove with run's own code (4, 5, 6, 8)."})
 public final class ProveCommand implements Callable<Integer> {
   /** prove's CPU default: small enough for 3 runs of 4 gloo ranks on 2 cores in well under 120 s. */
   static final String DEFAULT_SCENARIO = "cpu-x4-small";

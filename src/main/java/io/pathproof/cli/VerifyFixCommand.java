@@ -16,7 +16,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "verify-fix", mixinStandardHelpOptions = true,
     description = {"Check that a fixed run is back to the baseline: the same path fingerprint, correct replicas, a step not slower",
         "than the baseline's (no regression, median not above its band) and, with --variant, clearly faster than a variant",
-        "whose step regressed. Exit 0: fixed; 1: not fixed; 3: evidence unreadable."})
+        "whose step regressed; \"nothing to fix\" when the variant did not regress at all.",
+        "Exit 0: fixed; 1: not fixed, or nothing to fix; 2: one run given twice; 3: evidence unreadable or a rank's files",
+        "incomplete."})
 public final class VerifyFixCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -45,8 +47,10 @@ public final class VerifyFixCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Options o = new Options(baseline, variant, fixed, format);
-    FixVerification f = Diagnosis.verifyFix(DiagnoseCommand.read(o.baseline()), o.variant() == null ? null : DiagnoseCommand.read(o.variant()),
-        DiagnoseCommand.read(o.fixed()));
+    RunDirs.distinct("verify-fix", new RunDirs.Given("--baseline", o.baseline()), new RunDirs.Given("--variant", o.variant()),
+        new RunDirs.Given("--fixed", o.fixed()));
+    FixVerification f = Diagnosis.verifyFix(RunDirs.read(o.baseline()), o.variant() == null ? null : RunDirs.read(o.variant()),
+        RunDirs.read(o.fixed()));
     spec.commandLine().getOut().print(Diagnosis.render(f, o.format()));
     spec.commandLine().getOut().flush();
     return f.fixed() ? ExitCode.OK : ExitCode.FAIL;

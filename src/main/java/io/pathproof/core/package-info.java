@@ -1,2 +1,5 @@
-/** What every room shares: the exit codes, the error that carries one, and the canonical JSON configuration. */
+/**
+ * What every room shares: the exit codes, the error that carries one, the canonical JSON configuration, and the words
+ * a library's failure is told to a user in ({@link io.pathproof.core.Messages}).
+ */
 package io.pathproof.core;

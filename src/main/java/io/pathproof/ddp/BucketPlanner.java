@@ -26,6 +26,20 @@ public final class BucketPlanner {
 
   private BucketPlanner() {}
 
+  /**
+   * The family of DDP bucket rules a torch version follows ({@code torch-1.13}, {@code torch-2.5+}), or null when
+   * its rules were not checked against its source. Two versions of one family bucket alike: a prediction for one is a
+   * prediction for the other (accept's torch-version row judges this, not the version string).
+   */
+  public static String ruleFamily(Version torch) {
+    for (TorchDdpRules r : TorchDdpRules.TABLE) {
+      if (torch != null && torch.compareTo(r.from()) >= 0 && (r.until() == null || torch.compareTo(r.until()) < 0)) {
+        return r.id();
+      }
+    }
+    return null;
+  }
+
   /** The plan for a scenario: its workload, its torch version and its environment. */
   public static BucketPlan plan(io.pathproof.scenario.Scenario scenario) {
     return plan(scenario.workload(), scenario.versions().torch(), scenario.env());

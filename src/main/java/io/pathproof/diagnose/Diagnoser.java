@@ -429,6 +429,10 @@ final class Diagnoser {
     if (fb.correctness.known() && !fv.correctness.known()) {
       reasons.add("correctness: the fixed run has no replica digests, the baseline had them");
     }
+    String nothing = nothingToFix(variant);
+    if (nothing != null) {
+      reasons.add(nothing);
+    }
     int structural = reasons.size();
     Diagnosis.Regression reg = regression();
     Diagnosis.Regression againstVariant = null;
@@ -463,8 +467,29 @@ final class Diagnoser {
       againstVariant = againstVariant(variant, reasons, notes);
     }
     boolean onlyStepTime = reasons.size() > structural && structural == 0;
+    String verdict = nothing != null ? FixVerification.NOTHING_TO_FIX : reasons.isEmpty() ? FixVerification.FIXED : FixVerification.NOT_FIXED;
     return new FixVerification(FixVerification.SCHEMA, b.runDir(), v.runDir(), reasons.isEmpty(), equal, differences, c.verdict(), median, lo,
-        hi, reg, reasons, variant == null ? null : variant.runDir(), againstVariant, onlyStepTime, notes);
+        hi, reg, reasons, variant == null ? null : variant.runDir(), againstVariant, onlyStepTime, notes, verdict);
+  }
+
+  /**
+   * Why there is nothing for a fix to undo, or null: the variant, diagnosed against the baseline as diagnose would, is
+   * correct and shows no change of the job (no change, or a slower step the machine's load explains). A fixed run
+   * that looks like the baseline then proves nothing; "FIXED" would claim a repair of a fault that never showed.
+   * Without the variant this cannot be told, and the fixed run is judged against the baseline alone.
+   */
+  private String nothingToFix(Evidence variant) {
+    if (variant == null) {
+      return null;
+    }
+    Diagnosis d = new Diagnoser(b, variant).diagnose();
+    // Both conclusions come only with correct replicas and the baseline's configuration and path (see diagnose()).
+    if (!"no change".equals(d.conclusion()) && !"confounded by machine load".equals(d.conclusion())) {
+      return null;
+    }
+    return "nothing to fix: the variant did not regress against the baseline (diagnose: " + d.conclusion()
+        + (d.regression().ratio() == null ? "" : String.format(Locale.ROOT, ", step ratio %.3f", d.regression().ratio()))
+        + "), so no fixed run can show that a fix undid anything";
   }
 
   /** The 5th and 95th percentile of a run's steps. */

@@ -2,6 +2,7 @@ package io.pathproof.diagnose;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.pathproof.core.Json;
+import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
 import java.util.List;
 import java.util.Locale;
@@ -69,9 +70,28 @@ public record Diagnosis(
   /** One candidate of a confounded (or unexplained) diagnosis. */
   public record Candidate(String variable, String layer, String change, boolean pathAgrees) {}
 
-  /** Diagnoses {@code variant} against {@code baseline}; never reads the harness's fault-knob record. */
+  /**
+   * Diagnoses {@code variant} against {@code baseline}; never reads the harness's fault-knob record. Refuses (exit 3)
+   * a run whose per-rank evidence is not whole ({@link Evidence#integrity()}): a step time, a layout or a digest with
+   * a rank's records cut short or missing is the story of some of the ranks, and a blind diagnosis would tell it as
+   * the job's.
+   */
   public static Diagnosis diagnose(Evidence baseline, Evidence variant) {
+    whole(baseline, "baseline");
+    whole(variant, "variant");
     return new Diagnoser(baseline, variant).diagnose();
+  }
+
+  /** Throws, naming the first gap's file and line, when a run's per-rank evidence has a gap. */
+  static void whole(Evidence e, String role) {
+    if (e == null || e.integrity() == null || e.integrity().complete()) {
+      return;
+    }
+    List<Evidence.Gap> gaps = e.integrity().gaps();
+    Evidence.Gap g = gaps.get(0);
+    throw PathproofException.badInput(g.where() + ": " + g.problem() + " (" + (g.rank() < 0 ? "" : "rank " + g.rank() + "'s ")
+        + g.kind() + (gaps.size() > 1 ? "; " + (gaps.size() - 1) + " more gap(s)" : "") + "; pathproof accept --run " + e.runDir()
+        + " lists every gap): the " + role + "'s evidence is incomplete, and a diagnosis needs every rank's");
   }
 
   /**
@@ -81,6 +101,8 @@ public record Diagnosis(
    * {@link #verifyFix(Evidence, Evidence, Evidence)}.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence fixed) {
+    whole(baseline, "baseline");
+    whole(fixed, "fixed run");
     return new Diagnoser(baseline, fixed).verifyFix(null, null);
   }
 
@@ -89,6 +111,9 @@ public record Diagnosis(
    * run must also be clearly faster than the variant: the regression is gone, not hidden by noise.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed) {
+    whole(baseline, "baseline");
+    whole(variant, "variant");
+    whole(fixed, "fixed run");
     return new Diagnoser(baseline, fixed).verifyFix(variant, null);
   }
 
@@ -99,6 +124,10 @@ public record Diagnosis(
    * that one but not than {@code baseline} lies inside the baseline configuration's own spread across runs.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed, Evidence baselineAgain) {
+    whole(baseline, "baseline");
+    whole(variant, "variant");
+    whole(fixed, "fixed run");
+    whole(baselineAgain, "baseline run again");
     return new Diagnoser(baseline, fixed).verifyFix(variant, baselineAgain);
   }
 

@@ -89,7 +89,7 @@ final class DiagnosisFormat {
 
   static String text(FixVerification f) {
     StringBuilder sb = new StringBuilder();
-    sb.append("verify-fix: ").append(f.fixed() ? "FIXED" : "NOT FIXED").append(" (baseline ").append(f.baseline()).append(", fixed ")
+    sb.append("verify-fix: ").append(f.verdict().toUpperCase(java.util.Locale.ROOT)).append(" (baseline ").append(f.baseline()).append(", fixed ")
         .append(f.fixedRun()).append(")\n");
     sb.append("fingerprint equal: ").append(f.fingerprintEqual()).append("; correctness: ").append(f.correctness()).append('\n');
     if (f.medianMs() != null) {
@@ -110,7 +110,12 @@ final class DiagnosisFormat {
 
   static String markdown(FixVerification f) {
     StringBuilder sb = new StringBuilder();
-    sb.append("### pathproof verify-fix: ").append(f.fixed() ? "✅ fixed" : "❌ not fixed").append("\n\n");
+    String icon = switch (f.verdict()) {
+      case FixVerification.FIXED -> "✅";
+      case FixVerification.NOTHING_TO_FIX -> "ℹ️";
+      default -> "❌";
+    };
+    sb.append("### pathproof verify-fix: ").append(icon).append(' ').append(f.verdict()).append("\n\n");
     sb.append("- fingerprint equal to the baseline's: ").append(f.fingerprintEqual()).append('\n');
     sb.append("- correctness: ").append(f.correctness()).append('\n');
     if (f.medianMs() != null) {

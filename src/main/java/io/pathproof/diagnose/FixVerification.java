@@ -9,6 +9,9 @@ import java.util.List;
  * baseline's steps; below it is only a note) and, where the variant is given and regressed, clearly faster than the
  * variant ({@code againstVariant}, fixed over variant). {@code onlyStepTime}: path, configuration and replicas are the
  * baseline's and only the step time failed, the case a re-measurement beside a new baseline can settle.
+ * {@code verdict}: {@value #FIXED}, {@value #NOT_FIXED}, or {@value #NOTHING_TO_FIX} where the variant is given and did
+ * not regress against the baseline (diagnose: no change, or only the machine's load) — then no fix can be shown,
+ * whatever the fixed run looks like, and {@code fixed} is false.
  */
 public record FixVerification(
     String schema,
@@ -26,12 +29,31 @@ public record FixVerification(
     String variantRun,
     Diagnosis.Regression againstVariant,
     boolean onlyStepTime,
-    List<String> notes) {
+    List<String> notes,
+    String verdict) {
   public static final String SCHEMA = "pathproof.verify-fix/1";
+  public static final String FIXED = "fixed";
+  public static final String NOT_FIXED = "not fixed";
+  public static final String NOTHING_TO_FIX = "nothing to fix";
 
   public FixVerification {
+    if (!List.of(FIXED, NOT_FIXED, NOTHING_TO_FIX).contains(verdict)) {
+      throw new IllegalArgumentException("verify-fix verdict '" + verdict + "'");
+    }
+    if (fixed != verdict.equals(FIXED)) {
+      throw new IllegalArgumentException("verify-fix: fixed=" + fixed + " but verdict " + verdict);
+    }
     differences = List.copyOf(differences);
     reasons = List.copyOf(reasons);
     notes = notes == null ? List.of() : List.copyOf(notes);
+  }
+
+  /** The record before "nothing to fix" was told apart: fixed or not fixed. */
+  public FixVerification(String schema, String baseline, String fixedRun, boolean fixed, boolean fingerprintEqual,
+      List<Diagnosis.LayerDiff> differences, String correctness, Double medianMs, Double bandLowMs, Double bandHighMs,
+      Diagnosis.Regression regression, List<String> reasons, String variantRun, Diagnosis.Regression againstVariant,
+      boolean onlyStepTime, List<String> notes) {
+    this(schema, baseline, fixedRun, fixed, fingerprintEqual, differences, correctness, medianMs, bandLowMs, bandHighMs, regression,
+        reasons, variantRun, againstVariant, onlyStepTime, notes, fixed ? FIXED : NOT_FIXED);
   }
 }

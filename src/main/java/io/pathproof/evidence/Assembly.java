@@ -19,6 +19,11 @@ final class Assembly {
   private Assembly() {}
 
   static Evidence evidence(String runDir, List<FileFacts> files, List<HarnessFacts> harness, List<Problem> early) {
+    return evidence(runDir, files, harness, early, null);
+  }
+
+  static Evidence evidence(String runDir, List<FileFacts> files, List<HarnessFacts> harness, List<Problem> early,
+      Evidence.Integrity integrity) {
     List<Evidence.FileRead> reads = new ArrayList<>();
     List<Problem> problems = new ArrayList<>(early);
     List<Evidence.Finding> findings = new ArrayList<>();
@@ -98,7 +103,7 @@ final class Assembly {
     NcclProfilerReader.crossRank(profiler, findings);
     return new Evidence(
         runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, merge(findings), problems,
-        distributed, copies, dumps, emulation, profiler, clocks);
+        distributed, copies, dumps, emulation, profiler, clocks, integrity);
   }
 
   private static final int SOURCES_PER_FINDING = 5;

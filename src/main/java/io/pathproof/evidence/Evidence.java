@@ -29,7 +29,18 @@ public record Evidence(
     List<FlightDump> flightRecorderDumps,
     Emulation emulation,
     @JsonInclude(JsonInclude.Include.NON_NULL) NcclProfiler ncclProfiler,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<TraceClock> traceClocks) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<TraceClock> traceClocks,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Integrity integrity) {
+
+  /** The contract before integrity (each rank's files checked whole) joined the evidence. */
+  public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
+      List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
+      JsonNode manifest, List<Finding> findings, List<Problem> problems, List<Distributed> distributed,
+      List<Copy> copies, List<FlightDump> flightRecorderDumps, Emulation emulation, NcclProfiler ncclProfiler,
+      List<TraceClock> traceClocks) {
+    this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
+        problems, distributed, copies, flightRecorderDumps, emulation, ncclProfiler, traceClocks, null);
+  }
 
   /** The contract before traceClocks (each trace's clock offset) joined the evidence. */
   public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
@@ -37,7 +48,7 @@ public record Evidence(
       JsonNode manifest, List<Finding> findings, List<Problem> problems, List<Distributed> distributed,
       List<Copy> copies, List<FlightDump> flightRecorderDumps, Emulation emulation, NcclProfiler ncclProfiler) {
     this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
-        problems, distributed, copies, flightRecorderDumps, emulation, ncclProfiler, List.of());
+        problems, distributed, copies, flightRecorderDumps, emulation, ncclProfiler, List.of(), null);
   }
 
   /**
@@ -48,7 +59,7 @@ public record Evidence(
       List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
       JsonNode manifest, List<Finding> findings, List<Problem> problems) {
     this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
-        problems, List.of(), List.of(), List.of(), null, null, List.of());
+        problems, List.of(), List.of(), List.of(), null, null, List.of(), null);
   }
 
   /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
@@ -322,6 +333,92 @@ public record Evidence(
    * its timings are not physical.
    */
   public record Emulation(JsonNode manifest, Source manifestSource, long logLines, Source firstLogLine) {}
+
+  /**
+   * Whether each rank's evidence is whole, for a run directory: how many ranks ran ({@code worldSize}, and which
+   * manifest field says so in {@code worldSizeFrom}; the ranks the files name where the manifest does not say), and for
+   * each kind of per-rank file (hook records, steps, DDP logging, NCCL log, kernel trace, flight recorder, replica
+   * digests) whether every rank's file is there, read to its end and covers the iterations. {@code gaps} lists every
+   * hole, each naming its rank and file:line; a row that relies on a kind with a gap is not a PASS.
+   */
+  public record Integrity(Integer worldSize, String worldSizeFrom, List<KindCheck> kinds, List<Gap> gaps) {
+    public Integrity {
+      kinds = List.copyOf(kinds);
+      gaps = List.copyOf(gaps);
+    }
+
+    public boolean complete() {
+      return gaps.isEmpty();
+    }
+
+    /**
+     * The gaps a row relies on: those of every kind that names the row (see {@link KindCheck#usedBy}) and whose
+     * evidence the row cites ({@code cited}, the row's kinds of evidence; null: whatever it cites), and of a row about
+     * one rank ({@code kernels/rank2}, {@code launch-shape/rank2/bucket0}) only that rank's and the run's own. A row
+     * that did not read a kind at all (world-size from the manifest, not from DDP logging) does not rest on its gaps.
+     */
+    public List<Gap> gapsFor(String rowId, java.util.Collection<String> cited) {
+      Integer rank = rankOf(rowId);
+      List<Gap> out = new java.util.ArrayList<>();
+      for (KindCheck k : kinds) {
+        if (!k.usedBy(rowId) || cited != null && !cited.contains(k.evidence())) {
+          continue;
+        }
+        for (Gap g : gaps) {
+          if (g.kind().equals(k.kind()) && (rank == null || g.rank() < 0 || g.rank() == rank)) {
+            out.add(g);
+          }
+        }
+      }
+      return out;
+    }
+
+    private static Integer rankOf(String rowId) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:^|/)rank(\\d+)(?:/|$)").matcher(rowId);
+      return m.find() ? Integer.valueOf(m.group(1)) : null;
+    }
+  }
+
+  /**
+   * One kind of per-rank evidence: its file pattern ({@code hook-rank{r}.jsonl}), the acceptance rows that rely on it
+   * (row ids or their part before "/" or "-") and the kind of evidence such a row cites when it read these files
+   * ({@code evidence}: {@code hook}, {@code replicas} …), what diagnose uses it for, whether this run has it at all
+   * ({@code expected}: some rank wrote it, or the manifest says every rank did) and the ranks whose file is whole.
+   */
+  public record KindCheck(String kind, String files, List<String> rows, String evidence, String uses, boolean expected,
+      List<Integer> completeRanks) {
+    public KindCheck {
+      rows = List.copyOf(rows);
+      completeRanks = List.copyOf(completeRanks);
+    }
+
+    /** A row relies on this kind when one of its names is the row's id, or the id's part before "/" or "-". */
+    public boolean usedBy(String rowId) {
+      for (String r : rows) {
+        if (rowId.equals(r) || rowId.startsWith(r + "/") || rowId.startsWith(r + "-")) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * One hole in the evidence of one rank ({@code rank} -1: the run's own file, such as replicas.json): the file, its
+   * 1-based line (0: the file as a whole) and what is wrong — missing, empty, a torn last line, a line that is not
+   * JSON, another rank's records, iterations it does not cover.
+   */
+  public record Gap(String kind, int rank, String file, long line, String problem) {
+    /** {@code file:line}, or the file alone for the file as a whole. */
+    public String where() {
+      return line > 0 ? file + ":" + line : file;
+    }
+
+    @Override
+    public String toString() {
+      return (rank < 0 ? "" : "rank " + rank + ": ") + where() + ": " + problem;
+    }
+  }
 
   /**
    * A conclusion drawn across facts, e.g. ranks of one communicator disagreeing on channels. The same finding drawn in

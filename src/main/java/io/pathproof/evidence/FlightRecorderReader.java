@@ -106,7 +106,7 @@ final class FlightRecorderReader {
       header(Json.mapper().valueToTree(head));
     } catch (JsonProcessingException e) {
       long line = e.getLocation() != null ? e.getLocation().getLineNr() : line(p);
-      ff.problem(Math.max(1, line), "flight-recorder JSON broken: " + e.getOriginalMessage());
+      ff.problem(Math.max(1, line), "flight-recorder JSON broken: " + io.pathproof.core.Messages.json(e));
     }
     finish("json");
   }

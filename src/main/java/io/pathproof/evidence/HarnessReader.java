@@ -3,6 +3,7 @@ package io.pathproof.evidence;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.Json;
+import io.pathproof.core.Messages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,10 +21,12 @@ import java.util.stream.Stream;
 
 /**
  * Reads the harness's own outputs in a run directory (manifest, hook records, steps, replicas, peer access), as
- * written by {@code io/pathproof/run/harness.py} (schema {@code pathproof.run.manifest/1}). Every fact keeps its file
- * and line (JSON lines) or event index (JSON arrays); a line that cannot be read becomes a {@link Problem} naming the
- * file and line, and reading goes on. Nothing read here is executed or trusted: replica equality is recomputed from
- * the digests.
+ * written by {@code io/pathproof/run/harness.py} (schema {@code pathproof.run.manifest/1}), and the per-rank replica
+ * digests a user's instrumented job writes ({@code replica-rank{r}.json}: {"rank":r,"sha256":…,"samples":[first,
+ * last,mean]}; where they exist they are the replicas, rank 0's gathered {@code replicas.json} otherwise). Every fact
+ * keeps its file and line (JSON lines) or event index (JSON arrays); a line that cannot be read becomes a
+ * {@link Problem} naming the file and line, and reading goes on. Nothing read here is executed or trusted: replica
+ * equality is recomputed from the digests.
  */
 public final class HarnessReader {
   private static final Pattern RANKED = Pattern.compile("^(hook|steps|ddp-logging|peer-access|replica)-rank(\\d+)\\.jsonl?$");
@@ -59,8 +62,8 @@ public final class HarnessReader {
     }
     Path manifestFile = dir.resolve("manifest.json");
     Path replicasFile = dir.resolve("replicas.json");
-    if (hooks.isEmpty() && steps.isEmpty() && logging.isEmpty() && peers.isEmpty() && !Files.exists(manifestFile)
-        && !Files.exists(replicasFile) && replicaFiles.isEmpty()) {
+    if (hooks.isEmpty() && steps.isEmpty() && logging.isEmpty() && peers.isEmpty() && replicaFiles.isEmpty()
+        && !Files.exists(manifestFile) && !Files.exists(replicasFile)) {
       return null;
     }
     List<Problem> problems = new ArrayList<>();
@@ -83,8 +86,8 @@ public final class HarnessReader {
     for (Path p : peers) {
       readPeers(p, peerList, problems);
     }
-    Evidence.Replicas replicas = Files.exists(replicasFile) ? readReplicas(replicasFile, problems)
-        : replicaFiles.isEmpty() ? null : readRankReplicas(replicaFiles, problems);
+    Evidence.Replicas replicas = !replicaFiles.isEmpty() ? readReplicaFiles(replicaFiles, problems)
+        : Files.exists(replicasFile) ? readReplicas(replicasFile, problems) : null;
     JsonNode manifest = Files.exists(manifestFile) ? readJson(manifestFile, problems) : null;
     return new HarnessFacts(new Evidence.Ddp(List.copyOf(buckets), log), List.copyOf(stepList), replicas,
         List.copyOf(peerList), manifest, List.copyOf(problems));
@@ -130,7 +133,7 @@ public final class HarnessReader {
     try {
       lines = Files.readAllLines(p, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      problems.add(new Problem(p.toString(), 0, "cannot read: " + e.getMessage()));
+      problems.add(new Problem(p.toString(), 0, "cannot read: " + Messages.io(e, p)));
       return;
     }
     for (int i = 0; i < lines.size(); i++) {
@@ -145,7 +148,7 @@ public final class HarnessReader {
         }
         r.accept(n, Source.line(p.toString(), i + 1));
       } catch (JsonProcessingException e) {
-        problems.add(new Problem(p.toString(), i + 1, "not JSON: " + e.getOriginalMessage()));
+        problems.add(new Problem(p.toString(), i + 1, "not JSON: " + Messages.json(e)));
       } catch (IllegalArgumentException e) {
         problems.add(new Problem(p.toString(), i + 1, e.getMessage()));
       }
@@ -263,10 +266,11 @@ public final class HarnessReader {
   }
 
   /**
-   * One digest per rank, each in its own file ({@code replica-rank{r}.json}, written by the instrumentation of a
-   * user's job at its end, no collective needed); equality is decided here, as for replicas.json.
+   * One digest per rank, each in its own file: equality is computed here from the digests, as for replicas.json. A
+   * file whose rank field is not the rank in its name is a problem (a copy of another rank's file); its digest is kept
+   * under the rank it names, so a copy never stands in for the rank whose file it replaced.
    */
-  private static Evidence.Replicas readRankReplicas(List<Path> files, List<Problem> problems) {
+  private static Evidence.Replicas readReplicaFiles(List<Path> files, List<Problem> problems) {
     List<Evidence.Digest> digests = new ArrayList<>();
     Set<String> shas = new HashSet<>();
     for (Path p : files) {
@@ -279,31 +283,34 @@ public final class HarnessReader {
         problems.add(new Problem(p.toString(), 0, "sha256: not a SHA-256 hex digest"));
         continue;
       }
-      if (d.path("rank").asInt(-1) != rankOf(p)) {
-        problems.add(new Problem(p.toString(), 0, "rank: " + d.path("rank") + " in the file of rank " + rankOf(p)));
-        continue;
+      int rank = d.path("rank").asInt(-1);
+      if (rank != rankOf(p)) {
+        problems.add(new Problem(p.toString(), 0, "rank: " + rank + " in the file of rank " + rankOf(p)));
       }
       List<Double> samples = new ArrayList<>();
       for (JsonNode s : d.path("samples")) {
         samples.add(s.isNumber() ? s.asDouble() : null);
       }
-      digests.add(new Evidence.Digest(rankOf(p), sha, samples));
+      digests.add(new Evidence.Digest(rank, sha, samples));
       shas.add(sha);
     }
-    if (digests.isEmpty()) {
-      return null;
-    }
-    return new Evidence.Replicas(shas.size() == 1, List.copyOf(digests), Source.file(files.get(0).toString()));
+    return new Evidence.Replicas(digests.isEmpty() ? null : shas.size() == 1, List.copyOf(digests), Source.file(files.get(0).toString()));
   }
 
   private static JsonNode readJson(Path p, List<Problem> problems) {
     try {
-      return Json.mapper().readTree(p.toFile());
+      JsonNode n = Json.mapper().readTree(p.toFile());
+      if (n == null || n.isMissingNode()) {
+        // An emptied file is no evidence, not an empty object: say so rather than read it as "nothing recorded".
+        problems.add(new Problem(p.toString(), 0, "empty: expected a JSON object"));
+        return null;
+      }
+      return n;
     } catch (JsonProcessingException e) {
       problems.add(new Problem(p.toString(), e.getLocation() == null ? 0 : e.getLocation().getLineNr(),
-          "not JSON: " + e.getOriginalMessage()));
+          "not JSON: " + Messages.json(e)));
     } catch (IOException e) {
-      problems.add(new Problem(p.toString(), 0, "cannot read: " + e.getMessage()));
+      problems.add(new Problem(p.toString(), 0, "cannot read: " + Messages.io(e, p)));
     }
     return null;
   }

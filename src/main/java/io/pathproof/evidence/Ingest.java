@@ -1,5 +1,6 @@
 package io.pathproof.evidence;
 
+import io.pathproof.core.Messages;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,18 +52,25 @@ public final class Ingest {
     List<Problem> problems = new ArrayList<>();
     List<HarnessFacts> harness = new ArrayList<>();
     String runDir = null;
+    Path runPath = null;
+    com.fasterxml.jackson.databind.JsonNode runManifest = null;
     for (Path in : inputs) {
       String name = in.toString();
       if (!Files.exists(in)) {
         problems.add(new Problem(name, 0, "no such file or directory"));
       } else if (Files.isDirectory(in)) {
-        if (runDir == null) {
+        boolean first = runDir == null;
+        if (first) {
           runDir = name;
+          runPath = in;
         }
         try {
           HarnessFacts h = HarnessReader.read(in);
           if (h != null) {
             harness.add(h);
+            if (first) {
+              runManifest = h.manifest();
+            }
           }
         } catch (RuntimeException e) {
           problems.add(new Problem(name, 0, "harness output not readable: " + e.getMessage()));
@@ -76,7 +84,9 @@ public final class Ingest {
       }
     }
     List<FileFacts> facts = readAll(tasks, threads);
-    return Assembly.evidence(runDir, facts, harness, problems);
+    // Each rank's files whole, for the run directory the evidence is named after (its manifest says how many ranks ran).
+    Evidence.Integrity integrity = runPath == null ? null : RankIntegrity.check(runPath, runManifest, facts);
+    return Assembly.evidence(runDir, facts, harness, problems, integrity);
   }
 
   private record Task(Path path, String kind) {}
@@ -119,7 +129,7 @@ public final class Ingest {
     try {
       head = head(f);
     } catch (IOException e) {
-      problems.add(new Problem(f.toString(), 0, "not readable: " + e.getMessage()));
+      problems.add(new Problem(f.toString(), 0, "not readable: " + Messages.io(e, f)));
       return null;
     }
     String kind = sniff(name, head);
@@ -275,7 +285,7 @@ public final class Ingest {
         }
       }
     } catch (IOException e) {
-      ff.problem(0, "not readable: " + e.getMessage());
+      ff.problem(0, "not readable: " + Messages.io(e, f));
     } catch (RuntimeException | StackOverflowError e) {
       ff.problem(0, "internal error while reading: " + e);
     }

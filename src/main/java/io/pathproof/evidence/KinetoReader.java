@@ -105,7 +105,7 @@ final class KinetoReader {
         try {
           distributedInfo(Json.mapper().readTree(s.buf, s.rangeStart(), s.pos - s.rangeStart()), line);
         } catch (JsonProcessingException e) {
-          ff.problem(line, "distributedInfo is not valid JSON: " + e.getOriginalMessage());
+          ff.problem(line, "distributedInfo is not valid JSON: " + io.pathproof.core.Messages.json(e));
         }
         s.release();
       } else if (key.equals("baseTimeNanoseconds")) {
@@ -237,7 +237,7 @@ final class KinetoReader {
       use(line);
     } catch (JsonProcessingException ex) {
       long at = ex.getLocation() != null ? line + Math.max(0, ex.getLocation().getLineNr() - 1) : line;
-      ff.problem(at, "event #" + index + " is not valid JSON: " + ex.getOriginalMessage());
+      ff.problem(at, "event #" + index + " is not valid JSON: " + io.pathproof.core.Messages.json(ex));
     }
   }
 

@@ -74,7 +74,7 @@ final class NcclProfilerReader {
       try {
         j = Json.mapper().readTree(line);
       } catch (JsonProcessingException e) {
-        ff.problem(n, "not a JSON line of the NCCL profiler plugin: " + e.getOriginalMessage());
+        ff.problem(n, "not a JSON line of the NCCL profiler plugin: " + io.pathproof.core.Messages.json(e));
         continue;
       }
       if (j == null || !j.isObject() || !j.path("event").isTextual()) {

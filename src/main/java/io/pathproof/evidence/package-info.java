@@ -42,6 +42,12 @@
  * {@code ConnectorLines}, {@code InitLines}, {@code EmulatorLines}. Each reads its usual shapes on the bytes and
  * leaves any other shape to its regex, which gives the same facts (held to it by a test) and names what is wrong.
  *
+ * <p>A run directory's per-rank files are also checked whole, rank by rank ({@code RankIntegrity}, against the table of
+ * per-rank kinds in {@code RankEvidence}: each kind's file, how it is read to its end, the iterations it covers and the
+ * acceptance rows that rely on it): readers keep what they can read of a damaged file, and
+ * {@link io.pathproof.evidence.Evidence#integrity()} says what they could not, so that no verdict rests on part of
+ * the ranks unawares.
+ *
  * <p>Readers never execute or trust what they read (pickles as plain data only, SQLite opened read-only, identifiers in SQL only from
  * the schema); bad input becomes a {@link io.pathproof.evidence.Problem} with file and line, never a fact. A kernel
  * name's suffix is never read as the protocol.

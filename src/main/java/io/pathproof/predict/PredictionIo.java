@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
+import io.pathproof.core.Messages;
 import io.pathproof.core.PathproofException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,8 +79,12 @@ public final class PredictionIo {
     JsonNode tree;
     try {
       tree = Json.mapper().readTree(Files.readAllBytes(file));
+    } catch (JsonProcessingException e) {
+      throw PathproofException.badInput(file + ": not a readable prediction: " + Messages.json(e));
     } catch (IOException e) {
-      throw PathproofException.badInput(file + ": not a readable prediction: " + firstLine(e.getMessage()));
+      // A missing file is said as such: "not a readable prediction" sends a user looking inside a file that is not there.
+      throw PathproofException.badInput(e instanceof java.nio.file.NoSuchFileException ? Messages.noSuchFile(file)
+          : file + ": not a readable prediction: " + Messages.io(e, file));
     }
     if (!(tree instanceof ObjectNode) || !Prediction.SCHEMA.equals(tree.path("schema").asText())) {
       throw PathproofException.badInput(file + ": not a pathproof prediction (schema must be " + Prediction.SCHEMA + ")");
@@ -87,7 +92,7 @@ public final class PredictionIo {
     try {
       return Json.mapper().treeToValue(tree, Prediction.class);
     } catch (JsonProcessingException e) {
-      throw PathproofException.badInput(file + ": malformed prediction: " + firstLine(e.getOriginalMessage()));
+      throw PathproofException.badInput(file + ": malformed prediction: " + Messages.json(e));
     }
   }
 
@@ -126,13 +131,5 @@ public final class PredictionIo {
       return Json.mapper().getNodeFactory().numberNode(n.decimalValue().stripTrailingZeros());
     }
     return n;
-  }
-
-  private static String firstLine(String s) {
-    if (s == null) {
-      return "";
-    }
-    int i = s.indexOf('\n');
-    return i < 0 ? s : s.substring(0, i);
   }
 }

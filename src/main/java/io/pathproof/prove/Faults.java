@@ -14,9 +14,10 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * The faults prove can inject, sized from the model of this scenario and its baseline run, never from a table of
- * outcomes: each is only offered where the mechanism says it changes something (a bucket cap only when the planner
- * forms other buckets with it, a protocol only other than the one NCCL was predicted to pick).
+ * The faults prove can inject, sized from the model of this scenario and the seed, never from a measurement or a table
+ * of outcomes: each is only offered where the mechanism says it changes something (a bucket cap only when the planner
+ * forms other buckets with it, a protocol only other than the one NCCL was predicted to pick). One seed and one
+ * scenario give one fault, size included, on any machine under any load.
  */
 final class Faults {
   private Faults() {}
@@ -28,12 +29,47 @@ final class Faults {
   static final double MIN_DELAY_MS = 40.0;
 
   /**
-   * Every fault this scenario supports. {@code baselineMedianMs} sizes the compute slowdown so that the variant's step
-   * is at least twice the baseline's (the diagnosis then has its power at a dozen steps on a noisy CPU).
+   * The CPU cost of one gloo step per MiB of parameters, on the pessimistic side. Forward, backward, the AllReduce
+   * (2(n−1)/n of the bytes through the loopback) and the optimizer each touch every parameter byte; the 64 MiB model
+   * steps in 0.6–3 s on the shared 2-core machine (9–47 ms per MiB, docs/PERFORMANCE.md), so a delay of this many
+   * ms per MiB is about the step it is added to, or more: the variant's step about doubles.
    */
-  static List<Fault> catalogue(Scenario s, Prediction p, String backend, int worldSize, double baselineMedianMs) {
+  static final double CPU_MS_PER_MIB = 32.0;
+
+  /**
+   * On a GPU the step of these models is the AllReduce and little else: a delay of this many times the predicted
+   * AllReduce time of one step (every bucket's expected time) stands far above it.
+   */
+  static final double GPU_COMM_MULTIPLE = 10.0;
+
+  /** The seed scales the slowdown by one of these, so that a diagnosis is not tuned to one size. */
+  private static final double[] DELAY_SCALE = {1.0, 1.5, 2.0};
+
+  /**
+   * The compute slowdown of this prediction and seed, in whole ms: from the model's step (parameter bytes on a CPU,
+   * predicted AllReduce time on a GPU), never under {@link #MIN_DELAY_MS}, scaled by the seed. It was sized from the
+   * baseline's measured median, so one seed gave 40 ms on one run and 61 ms on the next.
+   */
+  static double computeDelayMs(Prediction p, String backend, long seed) {
+    double base;
+    if (backend.equals("nccl")) {
+      double commUs = 0;
+      for (CollectivePrediction c : p.collectives()) {
+        commUs += c.expectedTimeUs() == null ? 0 : c.expectedTimeUs().doubleValue();
+      }
+      base = GPU_COMM_MULTIPLE * commUs / 1000.0;
+    } else {
+      base = p.buckets() == null ? 0 : CPU_MS_PER_MIB * p.buckets().parameterBytes() / (1024.0 * 1024.0);
+    }
+    // A stream of its own: the fault's kind is drawn from a fresh generator of the same seed (draw), unchanged by this.
+    double scale = DELAY_SCALE[new SplittableRandom(seed).split().nextInt(DELAY_SCALE.length)];
+    return Math.ceil(Math.max(MIN_DELAY_MS, base) * scale);
+  }
+
+  /** Every fault this scenario supports; the seed sizes the compute slowdown ({@link #computeDelayMs}). */
+  static List<Fault> catalogue(Scenario s, Prediction p, String backend, int worldSize, long seed) {
     List<Fault> out = new ArrayList<>();
-    double delay = Math.ceil(Math.max(MIN_DELAY_MS, Double.isFinite(baselineMedianMs) ? baselineMedianMs : 0));
+    double delay = computeDelayMs(p, backend, seed);
     out.add(new Fault("compute slowdown", List.of("compute_delay_ms=" + fmt(delay)), "compute",
         "every rank spends " + fmt(delay) + " ms more between forward and backward in each step, outside communication"));
     if (worldSize >= 2) {

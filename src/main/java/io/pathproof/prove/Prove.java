@@ -223,7 +223,7 @@ public final class Prove {
         + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A");
 
     // 4. one fault, sealed in prove's own record outside every run directory diagnose reads
-    List<Fault> catalogue = Faults.catalogue(s, p, backend, ranks, medianMs(eb));
+    List<Fault> catalogue = Faults.catalogue(s, p, backend, ranks, plan.seed());
     if (plan.emulate() != null) {
       // Emulated timings are not physical: a fault seen only in the step time could never be diagnosed here.
       catalogue = catalogue.stream().filter(f -> !f.layer().equals("compute")).toList();
@@ -450,15 +450,6 @@ public final class Prove {
       throw PathproofException.badInput(dir + ": no readable evidence");
     }
     return e;
-  }
-
-  /** The median of the measured steps of all ranks, NaN without any. */
-  static double medianMs(Evidence e) {
-    if (e.steps() == null) {
-      return Double.NaN;
-    }
-    double[] ms = e.steps().stream().filter(Evidence.Step::measured).mapToDouble(Evidence.Step::ms).sorted().toArray();
-    return ms.length == 0 ? Double.NaN : ms.length % 2 == 1 ? ms[ms.length / 2] : (ms[ms.length / 2 - 1] + ms[ms.length / 2]) / 2;
   }
 
   /**

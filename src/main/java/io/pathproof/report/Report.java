@@ -169,9 +169,10 @@ public final class Report {
   private static JsonNode json(Path f) {
     try {
       return Json.mapper().readTree(f.toFile());
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw PathproofException.badInput(f + ": not JSON (" + io.pathproof.core.Messages.json(e) + ")");
     } catch (IOException e) {
-      String m = e.getMessage() == null ? "" : e.getMessage().split("\n", 2)[0];
-      throw PathproofException.badInput(f + ": not JSON (" + m + ")");
+      throw PathproofException.badInput(io.pathproof.core.Messages.io(e, f));
     }
   }
 

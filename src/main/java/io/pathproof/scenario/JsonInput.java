@@ -34,15 +34,9 @@ final class JsonInput {
     } catch (JsonProcessingException e) {
       JsonLocation loc = e.getLocation();
       String where = loc == null ? "" : ":" + (loc.getLineNr() + lineOffset) + ":" + loc.getColumnNr();
-      String msg = e.getOriginalMessage();
-      int nl = msg.indexOf('\n');
-      if (nl > 0) {
-        msg = msg.substring(0, nl);
-      }
       // Jackson appends where an object started, with a "[Source: REDACTED …]" note; the line and column say enough.
-      msg = msg.replaceFirst("\\s*\\(start marker at .*$", "");
       throw new PathproofException(
-          io.pathproof.core.ExitCode.BAD_INPUT, source + where + ": malformed JSON: " + msg, e);
+          io.pathproof.core.ExitCode.BAD_INPUT, source + where + ": malformed JSON: " + io.pathproof.core.Messages.json(e), e);
     }
   }
 

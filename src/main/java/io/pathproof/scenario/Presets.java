@@ -56,7 +56,7 @@ final class Presets {
   static PathproofException unknown(Kind kind, String name) {
     return PathproofException.usage(
         "unknown " + kind.word + " '" + name + "': not a preset (" + String.join(", ", names(kind))
-            + ") and no such file");
+            + ") and " + io.pathproof.core.Messages.noSuchFile(name));
   }
 
   private static String resource(String rel) {

@@ -168,7 +168,7 @@ public final class Scenarios {
     } catch (MalformedInputException e) {
       throw PathproofException.badInput(p + ": not UTF-8 text");
     } catch (IOException e) {
-      throw PathproofException.badInput(p + ": cannot read: " + e.getMessage());
+      throw PathproofException.badInput(p + ": cannot read: " + io.pathproof.core.Messages.io(e, p));
     }
   }
 

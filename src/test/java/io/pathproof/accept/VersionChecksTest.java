@@ -80,4 +80,36 @@ class VersionChecksTest {
     assertThat(row(run, "torch-version")).isNull();
     assertThat(row(run, "nccl-version")).isNull();
   }
+  @Test
+  void anotherTorchOfTheSameBucketRulesPassesAndSaysSo() throws IOException {
+    // Issue 19 §3: a prediction for 2.11.0 and a run on 2.6.0 follow one family of DDP bucket rules (torch-2.5+).
+    AcceptanceRow torch = row(runWithManifest("\"torch\" : \"2.11.0+cu130\"", "\"torch\" : \"2.6.0\""), "torch-version");
+    assertThat(torch.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(torch.observed()).isEqualTo("predicted for 2.11.0, ran 2.6.0: same bucket rules (torch-2.5+)");
+  }
+
+  @Test
+  void aTorchWhoseRulesWereNeverCheckedIsUnproven() throws IOException {
+    AcceptanceRow torch = row(runWithManifest("\"torch\" : \"2.11.0+cu130\"", "\"torch\" : \"2.3.1\""), "torch-version");
+    assertThat(torch.verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(torch.observed()).contains("2.3.1", "not checked");
+  }
+
+  @Test
+  void debiansTorch1130a0RunsThe1131PredictionsRules() throws IOException {
+    // The case of the issue: predicted for torch 1.13.1, run on Debian's python3-torch 1.13.0a0.
+    Path pred = tmp.resolve("pred.json");
+    java.io.StringWriter out = new java.io.StringWriter();
+    int code = io.pathproof.cli.Main.run(new String[] {"predict", "--scenario", "cpu-x4-gloo", "--torch", "1.13.1", "-o", pred.toString()},
+        new java.io.PrintWriter(out, true), new java.io.PrintWriter(new java.io.StringWriter(), true));
+    assertThat(code).isZero();
+    Path run = tmp.resolve("gloo-run");
+    Files.createDirectories(run);
+    Files.writeString(run.resolve("manifest.json"), "{\"backend\": \"gloo\", \"worldSize\": 4, \"versions\": {\"torch\": \"1.13.0a0\"}}");
+    AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(pred), Ingest.read(List.of(run)));
+    AcceptanceRow torch = t.row("torch-version");
+    assertThat(torch.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(torch.observed()).isEqualTo("predicted for 1.13.1, ran 1.13.0a0: same bucket rules (torch-1.13)");
+    assertThat(torch.evidence()).containsExactly("manifest");
+  }
 }

@@ -346,4 +346,22 @@ class DiagnosisTest {
     assertThat(slowFix.fixed()).isFalse();
     assertThat(Diagnosis.render(slowFix, "json")).contains("\"fixed\" : false");
   }
+  @Test
+  void verifyFixOfAVariantThatDidNotRegressSaysNothingToFixNotFixed() {
+    // Issue 19 §3: with nothing wrong in the variant, a fixed run that looks like the baseline was "FIXED".
+    Evidence base = SyntheticRuns.build(baseline());
+    Evidence unchanged = SyntheticRuns.build(variant(s -> { }));
+    assertThat(Diagnosis.diagnose(base, unchanged).conclusion()).isEqualTo("no change");
+    FixVerification f = Diagnosis.verifyFix(base, unchanged, SyntheticRuns.build(variant(s -> s.seed = 77)));
+    assertThat(f.verdict()).isEqualTo("nothing to fix");
+    assertThat(f.fixed()).isFalse();
+    assertThat(f.onlyStepTime()).isFalse();
+    assertThat(f.reasons()).singleElement().satisfies(r -> assertThat(r).startsWith("nothing to fix: the variant did not regress"));
+    assertThat(Diagnosis.render(f, "table")).startsWith("verify-fix: NOTHING TO FIX").doesNotContain("FIXED (");
+    assertThat(Diagnosis.render(f, "markdown")).contains("nothing to fix").doesNotContain("✅");
+    assertThat(Diagnosis.render(f, "json")).contains("\"verdict\" : \"nothing to fix\"", "\"fixed\" : false");
+    // A variant that did regress keeps the verdict it always had.
+    Evidence slow = SyntheticRuns.build(variant(s -> s.computeMs = 1.2));
+    assertThat(Diagnosis.verifyFix(base, slow, SyntheticRuns.build(variant(s -> s.seed = 77))).verdict()).isEqualTo("fixed");
+  }
 }

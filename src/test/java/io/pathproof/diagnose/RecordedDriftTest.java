@@ -125,4 +125,16 @@ class RecordedDriftTest {
     assertThat(sleep.rootCause().layer()).as(sleep.rootCause().change()).isEqualTo("compute");
     assertThat(sleep.rootCause().change()).startsWith("compute outside communication rose");
   }
+  @Test
+  void aVariantSlowerOnlyByTheMachineHasNothingToFix() {
+    // Seed 4's two baselines: the second one's slower step is the machine's load, not the job. Given as the "variant",
+    // there is nothing a fix could undo, so no fixed run may be called FIXED against it.
+    Evidence base = run("drift-aa", "baseline");
+    Evidence variant = run("drift-aa", "baseline-again");
+    Evidence fixed = run("below-band", "baseline");
+    FixVerification f = Diagnosis.verifyFix(base, variant, fixed);
+    assertThat(f.verdict()).isEqualTo("nothing to fix");
+    assertThat(f.fixed()).isFalse();
+    assertThat(f.reasons()).anySatisfy(r -> assertThat(r).contains("confounded by machine load"));
+  }
 }

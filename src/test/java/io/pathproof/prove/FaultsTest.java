@@ -20,7 +20,7 @@ class FaultsTest {
   void glooOffersTheFourApplicationAndDdpFaultsAndTheCapComesFromThePlanner() {
     Scenario s = Scenarios.load("cpu-x4-small");
     Prediction p = Predictor.predict(s);
-    List<Fault> c = Faults.catalogue(s, p, "gloo", 4, 28.0);
+    List<Fault> c = Faults.catalogue(s, p, "gloo", 4, 1);
     assertThat(c).extracting(Fault::kind).containsExactly("compute slowdown", "corrupted gradient", "bucket-cap change", "find_unused_parameters");
     assertThat(c).extracting(Fault::layer).containsExactly("compute", "correctness", "ddp-buckets", "ddp-config");
     // The cap is the first halving of 25 MiB with which the planner forms other buckets: checked against the planner.
@@ -32,15 +32,38 @@ class FaultsTest {
     assertThat(Predictor.predict(capped).buckets().rebuilt()).isNotEqualTo(p.buckets().rebuilt());
     assertThat(Predictor.predict(twice).buckets().rebuilt()).extracting(b -> b.params()).isEqualTo(
         p.buckets().rebuilt().stream().map(b -> b.params()).toList());
-    // The slowdown is at least the baseline's step, and never under the floor.
-    assertThat(c.get(0).settings()).containsExactly("compute_delay_ms=40");
-    assertThat(Faults.catalogue(s, p, "gloo", 4, 73.2).get(0).settings()).containsExactly("compute_delay_ms=74");
+    // The slowdown is sized from the model (3 MiB of parameters at 32 ms per MiB: 97 ms) and scaled by the seed.
+    assertThat(c.get(0).settings().get(0)).isIn("compute_delay_ms=97", "compute_delay_ms=145", "compute_delay_ms=193");
+  }
+
+  @Test
+  void theSeedReproducesTheWholeFaultSizeIncludedWhateverTheMachineMeasured() {
+    // Issue 19 §3: the slowdown was sized from the baseline's median, so one seed gave 40 ms, then 61 ms.
+    Scenario s = Scenarios.load("cpu-x4-small");
+    Prediction p = Predictor.predict(s);
+    Set<String> sizes = new HashSet<>();
+    for (long seed = 0; seed < 24; seed++) {
+      List<Fault> first = Faults.catalogue(s, p, "gloo", 4, seed);
+      List<Fault> again = Faults.catalogue(s, Predictor.predict(s), "gloo", 4, seed);
+      assertThat(again).isEqualTo(first);
+      assertThat(Faults.draw(again, seed)).isEqualTo(Faults.draw(first, seed));
+      double ms = Double.parseDouble(first.get(0).settings().get(0).substring("compute_delay_ms=".length()));
+      assertThat(ms).isGreaterThanOrEqualTo(Faults.MIN_DELAY_MS).isGreaterThanOrEqualTo(Faults.CPU_MS_PER_MIB * 3);
+      sizes.add(first.get(0).settings().get(0));
+    }
+    assertThat(sizes).as("the seed scales the size").hasSizeGreaterThan(1);
+    // The 64 MiB model's CPU step is seconds: its slowdown is sized by its bytes, not by the 40 ms floor.
+    Scenario big = Scenarios.load("cpu-x4-gloo");
+    assertThat(Faults.computeDelayMs(Predictor.predict(big), "gloo", 1)).isGreaterThanOrEqualTo(64 * Faults.CPU_MS_PER_MIB);
+    // On a GPU the step is the AllReduce: the floor stands far above ten times its predicted time.
+    Scenario gpu = Scenarios.load("h200-x4");
+    assertThat(Faults.computeDelayMs(Predictor.predict(gpu), "nccl", 1)).isIn(40.0, 60.0, 80.0);
   }
 
   @Test
   void aSingleParameterModelHasNoBucketCapFaultAndOneRankNoCorruption() {
     Scenario s = Scenarios.load("cpu-x4-gloo"); // one 64 MiB parameter: every cap gives the same one bucket
-    List<Fault> c = Faults.catalogue(s, Predictor.predict(s), "gloo", 1, 1500);
+    List<Fault> c = Faults.catalogue(s, Predictor.predict(s), "gloo", 1, 1);
     assertThat(c).extracting(Fault::kind).containsExactly("compute slowdown", "find_unused_parameters");
   }
 
@@ -48,7 +71,7 @@ class FaultsTest {
   void ncclFaultsAreSetAgainstWhatNcclWasPredictedToChoose() {
     Scenario s = Scenarios.load("h200-x4");
     Prediction p = Predictor.predict(s);
-    List<Fault> c = Faults.catalogue(s, p, "nccl", 4, 2.0);
+    List<Fault> c = Faults.catalogue(s, p, "nccl", 4, 1);
     Set<String> layers = new HashSet<>();
     c.forEach(f -> layers.add(f.layer()));
     assertThat(layers).contains("channels", "protocol", "algorithm", "threads", "compute", "correctness");
@@ -71,7 +94,7 @@ class FaultsTest {
   @Test
   void beforeNccl224TheAlgorithmFaultIsAPlainList() {
     Scenario s = Scenarios.load("seed"); // 4 × V100, NCCL 2.22.3
-    Fault algo = Faults.catalogue(s, Predictor.predict(s), "nccl", 4, 2.0).stream().filter(f -> f.layer().equals("algorithm")).findFirst()
+    Fault algo = Faults.catalogue(s, Predictor.predict(s), "nccl", 4, 1).stream().filter(f -> f.layer().equals("algorithm")).findFirst()
         .orElseThrow();
     assertThat(algo.settings().get(0)).matches("NCCL_ALGO=(Tree|Ring)");
   }
@@ -79,7 +102,7 @@ class FaultsTest {
   @Test
   void drawIsSeededAndGivenFaultsTakeTheirLayerFromTheCatalogue() {
     Scenario s = Scenarios.load("cpu-x4-small");
-    List<Fault> c = Faults.catalogue(s, Predictor.predict(s), "gloo", 4, 20);
+    List<Fault> c = Faults.catalogue(s, Predictor.predict(s), "gloo", 4, 1);
     Set<String> kinds = new HashSet<>();
     for (long seed = 0; seed < 40; seed++) {
       assertThat(Faults.draw(c, seed)).isEqualTo(Faults.draw(c, seed));

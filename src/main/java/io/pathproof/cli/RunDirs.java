@@ -1,0 +1,79 @@
+package io.pathproof.cli;
+
+import io.pathproof.core.PathproofException;
+import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The run directories a verb compares: each must exist and hold evidence, and no run may be given twice. A run set
+ * beside itself differs in nothing, so diagnose would answer "no change" and verify-fix "FIXED" about no comparison at
+ * all; that is a mistake on the command line (exit 2), not a finding.
+ */
+final class RunDirs {
+  private RunDirs() {}
+
+  /** Reads one run directory; a missing one or one with nothing readable is exit 3. */
+  static Evidence read(Path dir) {
+    if (!Files.exists(dir)) {
+      throw PathproofException.badInput("no such run directory: " + dir);
+    }
+    Evidence e = Ingest.read(List.of(dir));
+    if (e == null || e.files() == null || e.files().isEmpty()) {
+      throw PathproofException.badInput(dir + ": no readable evidence");
+    }
+    return e;
+  }
+
+  /** A run directory as one option gave it; {@code dir} is null where the option was not given. */
+  record Given(String option, Path dir) {}
+
+  /**
+   * Refuses two options that name one run: the same directory (after links and {@code ..}), or a copy of it — a
+   * manifest byte for byte the same, which two runs never have (each records its own start time and processes).
+   */
+  static void distinct(String verb, Given... runs) {
+    List<Given> given = new ArrayList<>();
+    for (Given g : runs) {
+      if (g.dir() != null) {
+        given.add(g);
+      }
+    }
+    for (int i = 0; i < given.size(); i++) {
+      for (int j = i + 1; j < given.size(); j++) {
+        Given a = given.get(i);
+        Given b = given.get(j);
+        String how = same(a.dir(), b.dir());
+        if (how != null) {
+          throw PathproofException.usage(verb + ": " + a.option() + " " + a.dir() + " and " + b.option() + " " + b.dir()
+              + " are " + how + ": a run compared with itself shows nothing; give two different runs");
+        }
+      }
+    }
+  }
+
+  /** How {@code a} and {@code b} are one run ("the same run", "copies of one run"), or null when they are two. */
+  private static String same(Path a, Path b) {
+    if (a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize())) {
+      return "the same run";
+    }
+    try {
+      if (Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b)) {
+        return "the same run";
+      }
+      Path ma = a.resolve("manifest.json");
+      Path mb = b.resolve("manifest.json");
+      if (Files.isRegularFile(ma) && Files.isRegularFile(mb) && Arrays.equals(Files.readAllBytes(ma), Files.readAllBytes(mb))) {
+        return "copies of one run (their manifest.json files are identical)";
+      }
+    } catch (IOException e) {
+      return null; // unreadable here is read again, and reported, by read()
+    }
+    return null;
+  }
+}
