@@ -23,7 +23,7 @@ enum RankEvidence {
       "diagnose: bucket layout, compute outside communication",
       m -> m.path("hookedIterations").isArray() && !m.path("hookedIterations").isEmpty()),
   STEPS("steps", "steps-rank(\\d+)\\.jsonl", Form.JSON_LINES, Cover.ITERATIONS, List.of(), "steps",
-      "diagnose: step time, machine load", m -> m.path("iters").asInt(0) > 0),
+      "diagnose: step time, machine load", m -> m.path("iters").asInt(0) > 0 || userJob(m)),
   DDP_LOGGING("ddp-logging", "ddp-logging-rank(\\d+)\\.json", Form.JSON_OBJECT, Cover.NONE,
       List.of("parameter-bytes", "buckets", "world-size"), "ddp-logging", "diagnose: DDP flags (ddp-config)",
       m -> m.path("harnessFinished").asBoolean(false)),
@@ -38,10 +38,18 @@ enum RankEvidence {
       m -> false),
   /** One rank's parameter digest ({"rank":r,"sha256":…,"samples":[first,last,mean]}), written by a user's job. */
   REPLICA("replica", "replica-rank(\\d+)\\.json", Form.JSON_OBJECT, Cover.NONE, List.of("replicas"), "replicas",
-      "diagnose: correctness", m -> false),
+      "diagnose: correctness", m -> m.path("harnessFinished").asBoolean(false) && userJob(m)),
   /** Rank 0's gathered digests of every rank: one file, one {@code digests[]} entry per rank. */
   REPLICAS("replicas", "(replicas)\\.json", Form.DIGESTS, Cover.NONE, List.of("replicas"), "replicas",
-      "diagnose: correctness", m -> m.path("harnessFinished").asBoolean(false));
+      "diagnose: correctness", m -> m.path("harnessFinished").asBoolean(false) && !userJob(m));
+
+  /**
+   * The run instrumented a user's own job (python/pathproof_torch; its rank 0 records how in the manifest's
+   * {@code instrumentation}): every rank writes its own digest, and no rank gathers them.
+   */
+  private static boolean userJob(JsonNode manifest) {
+    return manifest.path("instrumentation").isObject();
+  }
 
   /** How a file of the kind is read to its end. */
   enum Form {

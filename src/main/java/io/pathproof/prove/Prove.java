@@ -405,7 +405,7 @@ public final class Prove {
 
   private static Path run(Plan plan, Path out, String name, List<String> inject, Path prediction) {
     Path dir = out.resolve(name);
-    List<String> cl = new ArrayList<>(plan.commandLine());
+    List<String> cl = withoutFault(plan.commandLine());
     cl.add("(" + name + " run)");
     Sizes z = plan.sizes();
     Runner.Result r;
@@ -424,6 +424,27 @@ public final class Prove {
       throw new PathproofException(r.exitCode(), "prove: the " + name + " run failed: " + r.message());
     }
     return dir;
+  }
+
+  /**
+   * prove's command line as a run records it: without {@code --fault K=V}, which would name the hidden fault in every
+   * run's manifest (diagnose reads manifests; the fault is in prove's sealed record only).
+   */
+  static List<String> withoutFault(List<String> commandLine) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < commandLine.size(); i++) {
+      String a = commandLine.get(i);
+      if (a.equals("--")) {
+        out.addAll(commandLine.subList(i, commandLine.size())); // the user's command: never prove's flags
+        break;
+      }
+      if (a.equals("--fault")) {
+        i++;
+      } else if (!a.startsWith("--fault=")) {
+        out.add(a);
+      }
+    }
+    return out;
   }
 
   /** The steps of a run as the reader sees them: the stand-in's sizes are the flags, a user's job decides its own. */
