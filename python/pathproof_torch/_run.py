@@ -153,6 +153,7 @@ class Run:
         w = self.watch
         if w is None:
             return
+        w.close_creation()
         w.before_backward()
         if w.iteration != 0 or w.order_predicted or w.step is None or w.step.get("iteration") != 0:
             return
@@ -289,14 +290,15 @@ def _patch_ddp(torch, run):
         w = run.watch
         if w is None or w.ddp is not self:
             return forward(self, *args, **kwargs)
+        w.close_creation()
         counted = w.before_forward()
         if counted and w.iteration == 0 and run.rank == 0 and run.options["predict"]:
+            # torch 1.13 numbers nothing itself: number the nodes from the first forward until its backward starts,
+            # so that the loss's nodes, made by the job after the forward, are numbered too (READY_ORDER.md).
             from . import ready_order
             w.creation = ready_order.CreationOrder()
-            with w.creation:
-                out = forward(self, *args, **kwargs)
-        else:
-            out = forward(self, *args, **kwargs)
+            w.creation.__enter__()
+        out = forward(self, *args, **kwargs)
         if counted:
             w.after_forward()
         return out

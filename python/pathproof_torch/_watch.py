@@ -117,6 +117,12 @@ class Watch:
             pass
         return True
 
+    def close_creation(self):
+        """Ends the numbering of the first forward's nodes (at its backward, or at the next forward if none came)."""
+        if self.creation is not None and self.creation.active:
+            self.creation.active = False
+            self.creation.__exit__(None, None, None)
+
     # -- the step ---------------------------------------------------------------------------------------------------
     def before_forward(self):
         """Returns True when this forward is an iteration (autograd on, gradient sync requested)."""
@@ -264,6 +270,7 @@ class Watch:
 
     # -- the end ----------------------------------------------------------------------------------------------------
     def finish(self):
+        self.close_creation()
         if self.step is not None:
             self.close_step()
         if self.prof is not None:
