@@ -119,8 +119,7 @@ class Watch:
 
     def close_creation(self):
         """Ends the numbering of the first forward's nodes (at its backward, or at the next forward if none came)."""
-        if self.creation is not None and self.creation.active:
-            self.creation.active = False
+        if self.creation is not None and self.creation.numbering:
             self.creation.__exit__(None, None, None)
 
     # -- the step ---------------------------------------------------------------------------------------------------

@@ -203,6 +203,11 @@ class CreationOrder:
     def label(self, node):
         return self.labels.get(node)
 
+    @property
+    def numbering(self):
+        """True while the context is entered and numbering (between __enter__ and __exit__ on torch 1.13)."""
+        return self._mode is not None
+
 
 # --------------------------------------------------------------------------------------------------------------------
 # DDP's parameter list

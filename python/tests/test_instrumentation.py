@@ -192,3 +192,15 @@ def test_the_shadowed_sitecustomize_still_runs(tmp_path):
     assert p.returncode == 0, p.stderr.decode()
     assert p.stdout.decode().strip() == str(boot)
     assert mark.read_text() == "ran"
+
+
+def test_the_ready_order_is_predicted_from_the_first_forward_and_its_loss(tmp_path):
+    """The in-run addendum needs the whole order; on torch 1.13 that needs the numbering held from the first forward
+    until its backward (the loss's nodes included). Without pathproof itself (no Java here) the stage is skipped, so
+    the order is checked in the file rank 0 writes and against DDP's own record of it."""
+    p, d = launch(tmp_path, env={"PATHPROOF_PREDICT": "1", "PATHPROOF_CLI": ""})
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    order = json.loads((d / "ready-order.json").read_text())
+    assert order["complete"] is True, order["notes"]
+    logged = json.loads((d / "ddp-logging-rank0.json").read_text())["prev_iteration_grad_ready_order_indices"]
+    assert order["order"] == [int(x) for x in logged.split(",")]

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code pathproof prove -- COMMAND} on a user's own script (examples/recsys under torch's own launcher): the
@@ -54,5 +56,29 @@ class ProveOwnJobLiveTest {
     assertThat(out.resolve("variant/prediction.json")).doesNotExist();
     assertThat(Files.readString(out.resolve("variant/manifest.json"))).doesNotContain("corrupt");
     assertThat(out.resolve("report.html")).exists();
+  }
+
+  /**
+   * Each example of examples/ proven as a user would, with a fault drawn from its own catalogue by a seed: the seed
+   * picks the kind (3: a bucket cap that re-buckets this model, 10: find_unused_parameters, 1: a corrupted
+   * gradient), the model decides its size.
+   */
+  @ParameterizedTest
+  @CsvSource({"lm, 3, ddp-buckets", "convnet, 10, ddp-config", "recsys, 1, correctness"})
+  void provesEachExample(String example, int seed, String layer, @TempDir Path tmp) throws Exception {
+    ProveLiveTest.requireTorch();
+    Path out = tmp.resolve(example);
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int exit = Main.run(new String[] {"prove", "--seed", Integer.toString(seed), "--out", out.toString(), "--",
+        io.pathproof.run.Runner.probe(null).python(), "-m", "torch.distributed.run", "--nproc_per_node", "2",
+        "--master_addr", "127.0.0.1", "--master_port", Integer.toString(freePort()), "examples/" + example + "/train.py",
+        "--steps", "24"}, new PrintWriter(o, true), new PrintWriter(e, true));
+    String printed = o + "\n" + e;
+    assertThat(exit).as(printed).isZero();
+    JsonNode proof = Json.mapper().readTree(out.resolve("proof.json").toFile());
+    assertThat(proof.at("/reveal/injected/layer").asText()).as(printed).isEqualTo(layer);
+    assertThat(proof.at("/reveal/diagnosed/layer").asText()).as(printed).isEqualTo(layer);
+    assertThat(proof.path("verdict").asText()).isEqualTo("PROVEN");
   }
 }
