@@ -61,6 +61,8 @@ public final class SyntheticRuns {
     public int iterations = 48;
     public int profiledIterations = 3;
     public Integer corruptRank = null;
+    /** The parameter samples [first, last, mean] every rank ends with (a corrupted rank ends elsewhere). */
+    public List<Double> finalSamples = List.of(0.0123, -0.0456, 0.0001);
     public Map<String, String> env = new TreeMap<>(Map.of("NCCL_DEBUG", "INFO", "NCCL_DEBUG_SUBSYS", "INIT,ENV,TUNING,COLL,GRAPH,P2P",
         "NCCL_DEBUG_FILE", "runs/baseline/nccl.%h.%p.log"));
     public Map<String, Object> inject = new TreeMap<>();
@@ -264,7 +266,7 @@ public final class SyntheticRuns {
       for (int r = 0; r < s.ranks; r++) {
         boolean bad = s.corruptRank != null && s.corruptRank == r;
         ds.add(new Evidence.Digest(r, bad ? "9f1c2e7a0b" + "0".repeat(54) : "3b7e51c2d4" + "a".repeat(54),
-            bad ? List.of(0.51, -0.2, 17.5) : List.of(0.0123, -0.0456, 0.0001)));
+            bad ? List.of(0.51, -0.2, 17.5) : s.finalSamples));
       }
       replicas = new Evidence.Replicas(s.corruptRank == null, ds, Source.file(s.runDir + "/replicas.json"));
     }

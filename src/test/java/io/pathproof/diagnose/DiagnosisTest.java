@@ -229,6 +229,31 @@ class DiagnosisTest {
   }
 
   @Test
+  void anotherReductionOrderIsNoEvidenceOfAWrongGradient() {
+    // A smaller bucket cap re-buckets the model; training then ends on slightly other parameters (the AllReduce's
+    // sums run in another order), which is the bucket change's doing, not a wrong gradient.
+    SyntheticRuns.Spec v = variant(s -> {
+      s.buckets = new java.util.ArrayList<>(List.of(SyntheticRuns.MIB64 / 2, SyntheticRuns.MIB64 / 2));
+      s.bucketParams = new java.util.ArrayList<>(List.of(List.of("weight.0"), List.of("weight.1")));
+      s.bucketCapBytes = SyntheticRuns.MIB64 / 2;
+      s.finalSamples = List.of(0.0131, -0.0441, 0.00012);
+      s.inject.put("bucket_cap_mb", 32);
+    });
+    Diagnosis d = diagnose(baseline(), v);
+    assertThat(d.correctness().verdict()).isEqualTo("PASS");
+    assertThat(d.correctness().evidence()).contains("reduction path changed (ddp-buckets");
+    assertThat(d.rootCause().layer()).isEqualTo("ddp-buckets");
+  }
+
+  @Test
+  void theSameReductionEndingElsewhereIsAWrongGradientOnEveryRank() {
+    SyntheticRuns.Spec v = variant(s -> s.finalSamples = List.of(0.0131, -0.0441, 0.00012));
+    Diagnosis d = diagnose(baseline(), v);
+    assertThat(d.correctness().verdict()).isEqualTo("FAIL");
+    assertThat(d.correctness().evidence()).contains("every rank applied a wrong gradient");
+  }
+
+  @Test
   void aaRunsShowNoChange() {
     Diagnosis d = diagnose(baseline(), variant(s -> {}));
     assertThat(d.conclusion()).isEqualTo("no change");
