@@ -4,17 +4,16 @@ import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystemAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * pathproof's Python instrumentation ({@code python/pathproof_torch}), carried in the jar under {@value #ROOT}: copied
@@ -35,16 +34,14 @@ final class PythonPackage {
     Path pkg = target.resolve("pathproof_torch");
     try {
       Files.createDirectories(pkg);
-      withRoot(root -> {
-        try (Stream<Path> files = Files.list(root)) {
-          for (Path f : files.toList()) {
-            String name = f.getFileName().toString();
-            if (name.endsWith(".py") || name.endsWith(".json")) {
-              Files.copy(f, pkg.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-            }
+      for (String name : files()) {
+        try (InputStream in = PythonPackage.class.getResourceAsStream(ROOT + name)) {
+          if (in == null) {
+            throw new PathproofException(ExitCode.INTERNAL, "the Python package's " + name + " is missing from the jar");
           }
+          Files.copy(in, pkg.resolve(name), StandardCopyOption.REPLACE_EXISTING);
         }
-      });
+      }
       Files.copy(pkg.resolve("_sitecustomize.py"), target.resolve("sitecustomize.py"), StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
       throw PathproofException.badInput("run: cannot write the instrumentation into " + target + ": " + e.getMessage());
@@ -52,40 +49,39 @@ final class PythonPackage {
     return target;
   }
 
-  private interface RootAction {
-    void apply(Path root) throws IOException;
-  }
-
-  /** The package's folder in the jar (a zip file system) or in the classes directory (tests, the IDE). */
-  private static void withRoot(RootAction action) throws IOException {
+  /**
+   * The package's file names: the entries under {@value #ROOT} of the jar this class came from (read with ZipFile,
+   * which java.base has: a jlink'ed runtime may lack the zip file system), or the files of that folder in a classes
+   * directory (tests, the IDE).
+   */
+  static List<String> files() throws IOException {
     URL url = PythonPackage.class.getResource(ROOT + "__init__.py");
     if (url == null) {
       throw new PathproofException(ExitCode.INTERNAL, "the Python package is missing from the jar");
     }
-    URI uri;
+    List<String> out = new ArrayList<>();
+    String prefix = ROOT.substring(1);
     try {
-      uri = url.toURI();
+      if (url.getProtocol().equals("jar")) {
+        String spec = url.getPath(); // file:/…/pathproof.jar!/io/pathproof/python/pathproof_torch/__init__.py
+        Path jar = Path.of(new URL(spec.substring(0, spec.indexOf("!/"))).toURI());
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+          zip.stream().map(ZipEntry::getName).filter(n -> n.startsWith(prefix) && n.indexOf('/', prefix.length()) < 0)
+              .map(n -> n.substring(prefix.length())).filter(PythonPackage::shipped).forEach(out::add);
+        }
+      } else {
+        try (Stream<Path> s = Files.list(Path.of(url.toURI()).getParent())) {
+          s.map(p -> p.getFileName().toString()).filter(PythonPackage::shipped).forEach(out::add);
+        }
+      }
     } catch (URISyntaxException e) {
       throw new PathproofException(ExitCode.INTERNAL, "the Python package's location is not a URI: " + url);
     }
-    if (!uri.getScheme().equals("jar")) {
-      action.apply(Path.of(uri).getParent());
-      return;
-    }
-    FileSystem fs;
-    boolean mine = false;
-    try {
-      fs = FileSystems.newFileSystem(uri, Map.of());
-      mine = true;
-    } catch (FileSystemAlreadyExistsException e) {
-      fs = FileSystems.getFileSystem(uri);
-    }
-    try {
-      action.apply(fs.provider().getPath(uri).getParent());
-    } finally {
-      if (mine) {
-        fs.close();
-      }
-    }
+    out.sort(null);
+    return out;
+  }
+
+  private static boolean shipped(String name) {
+    return name.endsWith(".py") || name.endsWith(".json");
   }
 }
