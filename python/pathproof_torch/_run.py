@@ -106,6 +106,7 @@ class Run:
                                 "given": {k: repr(v) for k, v in given.items() if k != "module"}})
             return
         self.rank = dist.get_rank()
+        self.ddp_arguments = {k: _plain(v) for k, v in given.items() if k != "module"}
         w = Watch(self, ddp, module, self.rank)
         self.watch = w
         w.register_recording_hook(register)
@@ -142,6 +143,7 @@ class Run:
         from . import __version__
         w = self.watch
         return {"mode": self.mode, "package": __version__, "hookEvery": self.options["hook_every"],
+                "ddpArguments": getattr(self, "ddp_arguments", None),
                 "warmup": self.options["warmup"], "profileIters": self.options["profile_iters"],
                 "commHook": w.comm_hook if w else None, "otherDdpObjects": self.others,
                 "predictions": self.predictions, "firstBackwardNs": w.first_backward_ns if w else None,
@@ -233,6 +235,15 @@ class Run:
         _files.write_json(os.path.join(self.dir, "replica-rank%d.json" % self.rank),
                           {"rank": self.rank, "sha256": h.hexdigest(), "samples": [first, last,
                                                                                    total / count if count else None]})
+
+
+def _plain(v):
+    """A DDP constructor argument as JSON can hold it: plain values as they are, anything else by its repr."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, (list, tuple)) and all(x is None or isinstance(x, (bool, int, float, str)) for x in v):
+        return list(v)
+    return repr(v)
 
 
 def _int_env(*names):

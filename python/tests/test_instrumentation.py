@@ -204,3 +204,16 @@ def test_the_ready_order_is_predicted_from_the_first_forward_and_its_loss(tmp_pa
     assert order["complete"] is True, order["notes"]
     logged = json.loads((d / "ddp-logging-rank0.json").read_text())["prev_iteration_grad_ready_order_indices"]
     assert order["order"] == [int(x) for x in logged.split(",")]
+
+
+def test_pip_install_carries_every_file_the_package_reads():
+    """`pip install ./python` installs what pyproject names: the .py files and the package data listed there."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        pytest.skip("tomllib needs Python 3.11")
+    with open(os.path.join(PACKAGE_ROOT, "pyproject.toml"), "rb") as f:
+        data = tomllib.load(f)["tool"]["setuptools"]["package-data"]["pathproof_torch"]
+    shipped = {n for n in os.listdir(os.path.join(PACKAGE_ROOT, "pathproof_torch")) if not n.endswith((".py", ".pyc"))
+               and not n.startswith("__")}
+    assert shipped <= set(data), shipped - set(data)
