@@ -38,8 +38,10 @@ final class Sequential {
   record Look(String sequence, int look, int looks, int baselineRuns, int otherRuns, String verdict, Double ratio, Double ruleLow,
       Double ruleHigh, Double level, Integer stepsNeeded) {
     static Look of(String sequence, Diagnosis.Rule rule, Diagnosis.Regression r, String verdict) {
+      // Steps to decide only where this look left something undecided (a fix verified on its variant comparison can
+      // carry an undecided comparison beside the baseline; its steps would read as if the look were open).
       return new Look(sequence, rule.look(), rule.looks(), r.baselineRuns(), r.variantRuns(), verdict, r.ratio(), r.ruleLow(), r.ruleHigh(),
-          r.level(), r.stepsNeeded());
+          r.level(), "inconclusive".equals(verdict) ? r.stepsNeeded() : null);
     }
   }
 
