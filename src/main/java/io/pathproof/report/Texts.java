@@ -3,6 +3,7 @@ package io.pathproof.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.Json;
+import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
 import java.io.IOException;
 import java.util.Locale;
@@ -45,13 +46,12 @@ final class Texts {
         table(b, r.path("acceptance"), r.path("name").asText() + " — " + r.path("label").asText());
       }
     }
-    b.append("\n## Step times\n\n| run | steps | median ms | 95% CI | p5..p95 |\n|---|---|---|---|---|\n");
-    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
-      Charts.Stats st = Charts.stats(en.getValue());
-      b.append("| ").append(Esc.md(en.getKey())).append(" | ").append(st.n()).append(" | ").append(Sections.f3(st.median())).append(" | ")
-          .append(Sections.f3(st.ciLow())).append("..").append(Sections.f3(st.ciHigh())).append(" | ").append(Sections.f3(st.p5())).append("..")
-          .append(Sections.f3(st.p95())).append(" |\n");
+    b.append("\n## Step times\n\nPer measured iteration, the slowest rank's time; one median per run.\n\n"
+        + "| run | steps | median ms | 95% CI | p5..p95 |\n|---|---|---|---|---|\n");
+    for (String key : s.runs().keySet()) {
+      row(b, s.labels().get(key), s.steps().get(key));
     }
+    s.pooled().forEach((role, st) -> row(b, Sections.runName(role) + ", " + st.runs() + " runs pooled", st));
     if (s.emulated()) {
       b.append("\n").append(Esc.md(s.emulationNote())).append(": these step times are not physical.\n");
     }
@@ -69,6 +69,12 @@ final class Texts {
       }
     }
     return b.toString();
+  }
+
+  private static void row(StringBuilder b, String name, Diagnosis.StepTimes st) {
+    b.append("| ").append(Esc.md(name)).append(" | ").append(st.n()).append(" | ").append(Sections.f3(st.median())).append(" | ")
+        .append(Sections.f3(st.ciLow())).append("..").append(Sections.f3(st.ciHigh())).append(" | ").append(Sections.f3(st.p5())).append("..")
+        .append(Sections.f3(st.p95())).append(" |\n");
   }
 
   private static java.util.List<String> iter(JsonNode arr) {
@@ -99,9 +105,9 @@ final class Texts {
     n.set("verifyFix", s.verifyFix());
     n.set("explain", s.explain());
     ObjectNode steps = n.putObject("stepTimes");
-    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
-      steps.set(en.getKey(), Json.mapper().valueToTree(Charts.stats(en.getValue())));
-    }
+    s.steps().forEach((key, st) -> steps.set(key, Json.mapper().valueToTree(st)));
+    ObjectNode pooled = n.putObject("stepTimesPooled");
+    s.pooled().forEach((role, st) -> pooled.set(role, Json.mapper().valueToTree(st)));
     n.put("emulated", s.emulated());
     try {
       return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(n) + "\n";
