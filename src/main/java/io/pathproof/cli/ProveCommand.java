@@ -146,15 +146,15 @@ public final class ProveCommand implements Callable<Integer> {
         io.pathproof.diagnose.Diagnosis.Rule.withMargin(margin / 100));
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter o = spec.commandLine().getOut();
-    boolean terminal = System.console() != null;
-    Prove.Progress progress = terminal ? (name, ms, detail) -> {
+    // One line per phase on stderr, on a terminal or not: prove takes minutes, and a CI log or a pipe that shows
+    // nothing after "building…" for two of them looks hung. Flushed at once, since stderr may be buffered by a pipe.
+    Prove.Progress progress = (name, ms, detail) -> {
       err.printf(Locale.ROOT, "[%6.1f s] %-13s %s%n", ms / 1000.0, name, detail);
       err.flush();
-    } : null;
-    if (terminal) {
-      err.println("prove: backend " + choice.line());
-      err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
-    }
+    };
+    err.println("prove: backend " + choice.line());
+    err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
+    err.flush();
     Prove.Outcome r = Prove.run(plan, progress);
     r.summary().forEach(o::println);
     o.flush();
