@@ -32,7 +32,8 @@ final class Page {
         .append("document.addEventListener('securitypolicyviolation',function(ev){__err('blocked: '+ev.blockedURI+' ('+ev.violatedDirective+')');});</script>\n")
         .append("<style>").append(resource(UPLOT + "uPlot.min.css")).append("</style>\n<style>").append(CSS).append("</style>\n</head>\n<body>\n");
     b.append("<header><h1>").append(Esc.html(title)).append("</h1>");
-    b.append("<p class=\"verdict ").append(Report.good(s) ? "good" : "bad").append("\" id=\"verdict\">").append(Esc.html(Report.verdict(s))).append("</p>");
+    b.append("<p class=\"verdict ").append(Report.good(s) ? "good" : Report.verdict(s).equals("INCONCLUSIVE") ? "undecided" : "bad")
+        .append("\" id=\"verdict\">").append(Esc.html(Report.verdict(s))).append("</p>");
     for (String r : Report.reasons(s)) {
       b.append("<p class=\"reason\">").append(Esc.html(r)).append("</p>");
     }
@@ -94,7 +95,7 @@ final class Page {
       "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 2rem;color:#1b1f24;background:#fff}",
       "h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}",
       ".verdict{font-size:1.6rem;font-weight:700;padding:.4rem .8rem;border-radius:6px;display:inline-block;margin:.4rem 0}",
-      ".good{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}",
+      ".good{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}.undecided{background:#fff8c5;color:#7d4e00}",
       ".emulated{background:#fff8c5;border:1px solid #d4a72c;padding:.3rem .6rem;border-radius:4px}",
       ".reason{color:#a40e26;margin:.1rem 0}.meta{color:#57606a;font-size:.85rem}",
       "table{border-collapse:collapse;width:100%;font-size:.82rem;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}",

@@ -38,7 +38,8 @@ final class Texts {
           .append(Esc.md(String.join(", ", iter(r.path("injected").path("settings"))))).append("` (layer ").append(Esc.md(t(r.path("injected").path("layer"))))
           .append(") | ").append(Esc.md(t(r.path("diagnosed").path("conclusion")))).append(": layer ").append(Esc.md(t(r.path("diagnosed").path("layer"))))
           .append(", owner ").append(Esc.md(t(r.path("diagnosed").path("owner")))).append(" |\n\n").append(r.path("match").asBoolean() ? "match" : "MISMATCH")
-          .append("; fix ").append(r.path("fixed").asBoolean() ? "verified" : "NOT verified").append(".\n");
+          .append("; fix ").append(r.path("fixed").asBoolean() ? "verified" : "inconclusive".equals(t(r.path("fixVerdict"))) ? "inconclusive"
+          : "not tried".equals(t(r.path("fixVerdict"))) ? "not tried (nothing diagnosed)" : "NOT verified").append(".\n");
     }
     table(b, s.acceptance(), "Acceptance");
     if (s.proof() != null) {
@@ -125,19 +126,24 @@ final class Texts {
         suite(b, "recorded " + r.path("name").asText() + " (" + r.path("label").asText() + ")", r.path("acceptance"));
       }
       JsonNode r = s.proof().path("reveal");
+      // An undecided claim is neither passed nor failed: skipped, with the reason (issue 19 §2: inconclusive).
+      boolean undecidedDiagnosis = "inconclusive".equals(t(r.path("diagnosed").path("conclusion")));
+      boolean undecidedFix = undecidedDiagnosis || "inconclusive".equals(t(r.path("fixVerdict")));
       b.append("  <testsuite name=\"prove\" tests=\"2\">\n");
-      claim(b, "diagnosis names the injected layer", r.path("match").asBoolean(), "injected " + t(r.path("injected").path("layer"))
-          + ", diagnosed " + t(r.path("diagnosed").path("layer")));
-      claim(b, "diagnosed fix verified", r.path("fixed").asBoolean(), "verify-fix against the baseline");
+      claim(b, "diagnosis names the injected layer", r.path("match").asBoolean(), undecidedDiagnosis, "injected "
+          + t(r.path("injected").path("layer")) + ", diagnosed " + t(r.path("diagnosed").path("layer")));
+      claim(b, "diagnosed fix verified", r.path("fixed").asBoolean(), undecidedFix, "verify-fix against the baseline");
       b.append("  </testsuite>\n");
     }
     return b.append("</testsuites>\n").toString();
   }
 
-  private static void claim(StringBuilder b, String name, boolean ok, String msg) {
+  private static void claim(StringBuilder b, String name, boolean ok, boolean undecided, String msg) {
     b.append("    <testcase classname=\"prove\" name=\"").append(Esc.xml(name)).append('"');
     if (ok) {
       b.append("/>\n");
+    } else if (undecided) {
+      b.append("><skipped message=\"").append(Esc.xml("inconclusive: the step time stayed undecided; " + msg)).append("\"/></testcase>\n");
     } else {
       b.append("><failure message=\"").append(Esc.xml(msg)).append("\"/></testcase>\n");
     }

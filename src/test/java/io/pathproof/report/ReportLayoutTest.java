@@ -115,6 +115,26 @@ class ReportLayoutTest {
     assertThat(page).doesNotContain("per rank and step: wall");
   }
 
+  @Test
+  void anInconclusiveProofSaysSoAndClaimsNeitherPassNorFailure(@TempDir Path tmp) throws Exception {
+    Path dir = proof(tmp.resolve("proof"));
+    ObjectNode proof = (ObjectNode) Json.mapper().readTree(dir.resolve("proof.json").toFile());
+    proof.put("verdict", "INCONCLUSIVE");
+    ObjectNode reveal = proof.putObject("reveal");
+    reveal.putObject("injected").put("kind", "compute slowdown").put("layer", "compute").putArray("settings").add("compute_delay_ms=40");
+    reveal.putObject("diagnosed").put("conclusion", "inconclusive").put("layer", "none");
+    reveal.put("match", false).put("fixed", false).put("fixVerdict", "not tried");
+    Files.writeString(dir.resolve("proof.json"), proof.toString());
+    Path out = tmp.resolve("out");
+    String page = Files.readString(Report.write(Report.load(List.of(dir)), out));
+    assertThat(page).contains("class=\"verdict undecided\" id=\"verdict\">INCONCLUSIVE", "The diagnosis is inconclusive",
+        "not tried (nothing was diagnosed)").doesNotContain("does NOT name the injected layer");
+    String junit = Files.readString(out.resolve("report.junit.xml"));
+    String prove = junit.substring(junit.indexOf("<testsuite name=\"prove\""));
+    assertThat(prove).contains("<skipped message=\"inconclusive: ").doesNotContain("<failure");
+    assertThat(Files.readString(out.resolve("report.md"))).contains("fix not tried (nothing diagnosed)");
+  }
+
   /** samples/emulated-h200-x4-proven with five recorded GPU samples added, as a CPU prove shows them. */
   static Path withRecordedSamples(Path dst) throws Exception {
     ReportTest.copyTree(Path.of("samples/emulated-h200-x4-proven"), dst);
