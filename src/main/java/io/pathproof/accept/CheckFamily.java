@@ -68,6 +68,10 @@ abstract class CheckFamily {
   }
 
   DTypeInfo dtypeOf(CollectivePrediction c) {
+    if (c.wireDtype() != null) {
+      io.pathproof.scenario.DType w = io.pathproof.scenario.DType.parse(c.wireDtype());
+      return new DTypeInfo(w.torchName(), w.elementSize(), w.ncclId());
+    }
     Prediction.Buckets b = p.buckets();
     if (b != null) {
       List<Bucket> steady = b.rebuilt().isEmpty() ? b.construction() : b.rebuilt();
