@@ -54,8 +54,7 @@ public final class IngestCommand implements Callable<Integer> {
     Evidence ev = Ingest.read(inputs);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    boolean anything = ev.files().stream().anyMatch(f -> f.facts() > 0)
-        || ev.ddp() != null || !ev.steps().isEmpty() || ev.manifest() != null;
+    boolean anything = ev.anythingRead();
     if (format.equals("json")) {
       // Streamed, not built as one String first: the JSON of a large log set is tens of MB.
       Json.mapper().writerWithDefaultPrettyPrinter().writeValue(new java.io.FilterWriter(out) {

@@ -62,6 +62,20 @@ public record Evidence(
         problems, List.of(), List.of(), List.of(), null, null, List.of(), null);
   }
 
+  /**
+   * Whether anything at all was read: a file with at least one fact, or any of a run directory's own files (manifest,
+   * hook records, steps, DDP logging, replica digests, peer access). The one test of "nothing readable" that ingest,
+   * accept, diagnose, report and prove share, so that a directory ingest reads is never refused by the verbs after it.
+   */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean anythingRead() {
+    if (files != null && files.stream().anyMatch(f -> f.facts() > 0)) {
+      return true;
+    }
+    return ddp != null || steps != null && !steps.isEmpty() || manifest != null || replicas != null
+        || peerAccess != null && !peerAccess.isEmpty();
+  }
+
   /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
   public record FileRead(String path, String kind, Integer rank, long bytes, long facts) {}
 
