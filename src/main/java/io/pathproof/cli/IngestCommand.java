@@ -24,8 +24,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Read NCCL debug logs, Kineto traces (.json, .json.gz), Nsight Systems SQLite exports, Nsight Compute CSV,"
-          + " flight-recorder dumps (JSON, or torch's pickle, read without running it) and run directories into one"
-          + " evidence set.",
+          + " flight-recorder dumps (JSON, or torch's pickle, read without running it), dumps of DDP's"
+          + " _get_ddp_logging_data() (JSON, any file name) and run directories into one evidence set.",
       "Exit 0 when something was read, 3 when nothing readable was found."
     })
 public final class IngestCommand implements Callable<Integer> {
@@ -160,7 +160,8 @@ public final class IngestCommand implements Callable<Integer> {
       }
     }
     if (ev.ddp() != null) {
-      out.printf("ddp              %,d bucket records%n", ev.ddp().buckets().size());
+      out.printf("ddp              %,d bucket records%s%n", ev.ddp().buckets().size(), ev.ddp().logging().isEmpty() ? ""
+          : "; DDP logging of rank(s) " + String.join(", ", ev.ddp().logging().keySet()));
     }
     for (Evidence.Finding f : ev.findings()) {
       out.println("FINDING " + f.kind() + ": " + f.message() + (f.count() > 1 ? "  (×" + f.count() + ")" : "") + "  "

@@ -28,6 +28,7 @@ public final class Ingest {
   static final String NCU = "ncu-csv";
   static final String FLIGHT = "flight-recorder";
   static final String NCCL_PROFILER = "nccl-profiler";
+  static final String DDP_LOGGING = "ddp-logging";
 
   private static final int SNIFF = 1 << 16;
   private static final int MAX_DEPTH = 4;
@@ -103,6 +104,9 @@ public final class Ingest {
       return;
     }
     for (Path f : files) {
+      if (HarnessReader.reads(dir, f)) {
+        continue; // the run's own files, read by HarnessReader under the rank their name gives
+      }
       String kind = classify(f, false, problems);
       if (kind != null) {
         tasks.add(new Task(f, kind));
@@ -141,7 +145,7 @@ public final class Ingest {
                   ? "a pickle that is not a flight-recorder dump (no version, pg_config or entries in its first"
                       + " 64 KiB): not read; pickles are read only as flight-recorder dumps, and never run or load code"
                   : "not a format pathproof reads (NCCL log, Kineto trace, nsys SQLite, ncu CSV, flight-recorder JSON"
-                      + " or pickle)";
+                      + " or pickle, a JSON dump of DDP's _get_ddp_logging_data())";
       problems.add(new Problem(f.toString(), 0, why));
     }
     return kind;
@@ -168,6 +172,9 @@ public final class Ingest {
       }
       if (text.contains(NcclProfilerReader.FORMAT_MARK)) {
         return NCCL_PROFILER;
+      }
+      if (first == '{' && DdpLoggingReader.looksLikeDump(text)) {
+        return DDP_LOGGING;
       }
       // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
       if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
@@ -300,6 +307,7 @@ public final class Ingest {
       case FLIGHT -> FlightRecorderReader.read(in, ff);
       case NCU -> NcuCsvReader.read(in, ff);
       case NCCL_PROFILER -> NcclProfilerReader.read(in, ff);
+      case DDP_LOGGING -> DdpLoggingReader.read(in, ff);
       default -> throw new IllegalArgumentException("not a stream kind: " + ff.kind);
     }
   }
