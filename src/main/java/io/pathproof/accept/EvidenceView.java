@@ -59,6 +59,19 @@ final class EvidenceView {
     return e.ddp() == null || e.ddp().logging() == null ? Map.of() : e.ddp().logging();
   }
 
+  /** The messages of DDP's own debug log (TORCH_DISTRIBUTED_DEBUG) of one kind, e.g. "ddp-initialized". */
+  List<Evidence.DdpLogMessage> ddpLog(String message) {
+    List<Evidence.DdpLogMessage> out = new ArrayList<>();
+    if (e.ddp() != null && e.ddp().log() != null) {
+      for (Evidence.DdpLogMessage m : e.ddp().log()) {
+        if (m.message().equals(message)) {
+          out.add(m);
+        }
+      }
+    }
+    return out;
+  }
+
   List<Evidence.Kernel> kernels() {
     return list(e.kernels());
   }

@@ -94,6 +94,7 @@ final class Assembly {
       }
     }
     ddp = ddpLoggingDumps(ddp, files, problems);
+    ddp = ddpLog(ddp, files);
     JsonNode emulated = manifest != null && manifest.path("emulation").isObject() ? manifest.get("emulation") : null;
     Evidence.Emulation emulation =
         emulated == null && emulationLines == 0
@@ -136,6 +137,19 @@ final class Assembly {
     Map<String, JsonNode> logging = new LinkedHashMap<>();
     all.forEach((r, n) -> logging.put(Integer.toString(r), n));
     return new Evidence.Ddp(ddp == null ? new ArrayList<>() : ddp.buckets(), logging);
+  }
+
+  /** The messages of DDP's debug log of every file, in file order, join the DDP evidence. */
+  private static Evidence.Ddp ddpLog(Evidence.Ddp ddp, List<FileFacts> files) {
+    List<Evidence.DdpLogMessage> log = new ArrayList<>();
+    for (FileFacts ff : files) {
+      log.addAll(ff.ddpLog);
+    }
+    if (log.isEmpty()) {
+      return ddp;
+    }
+    return ddp == null ? new Evidence.Ddp(new ArrayList<>(), new LinkedHashMap<>(), List.copyOf(log))
+        : new Evidence.Ddp(ddp.buckets(), ddp.logging(), List.copyOf(log));
   }
 
   private static final int SOURCES_PER_FINDING = 5;

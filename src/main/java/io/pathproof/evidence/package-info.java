@@ -35,6 +35,11 @@
  *       {@code DdpLoggingReader}; checked on dumps of torch 1.13 (Debian's 1.13.1, test resources ddp-debug/) and
  *       2.11.0+cu130 (samples/h200-1rank-accepted). The run's own {@code ddp-logging-rank{r}.json} is the same
  *       object, read by {@link io.pathproof.evidence.HarnessReader}.
+ *   <li><b>DDP's own debug log</b> ({@code TORCH_DISTRIBUTED_DEBUG=INFO} or {@code DETAIL}) in any text log, also among
+ *       NCCL's lines: "Reducer initialized with", "DDP Initialized with" and its key: value lines, the runtime stats,
+ *       "buckets rebuilt with size limits", Python's "Reducer buckets have been rebuilt in this iteration.", read by
+ *       {@code DdpLines} (format strings and their lines at v1.13.1 cited there), tested on real logs of torch 1.13
+ *       (glog's prefix) and on c10's own prefix and a launcher's tag.
  *   <li><b>pathproof's NCCL emulator</b> lines (native/nccl-emulator): real and reported busId and compute
  *       capability per rank, kernel launch shapes (as kernel facts of the log, without times).
  * </ul>

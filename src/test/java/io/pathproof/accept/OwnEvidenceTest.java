@@ -58,6 +58,64 @@ class OwnEvidenceTest {
     assertThat(t.counts().fail()).isZero();
   }
 
+  /** Each rank's stderr with TORCH_DISTRIBUTED_DEBUG=DETAIL, as the script wrote it, and nothing else. */
+  Path logsOnly(String capture) throws IOException {
+    Path dir = tmp.resolve("logs-" + capture);
+    Files.createDirectories(dir);
+    try (var s = Files.list(CAPTURES.resolve(capture))) {
+      for (Path f : s.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+        Files.copy(f, dir.resolve(f.getFileName()));
+      }
+    }
+    return dir;
+  }
+
+  @Test
+  void ddpsDebugLogProvesTheConstructionBucketsAndChecksTheRebuildsCountAndLimits() throws IOException {
+    for (String capture : List.of("torch-1.13-detail", "torch-1.13-info", "torch-1.13-detail-one-log")) {
+      AcceptanceTable t = Acceptance.accept(prediction, Ingest.read(List.of(logsOnly(capture))));
+      AcceptanceRow construction = t.row("buckets-construction");
+      assertThat(construction.verdict()).as(capture + " " + construction).isEqualTo(Verdict.PASS);
+      assertThat(construction.evidence()).containsExactly("ddp-log");
+      assertThat(construction.observed()).contains("DDP's debug log bucket_sizes agrees on 2 message(s)");
+      assertThat(construction.provenance()).allSatisfy(p -> assertThat(p).matches(".*\\.log:\\d+"));
+      // The rebuild line holds how many buckets and their limits, not their sizes: never a PASS on its own.
+      AcceptanceRow rebuilt = t.row("buckets-rebuilt");
+      assertThat(rebuilt.verdict()).as(capture + " " + rebuilt).isEqualTo(Verdict.UNPROVEN);
+      assertThat(rebuilt.observed()).contains("3 bucket(s) rebuilt with size limits [1048576, 262144, 262144] on 2 rank(s),"
+          + " as predicted (it prints no sizes)");
+      assertThat(t.row("parameter-bytes").verdict()).isEqualTo(Verdict.PASS);
+      assertThat(t.row("parameter-bytes").evidence()).containsExactly("ddp-log");
+      assertThat(t.counts().fail()).isZero();
+    }
+  }
+
+  @Test
+  void aRebuildOfOtherLimitsInDdpsDebugLogFailsTheRebuiltRow() throws IOException {
+    Path dir = logsOnly("torch-1.13-detail");
+    Path f = dir.resolve("train-1.log");
+    Files.writeString(f, Files.readString(f).replace("3 buckets rebuilt with size limits: 1048576, 262144, 262144 bytes.",
+        "2 buckets rebuilt with size limits: 1048576, 26214400 bytes."));
+    AcceptanceRow rebuilt = Acceptance.accept(prediction, Ingest.read(List.of(dir))).row("buckets-rebuilt");
+    assertThat(rebuilt.verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(rebuilt.evidence()).containsExactly("ddp-log");
+    assertThat(rebuilt.observed()).contains("rank 1 DDP's debug log: 2 bucket(s) rebuilt with size limits [1048576, 26214400]");
+    assertThat(rebuilt.provenance()).anySatisfy(p -> assertThat(p).endsWith("train-1.log:42"));
+  }
+
+  @Test
+  void dumpsAndLogsTogetherAreTwoKindsOfEvidence() throws IOException {
+    Path dir = logsOnly("torch-1.13-detail");
+    for (int r = 0; r < 2; r++) {
+      Files.copy(CAPTURES.resolve("torch-1.13-detail/ddp-state-" + r + ".json"), dir.resolve("ddp-state-" + r + ".json"));
+    }
+    AcceptanceTable t = Acceptance.accept(prediction, Ingest.read(List.of(dir)));
+    assertThat(t.row("buckets-construction").evidence()).containsExactly("ddp-logging", "ddp-log");
+    assertThat(t.row("buckets-rebuilt").evidence()).containsExactly("ddp-logging");
+    assertThat(t.row("buckets-rebuilt").verdict()).isEqualTo(Verdict.PASS);
+    assertThat(t.row("parameter-bytes").evidence()).containsExactly("ddp-logging", "ddp-log");
+  }
+
   @Test
   void acceptReadsSuchAFolder() throws IOException {
     AcceptCliTest.Result r = AcceptCliTest.run("accept", "--prediction", predictionFile.toString(), "--run", dumpsOnly().toString());
