@@ -37,7 +37,7 @@ final class BucketChecks extends CheckFamily {
     for (Map.Entry<String, JsonNode> en : new TreeMap<>(v.ddpLogging()).entrySet()) {
       JsonNode t = en.getValue() == null ? null : en.getValue().get("total_parameter_size_bytes");
       if (t != null && t.canConvertToLong()) {
-        r.kind(DDP_LOGGING).prov("ddp logging rank " + en.getKey() + " total_parameter_size_bytes");
+        r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), "total_parameter_size_bytes"));
         obs.add("rank " + en.getKey() + ": " + t.asLong() + " B (DDP logging)");
         bad |= t.asLong() != b.parameterBytes();
       }
@@ -149,7 +149,7 @@ final class BucketChecks extends CheckFamily {
         continue;
       }
       logs++;
-      r.kind(DDP_LOGGING).prov("ddp logging rank " + en.getKey() + " " + loggingKey);
+      r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), loggingKey));
       if (!got.equals(exp)) {
         logBad.add("rank " + en.getKey() + " " + loggingKey + " " + got);
       }

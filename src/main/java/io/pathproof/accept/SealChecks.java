@@ -242,11 +242,14 @@ final class SealChecks extends CheckFamily {
    */
   void backendAndWorldSize() {
     Row b = new Row("backend", "process-group backend of the run").expected(String.valueOf(p.backend()));
-    String observed = v.backend();
+    EvidenceView.Cited cited = v.backendCited();
+    String observed = cited == null ? null : cited.value();
     if (observed == null || p.backend() == null) {
-      b.unproven("backend not in the evidence (no manifest backend, no DDP logging backend_name)");
+      b.unproven(p.backend() == null ? "the prediction names no backend"
+          : "backend not in the evidence (no manifest backend, no DDP logging or debug log backend_name)");
     } else {
-      b.kind(MANIFEST).prov(v.manifestFile() + " (backend)");
+      // Cited where it was read: a run without a manifest names its backend in DDP's own record, not in manifest.json.
+      b.kind(cited.kind()).prov(cited.where());
       if (observed.equalsIgnoreCase(p.backend())) {
         b.pass(observed);
       } else {
@@ -259,23 +262,36 @@ final class SealChecks extends CheckFamily {
     Integer ws = null;
     String from = null;
     JsonNode m = v.manifestAt("worldSize");
+    String kind = MANIFEST;
     if (m.canConvertToInt()) {
       ws = m.asInt();
       from = v.manifestFile() + " (worldSize)";
     } else {
-      for (Map.Entry<String, JsonNode> log : v.ddpLogging().entrySet()) {
+      for (Map.Entry<String, JsonNode> log : new java.util.TreeMap<>(v.ddpLogging()).entrySet()) {
         JsonNode x = log.getValue() == null ? null : log.getValue().get("world_size");
         if (x != null && x.canConvertToInt()) {
           ws = x.asInt();
-          from = "DDP logging " + log.getKey() + " (world_size)";
+          from = v.ddpLoggingCite(log.getKey(), "world_size");
+          kind = DDP_LOGGING;
           break;
         }
       }
     }
     if (ws == null) {
-      w.unproven("world size not in the evidence");
+      for (io.pathproof.evidence.Evidence.DdpLogMessage msg : v.ddpLog("ddp-initialized")) {
+        String x = msg.value("world_size");
+        if (x != null && x.matches("\\d+")) {
+          ws = Integer.valueOf(x);
+          from = EvidenceView.src(msg.source()) + " (world_size)";
+          kind = DDP_LOG;
+          break;
+        }
+      }
+    }
+    if (ws == null) {
+      w.unproven("world size not in the evidence (no manifest worldSize, no DDP logging or debug log world_size)");
     } else {
-      w.kind(from.startsWith("DDP") ? DDP_LOGGING : MANIFEST).prov(from);
+      w.kind(kind).prov(from);
       if (ws == nRanks()) {
         w.pass(ws + " rank(s)");
       } else {
