@@ -194,6 +194,28 @@ final class EvidenceView {
   }
 
   /**
+   * The NCCL version the evidence names ({@link Evidence.Nccl#version()}: NCCL's own "NCCL version" line first, else a
+   * trace's or a flight-recorder dump's), with the kind of evidence of the file it was read in; null if none does.
+   */
+  Cited ncclVersionCited() {
+    Evidence.Nccl n = e.nccl();
+    if (n == null || n.version() == null || n.versionSource() == null) {
+      return null;
+    }
+    String kind = CheckFamily.NCCL_LOG;
+    for (Evidence.FileRead f : list(e.files())) {
+      if (f.path().equals(n.versionSource().file())) {
+        kind = switch (f.kind() == null ? "" : f.kind()) {
+          case "kineto", "nsys-sqlite", "ncu-csv" -> CheckFamily.KERNEL;
+          case "flight-recorder" -> CheckFamily.FR;
+          default -> CheckFamily.NCCL_LOG;
+        };
+      }
+    }
+    return new Cited(n.version(), kind, n.versionSource().toString());
+  }
+
+  /**
    * Where rank {@code rank}'s DDP logging {@code key} was read: the dump's file where a user's dump of
    * {@code _get_ddp_logging_data()} gave it, else what it is ("ddp logging rank 0 bucket_sizes", the run's own
    * {@code ddp-logging-rank0.json}).
