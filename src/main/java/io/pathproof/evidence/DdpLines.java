@@ -42,13 +42,23 @@ import java.util.regex.Pattern;
  *       logging at INFO, in whatever format it chose; the message is matched anywhere on the line.
  * </ul>
  *
+ * <p>torch 2.11.0 prints the same format strings (found in its own libtorch_cpu.so, 2.11.0+cu130, git 70d99e9) from
+ * debug.cpp:48, reducer.cpp:129, logger.cpp:223 and reducer.cpp:1980 (the lines its log names, and so those of the
+ * v2.11.0 tree it was built from; its C++ sources themselves were not read), and the Python line from
+ * distributed.py:1585@v2.11.0 (read in the wheel). On gloo, DETAIL crashed 2.11 inside
+ * {@code set_construction_data_and_log} (distributed.py:1294@v2.11.0), before "DDP Initialized"; under DETAIL 1.13
+ * printed a garbage {@code gloo_num_threads} there, so the runtime stats of 2.11 were read in its binary's format
+ * string only.
+ *
  * <p>The C++ lines carry the logging library's prefix: glog's {@code I20261203 11:17:51.774408 11611 reducer.cpp:126] }
- * (Debian's build; the number before the file is the thread id) or c10's own {@code [I reducer.cpp:126] }
- * (c10/util/Logging.cpp:329-338@v1.13.1, builds without glog), with a time where later versions print one. A launcher
- * may put its tag before it ({@code [rank3]:}). A message's rank is the one it names ({@code [Rank 0]}), else the
- * launcher's {@code [rankN]:} tag, else the rank that a message of the same thread named, else the rank in the file's
- * name, else the only rank the file's messages name when they all come from one thread; else it is unknown (null).
- * Messages of several ranks in one file are told apart by thread and tag, never by order.
+ * (Debian's build; the number before the file is the thread id), c10's own {@code [I reducer.cpp:126] }
+ * (c10/util/Logging.cpp:329-338@v1.13.1, builds without glog) or, in 2.11, {@code [I1203 12:07:52.916453843
+ * reducer.cpp:129] } with a time and no thread. Before it, torch 2.11 itself puts the rank of the process group
+ * ({@code [rank0]:}), on the first line of a message only: the lines after it continue it. A message's rank is the
+ * one it names ({@code [Rank 0]}), else the {@code [rankN]:} tag, else the rank that a message of the same thread
+ * named, else the rank in the file's name, else the only rank the file's messages name when they all come from one
+ * thread; else it is unknown (null). Messages of several ranks in one file are told apart by thread and tag, never by
+ * order.
  */
 final class DdpLines {
   static final String DEBUG_LEVEL = "debug-level";
@@ -62,7 +72,7 @@ final class DdpLines {
   private static final byte[] NOTICE_BYTES = Bytes.ascii("Reducer buckets have been rebuilt");
   private static final String NOTICE = "Reducer buckets have been rebuilt in this iteration.";
 
-  /** A launcher's tag: torchrun's {@code [rank3]:} (a rank) or {@code [default3]:}, mpirun's {@code [1,3]<stderr>:}. */
+  /** A rank's tag: torch 2.x's own {@code [rank3]:} (a rank), a launcher's {@code [default3]:} or {@code [1,3]<stderr>:}. */
   private static final Pattern TAG = Pattern.compile("^\\[(?:(rank)(\\d+)|[A-Za-z]*\\d+|\\d+,\\d+)\\](?:<std(?:out|err)>)?:\\s?");
   /** glog's or c10's prefix, then torch's source file and line: {@code I… tid file.cpp:123] } or {@code [I… file.cpp:123] }. */
   private static final Pattern CPP_LINE = Pattern.compile(
@@ -107,6 +117,11 @@ final class DdpLines {
   private final List<Pending> read = new ArrayList<>();
   /** The message whose continuation lines may follow, by launcher tag ("" for none). */
   private final Map<String, Pending> open = new HashMap<>();
+  /**
+   * The message opened last: torch 2.x prefixes a message with its rank ({@code [rank0]:}) on its first line only, so
+   * the untagged lines that follow it continue it (one message is one write).
+   */
+  private Pending last;
 
   DdpLines(NcclLogReader r) {
     this.r = r;
@@ -124,6 +139,7 @@ final class DdpLines {
   void interrupted() {
     if (!open.isEmpty()) {
       open.clear();
+      last = null;
     }
   }
 
@@ -136,11 +152,13 @@ final class DdpLines {
       tagged = t.group(1) != null ? Integer.valueOf(t.group(2)) : null;
       text = text.substring(t.end());
     }
-    Pending o = open.get(tag);
+    Pending o = open.containsKey(tag) ? open.get(tag) : tag.isEmpty() && last != null && open.containsValue(last) ? last : null;
     if (o != null && continuation(o, text)) {
       return;
     }
-    open.remove(tag);
+    if (o != null) {
+      open.values().remove(o);
+    }
     Matcher c = CPP_LINE.matcher(text);
     if (c.matches()) {
       cpp(c.group(2) + ":" + c.group(3), c.group(4), c.group(1), tag, tagged);
@@ -158,6 +176,7 @@ final class DdpLines {
     } else if ((x = DDP_INIT.matcher(m)).matches()) {
       Pending p = add(new Pending(DDP_INITIALIZED, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
       open.put(tag, p);
+      last = p;
     } else if ((x = RUNTIME.matcher(m)).matches()) {
       Pending p = add(new Pending(RUNTIME_STATS, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
       p.values.put("rank", x.group(1));
@@ -166,6 +185,7 @@ final class DdpLines {
       p.values.put("module_name", x.group(4));
       p.values.put("unused_parameter_size", x.group(5));
       open.put(tag, p);
+      last = p;
     } else if ((x = REBUILT.matcher(m)).matches()) {
       Pending p = add(new Pending(BUCKETS_REBUILT, at, here(), thread, null, tagged));
       p.values.put("buckets", x.group(1));
@@ -214,6 +234,7 @@ final class DdpLines {
   /** Decides each message's rank (see the class comment) and hands the messages to the file's facts. */
   void finish() {
     open.clear();
+    last = null;
     Map<String, Integer> rankOfThread = new HashMap<>();
     Set<Integer> named = new TreeSet<>();
     Set<String> threads = new TreeSet<>();

@@ -38,8 +38,9 @@
  *   <li><b>DDP's own debug log</b> ({@code TORCH_DISTRIBUTED_DEBUG=INFO} or {@code DETAIL}) in any text log, also among
  *       NCCL's lines: "Reducer initialized with", "DDP Initialized with" and its key: value lines, the runtime stats,
  *       "buckets rebuilt with size limits", Python's "Reducer buckets have been rebuilt in this iteration.", read by
- *       {@code DdpLines} (format strings and their lines at v1.13.1 cited there), tested on real logs of torch 1.13
- *       (glog's prefix) and on c10's own prefix and a launcher's tag.
+ *       {@code DdpLines} (format strings and their lines at v1.13.1 and v2.11.0 cited there), tested on real logs of
+ *       torch 1.13 (glog's prefix, a thread per rank) and 2.11.0+cu130 (c10's prefix, torch's own {@code [rankN]:}),
+ *       each rank in its own file and all ranks in one.
  *   <li><b>pathproof's NCCL emulator</b> lines (native/nccl-emulator): real and reported busId and compute
  *       capability per rank, kernel launch shapes (as kernel facts of the log, without times).
  * </ul>

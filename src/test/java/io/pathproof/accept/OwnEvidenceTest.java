@@ -117,6 +117,34 @@ class OwnEvidenceTest {
   }
 
   @Test
+  void torch211sOwnEvidenceProvesItsPrediction() throws IOException {
+    // torch 2.11.0+cu130 rebuilds into four buckets (its first bucket takes the cap given, 262144): predicted for 2.11.
+    Path pred = tmp.resolve("prediction-2.11.json");
+    AcceptCliTest.Result made = AcceptCliTest.run("predict", "--scenario", "cpu-x4-gloo", "--ranks", "2", "--torch", "2.11.0",
+        "--workload", CAPTURES.resolve("workload.json").toString(), "-o", pred.toString());
+    assertThat(made.code()).as(made.err()).isZero();
+    Prediction p211 = PredictionIo.readVerified(pred);
+    AcceptanceTable logs = Acceptance.accept(p211, Ingest.read(List.of(logsOnly("torch-2.11-info"))));
+    assertThat(logs.row("buckets-construction").verdict()).isEqualTo(Verdict.PASS);
+    assertThat(logs.row("buckets-construction").evidence()).containsExactly("ddp-log");
+    assertThat(logs.row("buckets-rebuilt").observed())
+        .contains("4 bucket(s) rebuilt with size limits [262144, 262144, 262144, 262144] on 2 rank(s), as predicted");
+    assertThat(logs.counts().fail()).isZero();
+    Path all = tmp.resolve("all-2.11");
+    Files.createDirectories(all);
+    try (var s = Files.list(CAPTURES.resolve("torch-2.11-info"))) {
+      for (Path f : s.toList()) {
+        Files.copy(f, all.resolve(f.getFileName()));
+      }
+    }
+    AcceptanceTable t = Acceptance.accept(p211, Ingest.read(List.of(all)));
+    assertThat(t.row("buckets-rebuilt").verdict()).isEqualTo(Verdict.PASS);
+    assertThat(t.row("buckets-rebuilt").observed()).contains("DDP logging rebuilt_bucket_sizes agrees on 2 rank(s)");
+    assertThat(t.row("buckets-construction").evidence()).containsExactly("ddp-logging", "ddp-log");
+    assertThat(t.counts().fail()).isZero();
+  }
+
+  @Test
   void acceptReadsSuchAFolder() throws IOException {
     AcceptCliTest.Result r = AcceptCliTest.run("accept", "--prediction", predictionFile.toString(), "--run", dumpsOnly().toString());
     assertThat(r.err()).doesNotContain("no readable evidence");

@@ -94,6 +94,38 @@ class DdpLogLinesTest {
   }
 
   @Test
+  void torch211PrefixesTheRankOnAMessagesFirstLineOnly() {
+    // torch 2.11.0+cu130: c10's own prefix (a time, no thread), "[rank0]:" before it once the process group exists,
+    // and the lines of "DDP Initialized with" without it.
+    Path f = DIR.resolve("torch-2.11-info/train-0.log");
+    Evidence e = Ingest.read(List.of(f));
+    assertThat(e.problems()).isEmpty();
+    List<Evidence.DdpLogMessage> log = log(e);
+    assertThat(log).extracting(Evidence.DdpLogMessage::message)
+        .containsExactly("debug-level", "reducer-initialized", "ddp-initialized", "buckets-rebuilt");
+    assertThat(log).extracting(Evidence.DdpLogMessage::printedAt)
+        .containsExactly("debug.cpp:48", "reducer.cpp:129", "logger.cpp:223", "reducer.cpp:1980");
+    assertThat(log).allSatisfy(m -> assertThat(m.rank()).isZero());
+    assertThat(log.get(1).values()).containsEntry("first_bucket_bytes_cap", "262144");
+    assertThat(log.get(2).values()).hasSize(24).containsEntry("bucket_sizes", "1877536").containsEntry("rank", "0")
+        .containsEntry("torch_distributed_debug", "INFO");
+    assertThat(log.get(3).values()).containsEntry("buckets", "4").containsEntry("size_limits", "262144, 262144, 262144, 262144");
+    assertThat(log.get(3).source()).isEqualTo(Source.line(f.toString(), 35));
+  }
+
+  @Test
+  void torch211UnderTorchrunBothRanksInOneFile() {
+    List<Evidence.DdpLogMessage> log = log(Ingest.read(List.of(DIR.resolve("torch-2.11-info-torchrun/command.stderr"))));
+    assertThat(of(log, "reducer-initialized")).extracting(Evidence.DdpLogMessage::rank).containsExactly(0, 1);
+    assertThat(of(log, "ddp-initialized")).extracting(Evidence.DdpLogMessage::rank).containsExactly(0, 1);
+    assertThat(of(log, "ddp-initialized")).allSatisfy(m -> assertThat(m.values()).hasSize(24)
+        .containsEntry("rank", String.valueOf(m.rank())));
+    assertThat(of(log, "buckets-rebuilt")).extracting(Evidence.DdpLogMessage::rank).containsExactly(1, 0);
+    // The launcher's and each worker's debug-level lines come before any process group: no rank says whose they are.
+    assertThat(of(log, "debug-level")).hasSize(3).allSatisfy(m -> assertThat(m.rank()).isNull());
+  }
+
+  @Test
   void c10sOwnPrefixATorchrunTagAndNcclLinesAroundThem() {
     String text = String.join("\n",
         "host:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
