@@ -195,7 +195,8 @@ final class EvidenceView {
 
   /**
    * The NCCL version the evidence names ({@link Evidence.Nccl#version()}: NCCL's own "NCCL version" line first, else a
-   * trace's or a flight-recorder dump's), with the kind of evidence of the file it was read in; null if none does.
+   * flight-recorder dump's {@code comm_lib_version}), with the kind of evidence of the file it was read in; null if
+   * none does.
    */
   Cited ncclVersionCited() {
     Evidence.Nccl n = e.nccl();
@@ -205,11 +206,7 @@ final class EvidenceView {
     String kind = CheckFamily.NCCL_LOG;
     for (Evidence.FileRead f : list(e.files())) {
       if (f.path().equals(n.versionSource().file())) {
-        kind = switch (f.kind() == null ? "" : f.kind()) {
-          case "kineto", "nsys-sqlite", "ncu-csv" -> CheckFamily.KERNEL;
-          case "flight-recorder" -> CheckFamily.FR;
-          default -> CheckFamily.NCCL_LOG;
-        };
+        kind = "flight-recorder".equals(f.kind()) ? CheckFamily.FR : CheckFamily.NCCL_LOG;
       }
     }
     return new Cited(n.version(), kind, n.versionSource().toString());

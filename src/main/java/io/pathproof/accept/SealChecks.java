@@ -181,7 +181,7 @@ final class SealChecks extends CheckFamily {
 
   /**
    * The versions the prediction was made for against the ones the run used (its manifest's {@code versions}; for NCCL
-   * also the version NCCL's own log, a trace or a flight-recorder dump names): DDP's bucket rules differ between torch
+   * also the version NCCL's own log or a flight-recorder dump names): DDP's bucket rules differ between torch
    * releases (docs/ddp-model-notes.md) and NCCL's tuning between NCCL releases, so a prediction for torch 1.13 says
    * nothing about a run on 2.11. Only major.minor.patch count (a build suffix such as {@code +cu130} does not). torch
    * is judged on what the prediction rests on, the family of bucket rules: Debian's 1.13.0a0 runs the rules of a
@@ -246,7 +246,7 @@ final class SealChecks extends CheckFamily {
         : !v.manifestAt("versions").isObject() ? "the run's manifest records no versions"
         : "the run's manifest records no " + lib + " version";
     return where + (lib.equals("torch") ? " (DDP's logging and debug log never name torch's version)"
-        : "; no NCCL log, trace or flight-recorder dump names one");
+        : "; no NCCL log or flight-recorder dump names one");
   }
 
   /** Another torch than predicted: the same family of DDP bucket rules passes, another fails, an unchecked one is UNPROVEN. */

@@ -99,8 +99,8 @@ class VersionChecksTest {
     assertThat(torch.expected()).isEqualTo("2.11.0");
     AcceptanceRow nccl = row(run, "nccl-version");
     assertThat(nccl.verdict()).isEqualTo(Verdict.UNPROVEN);
-    assertThat(nccl.observed()).isEqualTo("the run's manifest records no versions; no NCCL log, trace or flight-recorder dump"
-        + " names one");
+    assertThat(nccl.observed()).isEqualTo("the run's manifest records no versions; no NCCL log or flight-recorder dump names"
+        + " one");
     assertThat(row(run, "run-made-for-prediction").verdict()).isEqualTo(Verdict.UNPROVEN);
   }
 
