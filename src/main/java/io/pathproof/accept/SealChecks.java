@@ -174,6 +174,11 @@ final class SealChecks extends CheckFamily {
               underPrediction || en.getKey().toLowerCase(Locale.ROOT).contains("prediction"), out);
         }
       });
+    } else if (n.isArray()) {
+      // The seals a run made itself are a list (instrumentation.predictions: one per stage).
+      for (int i = 0; i < n.size(); i++) {
+        findPredictionSeal(n.get(i), path + "[" + i + "]", underPrediction, out);
+      }
     } else if (n.isTextual() && underPrediction && n.asText().matches("[0-9a-fA-F]{64}")) {
       out.add(path + "=" + n.asText());
     }

@@ -292,6 +292,20 @@ class AcceptanceTest {
   }
 
   @Test
+  void aPredictionSealedInTheRunIsTheOneTheRunWasMadeFor() {
+    // run -- COMMAND seals its predictions itself and lists them, one per stage, under instrumentation.predictions.
+    Prediction p = sealed(SyntheticRuns.seedPredictionFor(seedRun()));
+    Evidence e = SyntheticRuns.build(seedRun());
+    com.fasterxml.jackson.databind.node.ArrayNode seals = ((com.fasterxml.jackson.databind.node.ObjectNode) e.manifest())
+        .putObject("instrumentation").put("mode", "command").putArray("predictions");
+    seals.addObject().put("stage", "construction").put("file", "prediction.json").put("sha256", "cd".repeat(32));
+    seals.addObject().put("stage", "ready-order").put("file", "prediction-addendum.json").put("sha256", p.seal().sha256());
+    AcceptanceRow r = Acceptance.accept(p, e).row("run-made-for-prediction");
+    assertThat(r.verdict()).as(r.observed()).isEqualTo(Verdict.PASS);
+    assertThat(r.provenance()).contains("runs/baseline/manifest.json (instrumentation.predictions[1].sha256)");
+  }
+
+  @Test
   void aBrokenSealFails() {
     Prediction good = sealed(SyntheticRuns.seedPrediction());
     Prediction tampered = new Prediction(good.schema(), good.inputs(), "gloo", good.buckets(), good.communicator(), good.collectives(),
