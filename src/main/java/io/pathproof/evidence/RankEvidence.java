@@ -36,12 +36,19 @@ enum RankEvidence {
   FLIGHT_RECORDER("flight-recorder", "flight-recorder-rank(\\d+)\\.json", Form.READER, Cover.NONE,
       List.of("collective", "predicted-before-run"), "flight-recorder", "accept: second witness of each collective",
       m -> false),
-  /** One rank's parameter digest ({"rank":r,"sha256":…,"samples":[first,last,mean]}), written by a user's job. */
+  /**
+   * One rank's parameter digest ({"rank":r,"sha256":…,"samples":[first,last,mean]}), written by a user's job: its
+   * instrumentation (manifest {@code instrumentation}) writes one per rank when it finishes.
+   */
   REPLICA("replica", "replica-rank(\\d+)\\.json", Form.JSON_OBJECT, Cover.NONE, List.of("replicas"), "replicas",
-      "diagnose: correctness", m -> false),
-  /** Rank 0's gathered digests of every rank: one file, one {@code digests[]} entry per rank. */
+      "diagnose: correctness", m -> m.path("harnessFinished").asBoolean(false) && m.path("instrumentation").isObject()),
+  /**
+   * Rank 0's gathered digests of every rank: one file, one {@code digests[]} entry per rank. Only pathproof's stand-in
+   * job gathers them; a user's job never writes this file, so its finishing does not promise it.
+   */
   REPLICAS("replicas", "(replicas)\\.json", Form.DIGESTS, Cover.NONE, List.of("replicas"), "replicas",
-      "diagnose: correctness", m -> m.path("harnessFinished").asBoolean(false));
+      "diagnose: correctness",
+      m -> m.path("harnessFinished").asBoolean(false) && !m.path("instrumentation").isObject());
 
   /** How a file of the kind is read to its end. */
   enum Form {
