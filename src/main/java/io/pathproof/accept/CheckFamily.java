@@ -26,6 +26,7 @@ abstract class CheckFamily {
   static final String MANIFEST = "manifest";
   static final String FR = "flight-recorder";
   static final String DDP_LOGGING = "ddp-logging";
+  static final String DDP_LOG = "ddp-log";
   static final String SEAL = "seal";
   static final String PROFILER = "nccl-profiler";
 

@@ -24,7 +24,7 @@ final class RunDirs {
       throw PathproofException.badInput("no such run directory: " + dir);
     }
     Evidence e = Ingest.read(List.of(dir));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
+    if (e == null || !e.anythingRead()) {
       throw PathproofException.badInput(dir + ": no readable evidence");
     }
     return e;

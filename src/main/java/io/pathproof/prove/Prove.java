@@ -573,7 +573,7 @@ public final class Prove {
 
   private static Evidence read(Path dir) {
     Evidence e = Ingest.read(List.of(dir));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
+    if (e == null || !e.anythingRead()) {
       throw PathproofException.badInput(dir + ": no readable evidence");
     }
     return e;
