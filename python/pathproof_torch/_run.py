@@ -156,7 +156,14 @@ class Run:
         if w is None:
             return
         w.close_creation()
-        w.before_backward()
+        try:
+            self.predict_ready_order(w, tensors)
+        finally:
+            # The backward starts after the addendum is sealed: its time is the job's, and the first gradient
+            # AllReduce (which the seal must precede) comes later still.
+            w.before_backward()
+
+    def predict_ready_order(self, w, tensors):
         if w.iteration != 0 or w.order_predicted or w.step is None or w.step.get("iteration") != 0:
             return
         w.order_predicted = True

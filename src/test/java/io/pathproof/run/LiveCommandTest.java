@@ -90,6 +90,30 @@ class LiveCommandTest {
     assertThat(instr.path("predictions").size()).isEqualTo(2);
   }
 
+  /**
+   * A launch-bound job may run without the recording comm hook (--hook-every 0: in a user's job the hook would run on
+   * every iteration): the buckets are then proven from DDP's logging data, and the seal still precedes the first
+   * backward (the backward's start is taken after the ready-order addendum is sealed).
+   */
+  @Test
+  void withoutTheCommHookTheBucketsAreProvenFromDdpLogging(@TempDir Path tmp) throws Exception {
+    PythonProbe.Python py = Live.requireTorch();
+    Path out = tmp.resolve("no-hook");
+    Runner.CommandRequest req = Runner.CommandRequest.of(torchrun(py.executable(), 2, "examples/convnet/train.py",
+        "--steps", "8"), out).timeoutSec(300).sizes(2, 0).hookEvery(0)
+        .recorded(List.of("pathproof", "run", "--hook-every", "0", "--out", out.toString(), "--"), "pathproof test")
+        .build();
+    Runner.Result r = Runner.wrap(req);
+    assertThat(r.exitCode()).as(r.message()).isZero();
+    assertThat(out.resolve("hook-rank0.jsonl")).doesNotExist();
+    AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(Vocabulary.ownPrediction(out)),
+        Ingest.read(List.of(out)));
+    Map<String, String> verdicts = t.rows().stream().collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
+    assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
+    assertThat(verdicts).containsEntry("buckets-construction", "PASS").containsEntry("buckets-rebuilt", "PASS")
+        .containsEntry("predicted-before-run", "PASS").containsEntry("completion-order", "UNPROVEN");
+  }
+
   @Test
   void aRankThatDiesIsNamedAndItsFilesKept(@TempDir Path tmp) throws Exception {
     PythonProbe.Python py = Live.requireTorch();
