@@ -614,7 +614,7 @@ final class Diagnoser {
       lo = round(band[0], 4);
       hi = round(band[1], 4);
       reasons.addAll(slower);
-      againstVariant = againstVariant(variants, reasons, undecided, notes);
+      againstVariant = againstVariant(variants, fa, reasons, undecided, notes);
       if ("inconclusive".equals(reg.verdict()) && reasons.isEmpty() && undecided.isEmpty()) {
         notes.add("against the baseline the step time is inconclusive (" + reg.why() + "): not slower by the rule; the fix rests on "
             + (againstVariant != null && "improvement".equals(againstVariant.verdict()) ? "the variant's regression undone" : "the path, the "
@@ -701,7 +701,8 @@ final class Diagnoser {
    * after the variant speeds the fixed run up as a fix would; that is why the fixed run is also judged beside a
    * baseline made under the same load (prove's A/B/A).
    */
-  private Diagnosis.Regression againstVariant(List<Evidence> variants, List<String> reasons, List<String> undecided, List<String> notes) {
+  private Diagnosis.Regression againstVariant(List<Evidence> variants, List<Fingerprint> beside, List<String> reasons,
+      List<String> undecided, List<String> notes) {
     if (variants == null || variants.isEmpty() || emulated() || variants.stream().anyMatch(Diagnoser::emulated)) {
       return null;
     }
@@ -730,11 +731,14 @@ final class Diagnoser {
     } else if (!c.improvement()) {
       String what = String.format(Locale.ROOT, "the fixed run's step median %.3f ms against the variant's %.3f ms (%s; %s interval %.3f..%.3f)",
           c.variantMedian(), c.baselineMedian(), ratio(c), pct(rule.level()), c.ruleLow(), c.ruleHigh());
-      // Undecided against the variant but decidedly slower than the baseline: whatever the fixed run is, it kept a regression.
-      boolean stillSlower = StepStats.compare(steps(bs), steps(vs), rule).regression();
+      // Undecided against the variant but decidedly slower than the baseline: whatever the fixed run is, it kept a
+      // regression. Judged like with like: beside the baseline run(s) made right after the fixed run(s) where there
+      // are any; a load that rose since the first baseline slows the fixed run as a kept regression would.
+      List<Fingerprint> like = beside.isEmpty() ? bs : beside;
+      boolean stillSlower = StepStats.compare(steps(like), steps(vs), rule).regression();
       if (c.decided() || stillSlower) {
         reasons.add("the variant's regression is not undone: " + what + " is not clearly faster" + (c.decided() ? ""
-            : ", and the fixed run is still slower than the baseline"));
+            : ", and the fixed run is still slower than the baseline" + (beside.isEmpty() ? "" : " run beside it")));
       } else {
         undecided.add("whether the variant's regression is undone is inconclusive: " + what + (c.stepsNeeded() == null ? ""
             : "; about " + c.stepsNeeded() + " steps per side would decide at this noise"));
