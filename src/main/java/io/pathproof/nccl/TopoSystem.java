@@ -39,6 +39,9 @@ final class TopoSystem {
   static final int VENDOR_INTEL = 1;
   static final int VENDOR_AMD = 2;
   static final int VENDOR_ZHAOXIN = 3;
+  // include/graph.h@v2.24.3-1:52-56: what a communicator records from 2.24 on when its hosts' CPUs differ.
+  static final int ARCH_MIXED = 4;
+  static final int VENDOR_MIXED = 4;
 
   static final class Link {
     final int type;
@@ -252,7 +255,7 @@ final class TopoSystem {
     for (Node c1 : s.nodes[CPU]) {
       for (Node c2 : s.nodes[CPU]) {
         if (c1 != c2) {
-          connect(c1, c2, LINK_SYS, interCpuBw(c1));
+          connect(c1, c2, LINK_SYS, interCpuBw(table, c1));
         }
       }
     }
@@ -293,8 +296,11 @@ final class TopoSystem {
     return 0;
   }
 
-  /** graph/topo.cc@v2.28.9-1:70-94 ncclTopoGetInterCpuBw; the Intel generation is read from the vendor text. */
-  static float interCpuBw(Node cpu) {
+  /**
+   * graph/topo.cc@v2.28.9-1:70-94 ncclTopoGetInterCpuBw; the Intel generation is read from the vendor text. Before
+   * 2.26 only Skylake is told apart (topo.cc@v2.22.3-1:80: SKL 10, else QPI 6).
+   */
+  static float interCpuBw(NcclVersionTable table, Node cpu) {
     if (cpu.arch == ARCH_POWER) {
       return P9_BW;
     }
@@ -302,8 +308,9 @@ final class TopoSystem {
       return ARM_BW;
     }
     if (cpu.vendor == VENDOR_INTEL) {
-      return cpu.model.contains("erp") || cpu.model.contains("emerald") ? ERP_QPI_BW
-          : cpu.model.contains("srp") || cpu.model.contains("sapphire") ? SRP_QPI_BW
+      boolean srpErp = table.intelSrpErp();
+      return srpErp && (cpu.model.contains("erp") || cpu.model.contains("emerald")) ? ERP_QPI_BW
+          : srpErp && (cpu.model.contains("srp") || cpu.model.contains("sapphire")) ? SRP_QPI_BW
           : cpu.model.contains("skl") || cpu.model.contains("skylake") ? SKL_QPI_BW
           : BDW_QPI_BW;
     }

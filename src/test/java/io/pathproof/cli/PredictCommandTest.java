@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The predict verb end to end, on the seed scenario of the method (issue 2's "done when"). */
 class PredictCommandTest {
@@ -38,6 +40,21 @@ class PredictCommandTest {
     assertThat(c.path("busBytes").asLong()).isEqualTo(100663296L);
     assertThat(p.at("/communicator/collChannels").asInt()).isEqualTo(12);
     assertThat(p.at("/communicator/ringGraph/nChannels").asInt()).isEqualTo(6);
+  }
+
+  /** The NCCL versions torch wheels ship, on every preset scenario. */
+  @ParameterizedTest
+  @CsvSource({
+    "seed, 2.21.5", "seed, 2.26.2", "seed, 2.27.3", "seed, 2.27.5",
+    "h200-x4, 2.21.5", "h200-x4, 2.26.2", "h200-x4, 2.27.5",
+    "h200-x8, 2.21.5", "h200-x8, 2.26.2", "h200-x8, 2.27.3", "h200-x8, 2.27.5",
+    "h800-x8, 2.21.5", "h800-x8, 2.26.2", "h800-x8, 2.27.5",
+    "h200-1rank, 2.21.5", "h200-1rank, 2.26.2", "h200-1rank, 2.27.5",
+    "cpu-x4-gloo, 2.21.5", "cpu-x4-small, 2.27.5"})
+  void everyPresetPredictsOnTheWheelVersions(String preset, String nccl) throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--scenario", preset, "--nccl", nccl, "--format", "json"));
+    assertThat(p.at("/inputs/versions/nccl/text").asText()).isEqualTo(nccl);
+    assertThat(p.at("/buckets/rebuilt").size()).isPositive();
   }
 
   @Test
