@@ -57,6 +57,47 @@ class PredictCommandTest {
     assertThat(p.at("/buckets/rebuilt").size()).isPositive();
   }
 
+  /** A cluster from NCCL's own dump of one emulated 4 x H200 node (one 10 GbE NIC, no GPUDirect), twice. */
+  @Test
+  void aClusterFromOneNodesDumpAndNodes() throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--topology", "samples/emulated-h200-x4/run/nccl-topo.xml", "--nodes", "2",
+        "--workload", "one-64mib-fp32", "--torch", "2.11.0", "--nccl", "2.28.9", "--env", "NCCL_NVLS_ENABLE=0",
+        "--format", "json"));
+    assertThat(p.at("/inputs/ranks").asInt()).isEqualTo(8);
+    assertThat(p.at("/inputs/topology/nodes")).hasSize(2);
+    assertThat(p.at("/communicator/nNodes").asInt()).isEqualTo(2);
+    assertThat(p.at("/communicator/cannotPredict").isNull() || p.at("/communicator/cannotPredict").isMissingNode())
+        .isTrue();
+    assertThat(p.at("/communicator/transport").asText()).contains("NET/");
+    assertThat(p.at("/collectives/0/algorithm").asText()).isIn("Ring", "Tree");
+    // The same machine as a JSON with nodes[] gives the same prediction.
+    Path json = dir.resolve("cluster.json");
+    Files.writeString(json, Json.mapper().writeValueAsString(p.at("/inputs/topology")));
+    JsonNode q = json(MainTest.run("predict", "--topology", json.toString(), "--workload", "one-64mib-fp32",
+        "--torch", "2.11.0", "--nccl", "2.28.9", "--env", "NCCL_NVLS_ENABLE=0", "--format", "json"));
+    assertThat(q.at("/communicator")).isEqualTo(p.at("/communicator"));
+    assertThat(q.at("/collectives")).isEqualTo(p.at("/collectives"));
+  }
+
+  @Test
+  void nvidiaSmiTextOfOneNodeWithNicSpeedAndNodes() throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--topology",
+        "src/test/resources/io/pathproof/scenario/testdata/topology-smi-h200-x8-nvswitch.input", "--nodes", "2",
+        "--nic-speed", "400000", "--gpu-model", "NVIDIA H200", "--gpu-cc", "90", "--workload", "one-64mib-fp32",
+        "--torch", "2.11.0", "--nccl", "2.27.5", "--env", "NCCL_NVLS_ENABLE=0", "--format", "json"));
+    assertThat(p.at("/inputs/ranks").asInt()).isEqualTo(16);
+    assertThat(p.at("/communicator/nNodes").asInt()).isEqualTo(2);
+    assertThat(p.at("/inputs/topology/nodes/1/nics")).hasSize(2);
+  }
+
+  @Test
+  void nodesOnATopologyOfSeveralNodesIsAUsageError() {
+    MainTest.Result r = MainTest.run("predict", "--topology", "samples/emulated-h200-x4/run/nccl-topo.xml",
+        "--nodes", "0", "--workload", "one-64mib-fp32", "--torch", "2.11.0", "--nccl", "2.28.9");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.err).contains("--nodes 0");
+  }
+
   @Test
   void channelCapKeepsTunerTimeAndShrinksGrid() throws Exception {
     JsonNode p = json(MainTest.run("predict", "--scenario", "seed", "--format", "json",
