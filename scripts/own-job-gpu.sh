@@ -20,8 +20,6 @@ step "$pp" run --timeout 150 "${emu[@]}" --out "$out/emu-convnet" -- $(tr 4) exa
 step "$pp" accept --run "$out/emu-convnet"
 step "$pp" run --timeout 150 "${emu[@]}" --out "$out/emu-convnet-fp16" -- $(tr 4) examples/convnet/train.py --steps 24 --comm-hook fp16
 step "$pp" accept --run "$out/emu-convnet-fp16"
-step "$pp" run --timeout 150 "${emu[@]}" --out "$out/emu-lm" -- $(tr 4) examples/lm/train.py --steps 24
-step "$pp" accept --run "$out/emu-lm"
 fi
 if [ "$part" != runs ]; then
 step "$pp" prove --timeout 150 --emulate --nccl-lib "$lib" --topology h200-sxm-x4-nvswitch --seed 1 --out "$out/prove-emu-recsys" -- \

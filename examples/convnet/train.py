@@ -133,6 +133,8 @@ def main():
     t0 = time.time()
     settle = min(5, args.steps // 4)  # the first steps build buckets and warm caches: not timed
     t_settled = t0
+    step_ms = []  # per step after the first ones, for the median
+    t_prev = t0
     for step in range(1, args.steps + 1):
         labels = torch.randint(0, args.classes, (args.batch,), generator=gen)
         noise = torch.randn(args.batch, 3, args.image_size, args.image_size, generator=gen)
@@ -147,12 +149,18 @@ def main():
             raise RuntimeError(f"rank {rank}: loss is not finite at step {step}: {loss.item()}")
         if rank == 0 and (step % args.log_every == 0 or step == 1 or step == args.steps):
             print(f"step {step:5d}  loss {loss.item():.4f}  {time.time() - t0:.1f}s", flush=True)
+        now = time.time()
+        if step > settle:
+            step_ms.append((now - t_prev) * 1e3)
+        t_prev = now
         if step == settle:
-            t_settled = time.time()
+            t_settled = now
 
     if rank == 0 and args.steps > settle:
         per_step = (time.time() - t_settled) / (args.steps - settle) * 1e3
-        print(f"done: {args.steps} steps, {per_step:.3f} ms/step over steps {settle + 1}..{args.steps}", flush=True)
+        median = sorted(step_ms)[len(step_ms) // 2]
+        print(f"done: {args.steps} steps, {per_step:.3f} ms/step over steps {settle + 1}..{args.steps}, median step"
+              f" {median:.3f} ms", flush=True)
     dist.barrier()
     dist.destroy_process_group()
     return 0

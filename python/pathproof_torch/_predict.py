@@ -120,7 +120,9 @@ def versions_args(v, cuda):
 
 # Variables that only say where NCCL writes its evidence or how torch handles errors: nothing the model predicts from.
 EVIDENCE_ONLY = {"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_DUMP_FILE",
-                 "NCCL_ASYNC_ERROR_HANDLING"}
+                 "NCCL_ASYNC_ERROR_HANDLING",
+                 # a CUDA container image's record of the NCCL it ships, not a parameter NCCL reads
+                 "NCCL_VERSION"}
 
 
 def env_args(hidden, cuda):

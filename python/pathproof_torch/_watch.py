@@ -204,7 +204,7 @@ class Watch:
         it = s["iteration"]
         row = {"rank": self.rank, "iteration": it, "phase": "warmup" if it < self.run.options["warmup"] else "measured",
                "ms": None, "clock": "cuda-event" if self.cuda else "perf_counter",
-               "profiled": bool(self.profiled and self.profiled[0] <= it < self.profiled[1]),
+               "profiled": self.prof is not None,
                "hooked": self.recording is not None and self.recording["iteration"] == it, "hostStartNs": s["fwd0"]}
         if all(k in s for k in ("bwd0", "bwd1", "opt0", "opt1")):
             row.update({"hostPhases": "issue" if self.cuda else "work", "hostForwardStartNs": s["fwd0"],
@@ -259,11 +259,22 @@ class Watch:
             self.run.note("torch.profiler did not start: %r" % (e,))
 
     def stop_profiler(self, last):
+        """Ends the window; the trace is written at the job's end (export_chrome_trace takes a few hundred ms, which
+        the job's own training loop should not pay for)."""
         prof, self.prof = self.prof, None
         try:
             prof.stop()
-            prof.export_chrome_trace(os.path.join(self.run.dir, "trace-rank%d.json" % self.rank))
             self.profiled = (self.profile_from, last + 1)
+            self.stopped = prof
+        except Exception as e:  # noqa: BLE001
+            self.run.note("torch.profiler did not stop: %r" % (e,))
+
+    def export_trace(self):
+        prof, self.stopped = getattr(self, "stopped", None), None
+        if prof is None:
+            return
+        try:
+            prof.export_chrome_trace(os.path.join(self.run.dir, "trace-rank%d.json" % self.rank))
         except Exception as e:  # noqa: BLE001
             self.run.note("torch.profiler did not write its trace: %r" % (e,))
 
@@ -275,6 +286,7 @@ class Watch:
         if self.prof is not None:
             self.stop_profiler(self.iteration)
         self.flush_steps(wait=True)
+        self.export_trace()
         self.hook_file.close()
         self.steps_file.close()
 

@@ -5,8 +5,8 @@ import java.util.List;
 /**
  * One line of the acceptance table: what the sealed prediction said, what the run shows, the verdict, the independent
  * kinds of evidence behind the observation ({@code hook}, {@code nccl-log}, {@code kernel-trace}, {@code replicas},
- * {@code manifest}, {@code flight-recorder}, {@code ddp-logging}, {@code seal}; the {@code evidence-integrity} row also
- * {@code steps} and {@code replica}) and where each fact was read.
+ * {@code manifest}, {@code flight-recorder}, {@code ddp-logging}, {@code ddp-log} (DDP's own debug log), {@code seal};
+ * the {@code evidence-integrity} row also {@code steps} and {@code replica}) and where each fact was read.
  */
 public record AcceptanceRow(
     String id, String check, String expected, String observed, Verdict verdict, List<String> evidence, List<String> provenance) {

@@ -12,8 +12,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * DDP bucket rows: the logical parameter bytes and the bucket layout per rank and iteration, from the comm hook and
- * from DDP's own logging data.
+ * DDP bucket rows: the logical parameter bytes and the bucket layout per rank and iteration, from the comm hook, from
+ * DDP's own logging data, and from DDP's own debug log (TORCH_DISTRIBUTED_DEBUG): its "DDP Initialized with" message
+ * holds the construction buckets' sizes, a kind of evidence of its own; its "N buckets rebuilt with size limits" line
+ * holds how many buckets the rebuild made and their limits, not their sizes, so it can refute a rebuilt layout but
+ * never proves one.
  */
 final class BucketChecks extends CheckFamily {
   BucketChecks(CheckFamily.Context ctx) {
@@ -34,9 +37,18 @@ final class BucketChecks extends CheckFamily {
     for (Map.Entry<String, JsonNode> en : new TreeMap<>(v.ddpLogging()).entrySet()) {
       JsonNode t = en.getValue() == null ? null : en.getValue().get("total_parameter_size_bytes");
       if (t != null && t.canConvertToLong()) {
-        r.kind(DDP_LOGGING).prov("ddp logging rank " + en.getKey() + " total_parameter_size_bytes");
+        r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), "total_parameter_size_bytes"));
         obs.add("rank " + en.getKey() + ": " + t.asLong() + " B (DDP logging)");
         bad |= t.asLong() != b.parameterBytes();
+      }
+    }
+    // The same count as DDP printed it at construction (TORCH_DISTRIBUTED_DEBUG's "DDP Initialized with").
+    for (Evidence.DdpLogMessage m : v.ddpLog("ddp-initialized")) {
+      Long t = number(m.value("total_parameter_size_bytes"));
+      if (t != null) {
+        r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
+        obs.add(rank(m) + ": " + t + " B (DDP's debug log)");
+        bad |= t != b.parameterBytes();
       }
     }
     // The flat buckets of one iteration hold every gradient once: their sum is the logical gradient size.
@@ -137,24 +149,99 @@ final class BucketChecks extends CheckFamily {
         continue;
       }
       logs++;
-      r.kind(DDP_LOGGING).prov("ddp logging rank " + en.getKey() + " " + loggingKey);
+      r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), loggingKey));
       if (!got.equals(exp)) {
         logBad.add("rank " + en.getKey() + " " + loggingKey + " " + got);
       }
     }
-    if (groups == 0 && logs == 0) {
-      r.unproven("no hook records for these iterations and no DDP logging of " + loggingKey);
-    } else if (!bad.isEmpty() || !logBad.isEmpty()) {
+    // DDP's debug log: the construction sizes as DDP printed them, a kind of evidence of its own.
+    int printed = 0;
+    if (loggingKey.equals("bucket_sizes")) {
+      for (Evidence.DdpLogMessage m : v.ddpLog("ddp-initialized")) {
+        List<Long> got = sizes(m.value("bucket_sizes"));
+        if (got == null) {
+          continue;
+        }
+        printed++;
+        r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
+        if (!got.equals(exp)) {
+          logBad.add(rank(m) + " DDP's debug log bucket_sizes " + got);
+        }
+      }
+    }
+    // ... and the rebuild as DDP printed it: how many buckets, and their limits; no sizes, so it refutes, never proves.
+    String rebuiltNote = "";
+    if (loggingKey.equals("rebuilt_bucket_sizes")) {
+      List<Long> limits = new ArrayList<>();
+      for (Bucket bk : expected) {
+        limits.add(bk.limitBytes());
+      }
+      int agree = 0;
+      for (Evidence.DdpLogMessage m : v.ddpLog("buckets-rebuilt")) {
+        List<Long> got = sizes(m.value("size_limits"));
+        if (got == null) {
+          continue;
+        }
+        if (got.size() != expected.size() || !got.equals(limits)) {
+          r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
+          logBad.add(rank(m) + " DDP's debug log: " + got.size() + " bucket(s) rebuilt with size limits " + got
+              + " (predicted " + expected.size() + " with limits " + limits + ")");
+        } else {
+          agree++;
+          if (r.provenanceSize() < 4) {
+            r.prov(EvidenceView.src(m.source()));
+          }
+        }
+      }
+      if (agree > 0) {
+        rebuiltNote = "; DDP's debug log: " + expected.size() + " bucket(s) rebuilt with size limits " + limits + " on "
+            + agree + " rank(s), as predicted (it prints no sizes)";
+      }
+    }
+    if (!bad.isEmpty() || !logBad.isEmpty()) {
       List<String> all = new ArrayList<>(bad);
       all.addAll(logBad);
       r.fail(String.join("; ", all));
+    } else if (groups == 0 && logs == 0 && printed == 0) {
+      r.unproven("no hook records for these iterations and no DDP logging of " + loggingKey
+          + (loggingKey.equals("bucket_sizes") ? " (nor DDP's debug log of it)" : "") + rebuiltNote);
     } else {
       String o = groups > 0
           ? expected.size() + " bucket(s) " + exp + " B in each of " + groups + " rank×iteration(s) (ranks " + ranks + ")"
           : expected.size() + " bucket(s) " + exp + " B";
-      r.pass(o + (logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + logs + " rank(s)" : ""));
+      r.pass(o + (logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + logs + " rank(s)" : "")
+          + (printed > 0 ? "; DDP's debug log bucket_sizes agrees on " + printed + " message(s)" : "") + rebuiltNote);
     }
     rows.add(r.build());
+  }
+
+  /** "rank 0", or "rank ?" where the log does not say whose message it is. */
+  private static String rank(Evidence.DdpLogMessage m) {
+    return "rank " + (m.rank() == null ? "?" : m.rank());
+  }
+
+  private static Long number(String s) {
+    try {
+      return s == null ? null : Long.valueOf(s.trim());
+    } catch (NumberFormatException ex) {
+      return null;
+    }
+  }
+
+  /** "1048576, 262144" as DDP joins a list (c10::Join(", ", …)); null when it is not such a list. */
+  private static List<Long> sizes(String s) {
+    if (s == null || s.isBlank()) {
+      return null;
+    }
+    List<Long> out = new ArrayList<>();
+    for (String part : s.split(",")) {
+      Long n = number(part);
+      if (n == null) {
+        return null;
+      }
+      out.add(n);
+    }
+    return out;
   }
 
   /**

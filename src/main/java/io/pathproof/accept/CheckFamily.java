@@ -26,6 +26,7 @@ abstract class CheckFamily {
   static final String MANIFEST = "manifest";
   static final String FR = "flight-recorder";
   static final String DDP_LOGGING = "ddp-logging";
+  static final String DDP_LOG = "ddp-log";
   static final String SEAL = "seal";
   static final String PROFILER = "nccl-profiler";
 
@@ -68,6 +69,10 @@ abstract class CheckFamily {
   }
 
   DTypeInfo dtypeOf(CollectivePrediction c) {
+    if (c.wireDtype() != null) {
+      io.pathproof.scenario.DType w = io.pathproof.scenario.DType.parse(c.wireDtype());
+      return new DTypeInfo(w.torchName(), w.elementSize(), w.ncclId());
+    }
     Prediction.Buckets b = p.buckets();
     if (b != null) {
       List<Bucket> steady = b.rebuilt().isEmpty() ? b.construction() : b.rebuilt();

@@ -59,7 +59,9 @@ final class Checks {
     seal.seal();
     seal.predictedBeforeRun();
     seal.backendAndWorldSize();
-    AcceptanceRow integrity = IntegrityChecks.row(v.evidence().integrity(), v.manifestFile());
+    // Cited only where a manifest was read: a directory without one is cited as itself, never as a missing file.
+    AcceptanceRow integrity = IntegrityChecks.row(v.evidence().integrity(), v.manifest() != null ? v.manifestFile()
+        : v.evidence().runDir() + " (its per-rank files; no manifest.json)");
     if (integrity != null) {
       rows.add(integrity);
     }

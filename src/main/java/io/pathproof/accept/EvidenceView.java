@@ -59,6 +59,19 @@ final class EvidenceView {
     return e.ddp() == null || e.ddp().logging() == null ? Map.of() : e.ddp().logging();
   }
 
+  /** The messages of DDP's own debug log (TORCH_DISTRIBUTED_DEBUG) of one kind, e.g. "ddp-initialized". */
+  List<Evidence.DdpLogMessage> ddpLog(String message) {
+    List<Evidence.DdpLogMessage> out = new ArrayList<>();
+    if (e.ddp() != null && e.ddp().log() != null) {
+      for (Evidence.DdpLogMessage m : e.ddp().log()) {
+        if (m.message().equals(message)) {
+          out.add(m);
+        }
+      }
+    }
+    return out;
+  }
+
   List<Evidence.Kernel> kernels() {
     return list(e.kernels());
   }
@@ -144,21 +157,73 @@ final class EvidenceView {
     return n;
   }
 
-  /** The backend named by the manifest or by DDP's own logging ({@code backend_name}), lower case; null if none. */
+  /**
+   * A fact as a row cites it: its value, the kind of evidence it was read from, and where — a file (and line) that was
+   * read, or words that say what it is where the fact has no file of its own ("ddp logging rank 0 backend_name").
+   */
+  record Cited(String value, String kind, String where) {}
+
+  /** The backend named by the manifest, DDP's own logging or DDP's debug log ({@code backend_name}), lower case. */
   String backend() {
+    Cited c = backendCited();
+    return c == null ? null : c.value();
+  }
+
+  /** As {@link #backend()}, with where it was read; null if nothing names it. */
+  Cited backendCited() {
     for (String k : new String[] {"backend", "backendName"}) {
       JsonNode b = manifestAt(k);
       if (b.isTextual() && !b.asText().isBlank()) {
-        return b.asText().trim().toLowerCase(Locale.ROOT);
+        return new Cited(b.asText().trim().toLowerCase(Locale.ROOT), CheckFamily.MANIFEST, manifestFile() + " (" + k + ")");
       }
     }
-    for (JsonNode log : ddpLogging().values()) {
-      JsonNode b = log == null ? null : log.get("backend_name");
+    for (Map.Entry<String, JsonNode> log : new TreeMap<>(ddpLogging()).entrySet()) {
+      JsonNode b = log.getValue() == null ? null : log.getValue().get("backend_name");
       if (b != null && b.isTextual()) {
-        return b.asText().trim().toLowerCase(Locale.ROOT);
+        return new Cited(b.asText().trim().toLowerCase(Locale.ROOT), CheckFamily.DDP_LOGGING,
+            ddpLoggingCite(log.getKey(), "backend_name"));
+      }
+    }
+    for (Evidence.DdpLogMessage m : ddpLog("ddp-initialized")) {
+      String b = m.value("backend_name");
+      if (b != null && !b.isBlank()) {
+        return new Cited(b.trim().toLowerCase(Locale.ROOT), CheckFamily.DDP_LOG, src(m.source()) + " (backend_name)");
       }
     }
     return null;
+  }
+
+  /**
+   * The NCCL version the evidence names ({@link Evidence.Nccl#version()}: NCCL's own "NCCL version" line first, else a
+   * flight-recorder dump's {@code comm_lib_version}), with the kind of evidence of the file it was read in; null if
+   * none does.
+   */
+  Cited ncclVersionCited() {
+    Evidence.Nccl n = e.nccl();
+    if (n == null || n.version() == null || n.versionSource() == null) {
+      return null;
+    }
+    String kind = CheckFamily.NCCL_LOG;
+    for (Evidence.FileRead f : list(e.files())) {
+      if (f.path().equals(n.versionSource().file())) {
+        kind = "flight-recorder".equals(f.kind()) ? CheckFamily.FR : CheckFamily.NCCL_LOG;
+      }
+    }
+    return new Cited(n.version(), kind, n.versionSource().toString());
+  }
+
+  /**
+   * Where rank {@code rank}'s DDP logging {@code key} was read: the dump's file where a user's dump of
+   * {@code _get_ddp_logging_data()} gave it, else what it is ("ddp logging rank 0 bucket_sizes", the run's own
+   * {@code ddp-logging-rank0.json}).
+   */
+  String ddpLoggingCite(String rank, String key) {
+    for (Evidence.FileRead f : list(e.files())) {
+      if ("ddp-logging".equals(f.kind()) && f.rank() != null && Integer.toString(f.rank()).equals(rank)) {
+        return f.path() + " (DDP logging rank " + rank + " " + key + ")";
+      }
+    }
+    return "ddp logging rank " + rank + " " + key;
   }
 
   /**

@@ -43,6 +43,7 @@ final class SealChecks extends CheckFamily {
       } catch (DateTimeParseException ex) {
         r.expected("seal.createdAt readable").fail("seal.createdAt '" + p.seal().createdAt() + "' is not an ISO-8601 instant");
         rows.add(r.build());
+        recordedSeal();
         return;
       }
     }
@@ -128,20 +129,26 @@ final class SealChecks extends CheckFamily {
   }
 
   /**
-   * The run harness records the seal of the prediction it was started with (manifest, issue 4). Listed only when the
-   * manifest names one: a run made for another prediction does not test this one.
+   * The run harness records the seal of the prediction it was started with (manifest): a run made for another
+   * prediction does not test this one. Where nothing records a seal (no manifest, or a run started without a
+   * prediction) the row is UNPROVEN, saying so.
    */
   private void recordedSeal() {
+    Row r = new Row("run-made-for-prediction", "the run records this prediction's seal");
     if (p.seal() == null || p.seal().sha256() == null) {
+      rows.add(r.expected("a sealed prediction").unproven("the prediction is not sealed: no seal to look for").build());
       return;
     }
+    r.expected("sha256 " + p.seal().sha256());
     List<String> found = new ArrayList<>();
     findPredictionSeal(v.manifest(), "", false, found);
     if (found.isEmpty()) {
+      rows.add(r.unproven(v.manifest() == null
+          ? "no manifest: nothing in the evidence says which prediction the run was made for"
+          : "the run's manifest names no prediction seal (the run was started without --prediction)").build());
       return;
     }
-    Row r = new Row("run-made-for-prediction", "the run records this prediction's seal").expected("sha256 " + p.seal().sha256())
-        .kind(MANIFEST);
+    r.kind(MANIFEST);
     boolean match = false;
     for (String f : found) {
       String[] kv = f.split("=", 2);
@@ -167,57 +174,84 @@ final class SealChecks extends CheckFamily {
               underPrediction || en.getKey().toLowerCase(Locale.ROOT).contains("prediction"), out);
         }
       });
+    } else if (n.isArray()) {
+      // The seals a run made itself are a list (instrumentation.predictions: one per stage).
+      for (int i = 0; i < n.size(); i++) {
+        findPredictionSeal(n.get(i), path + "[" + i + "]", underPrediction, out);
+      }
     } else if (n.isTextual() && underPrediction && n.asText().matches("[0-9a-fA-F]{64}")) {
       out.add(path + "=" + n.asText());
     }
   }
 
   /**
-   * The versions the prediction was made for against the ones the run used (its manifest's {@code versions}): DDP's
-   * bucket rules differ between torch releases (docs/ddp-model-notes.md) and NCCL's tuning between NCCL releases, so a
-   * prediction for torch 1.13 says nothing about a run on 2.11. Only major.minor.patch count (a build suffix such as
-   * {@code +cu130} does not). torch is judged on what the prediction rests on, the family of bucket rules: Debian's
-   * 1.13.0a0 runs the rules of a prediction for 1.13.1, and a FAIL would refute a prediction that holds; a version
-   * whose rules were never checked against its source is UNPROVEN. Listed only when the run records its versions, as
-   * {@code run-made-for-prediction}.
+   * The versions the prediction was made for against the ones the run used (its manifest's {@code versions}; for NCCL
+   * also the version NCCL's own log or a flight-recorder dump names): DDP's bucket rules differ between torch
+   * releases (docs/ddp-model-notes.md) and NCCL's tuning between NCCL releases, so a prediction for torch 1.13 says
+   * nothing about a run on 2.11. Only major.minor.patch count (a build suffix such as {@code +cu130} does not). torch
+   * is judged on what the prediction rests on, the family of bucket rules: Debian's 1.13.0a0 runs the rules of a
+   * prediction for 1.13.1, and a FAIL would refute a prediction that holds; a version whose rules were never checked
+   * against its source is UNPROVEN. Both rows are always listed: UNPROVEN with the reason where the run records no
+   * version (DDP's own logging never names one), and nccl-version N/A on a gloo run, which runs no NCCL.
    */
   void versions() {
-    JsonNode recorded = v.manifestAt("versions");
-    if (!recorded.isObject()) {
-      return;
-    }
     for (String lib : List.of("torch", "nccl")) {
       JsonNode want = p.inputs() == null ? null : p.inputs().path("versions").path(lib).path("text");
-      if (want == null || !want.isTextual()) {
+      boolean wanted = want != null && want.isTextual() && !want.asText().isBlank();
+      Row r = new Row(lib + "-version", lib + " version the prediction was made for")
+          .expected(wanted ? want.asText() : "(the prediction names none)");
+      if (lib.equals("nccl") && glooReason != null) {
+        rows.add(r.na(glooReason).build());
         continue;
       }
-      Row r = new Row(lib + "-version", lib + " version the prediction was made for").expected(want.asText());
-      JsonNode got = recorded.path(lib);
-      if (!got.isTextual() || got.asText().isBlank()) {
-        r.unproven("the run's manifest records no " + lib + " version");
+      if (!wanted) {
+        rows.add(r.unproven("the prediction names no " + lib + " version: nothing to compare the run's with").build());
+        continue;
+      }
+      EvidenceView.Cited got = recordedVersion(lib);
+      if (got == null) {
+        r.unproven(unrecorded(lib));
       } else {
-        r.kind(MANIFEST).prov(v.manifestFile() + " (versions." + lib + ")");
+        r.kind(got.kind()).prov(got.where());
         Version w = Version.parse(want.asText());
         Version g;
         try {
-          g = Version.parse(got.asText());
+          g = Version.parse(got.value());
         } catch (PathproofException ex) {
           g = null;
         }
         if (g == null) {
-          r.unproven("the run's " + lib + " version '" + got.asText() + "' cannot be read");
+          r.unproven("the run's " + lib + " version '" + got.value() + "' cannot be read");
         } else if (g.compareTo(w) == 0) {
-          r.pass(got.asText());
+          r.pass(got.value());
         } else if (lib.equals("torch")) {
-          torchFamily(r, w, g, want.asText(), got.asText());
+          torchFamily(r, w, g, want.asText(), got.value());
         } else {
-          r.fail(got.asText() + ": the prediction was made for " + lib + " " + want.asText()
+          r.fail(got.value() + ": the prediction was made for " + lib + " " + want.asText()
               + "; the rows that depend on it (" + (lib.equals("torch") ? "DDP's buckets" : "NCCL's decisions")
               + ") test another prediction");
         }
       }
       rows.add(r.build());
     }
+  }
+
+  /** The run's version of {@code lib}: its manifest's {@code versions}, else (NCCL) the one its evidence names. */
+  private EvidenceView.Cited recordedVersion(String lib) {
+    JsonNode got = v.manifestAt("versions", lib);
+    if (got.isTextual() && !got.asText().isBlank()) {
+      return new EvidenceView.Cited(got.asText(), MANIFEST, v.manifestFile() + " (versions." + lib + ")");
+    }
+    return lib.equals("nccl") ? v.ncclVersionCited() : null;
+  }
+
+  /** Why the run's version of {@code lib} is unknown, in the words of what was looked at. */
+  private String unrecorded(String lib) {
+    String where = v.manifest() == null ? "no manifest"
+        : !v.manifestAt("versions").isObject() ? "the run's manifest records no versions"
+        : "the run's manifest records no " + lib + " version";
+    return where + (lib.equals("torch") ? " (DDP's logging and debug log never name torch's version)"
+        : "; no NCCL log or flight-recorder dump names one");
   }
 
   /** Another torch than predicted: the same family of DDP bucket rules passes, another fails, an unchecked one is UNPROVEN. */
@@ -242,11 +276,14 @@ final class SealChecks extends CheckFamily {
    */
   void backendAndWorldSize() {
     Row b = new Row("backend", "process-group backend of the run").expected(String.valueOf(p.backend()));
-    String observed = v.backend();
+    EvidenceView.Cited cited = v.backendCited();
+    String observed = cited == null ? null : cited.value();
     if (observed == null || p.backend() == null) {
-      b.unproven("backend not in the evidence (no manifest backend, no DDP logging backend_name)");
+      b.unproven(p.backend() == null ? "the prediction names no backend"
+          : "backend not in the evidence (no manifest backend, no DDP logging or debug log backend_name)");
     } else {
-      b.kind(MANIFEST).prov(v.manifestFile() + " (backend)");
+      // Cited where it was read: a run without a manifest names its backend in DDP's own record, not in manifest.json.
+      b.kind(cited.kind()).prov(cited.where());
       if (observed.equalsIgnoreCase(p.backend())) {
         b.pass(observed);
       } else {
@@ -259,23 +296,36 @@ final class SealChecks extends CheckFamily {
     Integer ws = null;
     String from = null;
     JsonNode m = v.manifestAt("worldSize");
+    String kind = MANIFEST;
     if (m.canConvertToInt()) {
       ws = m.asInt();
       from = v.manifestFile() + " (worldSize)";
     } else {
-      for (Map.Entry<String, JsonNode> log : v.ddpLogging().entrySet()) {
+      for (Map.Entry<String, JsonNode> log : new java.util.TreeMap<>(v.ddpLogging()).entrySet()) {
         JsonNode x = log.getValue() == null ? null : log.getValue().get("world_size");
         if (x != null && x.canConvertToInt()) {
           ws = x.asInt();
-          from = "DDP logging " + log.getKey() + " (world_size)";
+          from = v.ddpLoggingCite(log.getKey(), "world_size");
+          kind = DDP_LOGGING;
           break;
         }
       }
     }
     if (ws == null) {
-      w.unproven("world size not in the evidence");
+      for (io.pathproof.evidence.Evidence.DdpLogMessage msg : v.ddpLog("ddp-initialized")) {
+        String x = msg.value("world_size");
+        if (x != null && x.matches("\\d+")) {
+          ws = Integer.valueOf(x);
+          from = EvidenceView.src(msg.source()) + " (world_size)";
+          kind = DDP_LOG;
+          break;
+        }
+      }
+    }
+    if (ws == null) {
+      w.unproven("world size not in the evidence (no manifest worldSize, no DDP logging or debug log world_size)");
     } else {
-      w.kind(from.startsWith("DDP") ? DDP_LOGGING : MANIFEST).prov(from);
+      w.kind(kind).prov(from);
       if (ws == nRanks()) {
         w.pass(ws + " rank(s)");
       } else {

@@ -10,6 +10,11 @@
  * device/generate.py:138-149@v2.22.3-1); gridX against the channels used for the size, never collChannels; P2P never
  * called GDR; the tuner estimate never compared with a kernel duration; missing evidence is UNPROVEN, and so is a row
  * that relies on a rank's file that is missing, torn, another rank's or short of iterations. NCCL's profiler
- * plugin, when the run asked for it, is a third witness of algorithm, protocol, channels and threads.
+ * plugin, when the run asked for it, is a third witness of algorithm, protocol, channels and threads. People's own
+ * evidence counts as such: DDP's logging dumped under any name ({@code ddp-logging}) and DDP's own debug log
+ * ({@code ddp-log}, TORCH_DISTRIBUTED_DEBUG; its construction bucket sizes are a kind of evidence, its rebuild line
+ * only refutes). A row that cannot be judged is listed UNPROVEN with its reason, never left out (torch-version,
+ * nccl-version, run-made-for-prediction; nccl-version is N/A on gloo), and a row cites only files it read, or says in
+ * words what it read where a fact has no file of its own.
  */
 package io.pathproof.accept;

@@ -23,9 +23,9 @@ import picocli.CommandLine.Spec;
     name = "ingest",
     mixinStandardHelpOptions = true,
     description = {
-      "Read NCCL debug logs, Kineto traces (.json, .json.gz), Nsight Systems SQLite exports, Nsight Compute CSV,"
-          + " flight-recorder dumps (JSON, or torch's pickle, read without running it) and run directories into one"
-          + " evidence set.",
+      "Read NCCL debug logs, DDP's own debug log (TORCH_DISTRIBUTED_DEBUG), Kineto traces (.json, .json.gz), Nsight Systems SQLite exports, Nsight Compute CSV,"
+          + " flight-recorder dumps (JSON, or torch's pickle, read without running it), dumps of DDP's"
+          + " _get_ddp_logging_data() (JSON, any file name) and run directories into one evidence set.",
       "Exit 0 when something was read, 3 when nothing readable was found."
     })
 public final class IngestCommand implements Callable<Integer> {
@@ -54,8 +54,7 @@ public final class IngestCommand implements Callable<Integer> {
     Evidence ev = Ingest.read(inputs);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    boolean anything = ev.files().stream().anyMatch(f -> f.facts() > 0)
-        || ev.ddp() != null || !ev.steps().isEmpty() || ev.manifest() != null;
+    boolean anything = ev.anythingRead();
     if (format.equals("json")) {
       // Streamed, not built as one String first: the JSON of a large log set is tens of MB.
       Json.mapper().writerWithDefaultPrettyPrinter().writeValue(new java.io.FilterWriter(out) {
@@ -161,7 +160,17 @@ public final class IngestCommand implements Callable<Integer> {
       }
     }
     if (ev.ddp() != null) {
-      out.printf("ddp              %,d bucket records%n", ev.ddp().buckets().size());
+      out.printf("ddp              %,d bucket records%s%n", ev.ddp().buckets().size(), ev.ddp().logging().isEmpty() ? ""
+          : "; DDP logging of rank(s) " + String.join(", ", ev.ddp().logging().keySet()));
+      List<Evidence.DdpLogMessage> log = ev.ddp().log();
+      for (int i = 0; i < Math.min(SHOWN, log.size()); i++) {
+        Evidence.DdpLogMessage m = log.get(i);
+        out.printf("  debug log      rank %s %s %s  (%s)%n", m.rank() == null ? "?" : m.rank(), m.message(),
+            m.message().equals("ddp-initialized") ? m.values().size() + " entries" : m.values(), m.source());
+      }
+      if (log.size() > SHOWN) {
+        out.println("  debug log      … " + (log.size() - SHOWN) + " more messages");
+      }
     }
     for (Evidence.Finding f : ev.findings()) {
       out.println("FINDING " + f.kind() + ": " + f.message() + (f.count() > 1 ? "  (×" + f.count() + ")" : "") + "  "

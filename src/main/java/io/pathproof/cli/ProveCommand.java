@@ -27,7 +27,10 @@ import picocli.CommandLine.Spec;
     description = {"Prove the path end to end: predict and seal, run a baseline, accept it, run a variant with one hidden fault,",
         "diagnose it blind, apply the diagnosed fix and verify it, explain, write report.html, then reveal the fault.",
         "Default: the small CPU scenario (cpu-x4-small: 4 gloo ranks, torch on the CPU) with a fault drawn at random.",
-        "Exit 0: acceptance has no FAIL, the diagnosis names the injected layer and the fix is verified; 1 otherwise;",
+        "A step time the data cannot decide is settled by more runs of both configurations (--max-runs), else reported",
+        "inconclusive: no fault is called diagnosed, no fix verified on it.",
+        "Exit 0: acceptance has no FAIL, the diagnosis names the injected layer and the fix is verified; 10 inconclusive",
+        "(nothing decided is wrong, but the step time stayed undecided); 1 otherwise;",
         "2 a wrong command line (a mistyped --fault); 3 a run's evidence incomplete or unreadable; 7 an NCCL scenario",
         "with no GPU and no emulator library; a run that fails ends prove with run's own code (4, 5, 6, 8)."})
 public final class ProveCommand implements Callable<Integer> {
@@ -62,6 +65,15 @@ public final class ProveCommand implements Callable<Integer> {
 
   /** prove's sizes: three runs of 4 gloo ranks on 2 cores, each bounded so that a hung rank cannot stall the proof. */
   @Mixin RunFlags runs = new RunFlags(3, 24, 1, 300);
+
+  @Option(names = "--max-runs", defaultValue = "3", paramLabel = "N",
+      description = "runs of each configuration prove may make to decide an inconclusive step time, interleaved and pooled"
+          + " (default ${DEFAULT-VALUE}; the looks share the error rates by Bonferroni alpha spending)")
+  int maxRuns;
+
+  @Option(names = "--margin", defaultValue = "5", paramLabel = "PCT",
+      description = "equivalence margin in %%: a step time is \"no change\" only when its interval lies inside +-PCT (default ${DEFAULT-VALUE})")
+  double margin;
 
   @Option(names = "--samples", description = "committed GPU samples to accept on a CPU-only machine (default: samples/ beside the tool)")
   Path samples;
@@ -138,18 +150,19 @@ public final class ProveCommand implements Callable<Integer> {
     cl.addAll(given);
     Prove.Plan plan = new Prove.Plan(job, fault, sd, dir,
         new Prove.Sizes(runs.warmup, runs.iters, runs.profileIters, runs.python, runs.timeout),
-        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, choice);
+        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, choice, maxRuns,
+        io.pathproof.diagnose.Diagnosis.Rule.withMargin(margin / 100));
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter o = spec.commandLine().getOut();
-    boolean terminal = System.console() != null;
-    Prove.Progress progress = terminal ? (name, ms, detail) -> {
+    // One line per phase on stderr, on a terminal or not: prove takes minutes, and a CI log or a pipe that shows
+    // nothing after "building…" for two of them looks hung. Flushed at once, since stderr may be buffered by a pipe.
+    Prove.Progress progress = (name, ms, detail) -> {
       err.printf(Locale.ROOT, "[%6.1f s] %-13s %s%n", ms / 1000.0, name, detail);
       err.flush();
-    } : null;
-    if (terminal) {
-      err.println("prove: backend " + choice.line());
-      err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
-    }
+    };
+    err.println("prove: backend " + choice.line());
+    err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
+    err.flush();
     Prove.Outcome r = Prove.run(plan, progress);
     r.summary().forEach(o::println);
     o.flush();

@@ -24,7 +24,7 @@ final class RunDirs {
       throw PathproofException.badInput("no such run directory: " + dir);
     }
     Evidence e = Ingest.read(List.of(dir));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
+    if (e == null || !e.anythingRead()) {
       throw PathproofException.badInput(dir + ": no readable evidence");
     }
     return e;
@@ -32,6 +32,20 @@ final class RunDirs {
 
   /** A run directory as one option gave it; {@code dir} is null where the option was not given. */
   record Given(String option, Path dir) {}
+
+  /** Each directory of each repeatable option as one {@link Given}: {@code option, dirs, option, dirs, …}. */
+  static Given[] given(Object... optionsAndDirs) {
+    List<Given> out = new ArrayList<>();
+    for (int i = 0; i + 1 < optionsAndDirs.length; i += 2) {
+      String option = (String) optionsAndDirs[i];
+      @SuppressWarnings("unchecked")
+      List<Path> dirs = (List<Path>) optionsAndDirs[i + 1];
+      if (dirs != null) {
+        dirs.forEach(d -> out.add(new Given(option, d)));
+      }
+    }
+    return out.toArray(new Given[0]);
+  }
 
   /**
    * Refuses two options that name one run: the same directory (after links and {@code ..}), or a copy of it — a

@@ -16,43 +16,50 @@ import picocli.CommandLine.Spec;
 @Command(name = "verify-fix", mixinStandardHelpOptions = true,
     description = {"Check that a fixed run is back to the baseline: the same path fingerprint, correct replicas, a step not slower",
         "than the baseline's (no regression, median not above its band) and, with --variant, clearly faster than a variant",
-        "whose step regressed; \"nothing to fix\" when the variant did not regress at all.",
-        "Exit 0: fixed; 1: not fixed, or nothing to fix; 2: one run given twice; 3: evidence unreadable or a rank's files",
-        "incomplete."})
+        "whose step regressed; \"nothing to fix\" when the variant did not regress at all; \"inconclusive\" when a step-time",
+        "comparison the fix rests on is undecided at this noise (repeat --baseline, --variant, --fixed to pool more runs).",
+        "Exit 0: fixed; 1: not fixed, or nothing to fix; 2: one run given twice, or pooled runs not like with like; 3:",
+        "evidence unreadable or a rank's files incomplete; 10: inconclusive."})
 public final class VerifyFixCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--baseline", required = true, paramLabel = "RUNDIR", description = "the baseline run")
-  Path baseline;
+  @Option(names = "--baseline", required = true, paramLabel = "RUNDIR", description = "the baseline run (repeat to pool runs of it)")
+  List<Path> baseline;
 
-  @Option(names = "--fixed", required = true, paramLabel = "RUNDIR", description = "the run made after the fix")
-  Path fixed;
+  @Option(names = "--fixed", required = true, paramLabel = "RUNDIR", description = "the run made after the fix (repeat to pool)")
+  List<Path> fixed;
 
   @Option(names = "--variant", paramLabel = "RUNDIR",
       description = "the run that showed the regression: where its step regressed, the fixed run must be clearly faster than it")
-  Path variant;
+  List<Path> variant;
+
+  @Option(names = "--margin", defaultValue = "5", paramLabel = "PCT",
+      description = "equivalence margin in %% of the step comparisons (default ${DEFAULT-VALUE})")
+  double margin;
 
   @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
   String format;
 
   /** The parsed command line. */
-  record Options(Path baseline, Path variant, Path fixed, String format) {
+  record Options(List<Path> baseline, List<Path> variant, List<Path> fixed, String format, Diagnosis.Rule rule) {
     Options {
       if (!List.of("table", "json", "markdown").contains(format)) {
         throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
       }
+      baseline = List.copyOf(baseline);
+      variant = variant == null ? List.of() : List.copyOf(variant);
+      fixed = List.copyOf(fixed);
     }
   }
 
   @Override
   public Integer call() {
-    Options o = new Options(baseline, variant, fixed, format);
-    RunDirs.distinct("verify-fix", new RunDirs.Given("--baseline", o.baseline()), new RunDirs.Given("--variant", o.variant()),
-        new RunDirs.Given("--fixed", o.fixed()));
-    FixVerification f = Diagnosis.verifyFix(RunDirs.read(o.baseline()), o.variant() == null ? null : RunDirs.read(o.variant()),
-        RunDirs.read(o.fixed()));
+    Options o = new Options(baseline, variant, fixed, format, Diagnosis.Rule.withMargin(margin / 100));
+    RunDirs.distinct("verify-fix", RunDirs.given("--baseline", o.baseline(), "--variant", o.variant(), "--fixed", o.fixed()));
+    FixVerification f = Diagnosis.verifyFix(o.baseline().stream().map(RunDirs::read).toList(), o.variant().stream().map(RunDirs::read).toList(),
+        o.fixed().stream().map(RunDirs::read).toList(), List.of(), o.rule());
     spec.commandLine().getOut().print(Diagnosis.render(f, o.format()));
     spec.commandLine().getOut().flush();
-    return f.fixed() ? ExitCode.OK : ExitCode.FAIL;
+    return f.fixed() ? ExitCode.OK : FixVerification.INCONCLUSIVE.equals(f.verdict()) ? ExitCode.INCONCLUSIVE : ExitCode.FAIL;
   }
 }

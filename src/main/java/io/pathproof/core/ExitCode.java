@@ -22,6 +22,11 @@ public final class ExitCode {
   public static final int PORT_IN_USE = 8;
   /** A prediction whose seal is missing or broken. */
   public static final int SEAL_BROKEN = 9;
+  /**
+   * diagnose, verify-fix, prove: the step time is undecided at this noise — the data neither show a change nor exclude
+   * one of the equivalence margin's size — and nothing else decides; more runs may (the output says about how many steps).
+   */
+  public static final int INCONCLUSIVE = 10;
   /** An internal error: a bug in pathproof. */
   public static final int INTERNAL = 70;
 

@@ -1,5 +1,6 @@
 package io.pathproof.diagnose;
 
+import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,26 +10,115 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
-/** The diagnosis procedure (seed, 回归根因推理): correctness, effect, fingerprint diff, elimination, root cause. */
+/**
+ * The diagnosis procedure (seed, 回归根因推理): correctness, effect, fingerprint diff, elimination, root cause. Each side
+ * may be several runs of one configuration (prove's extension, or {@code diagnose --baseline A --baseline B …}): the
+ * structure is read from each side's first run and must be the same in the others (like with like), the measurements
+ * are pooled, each run a cluster of the bootstrap.
+ */
 final class Diagnoser {
   /** Parameter samples of two runs agree when within this relative distance (summation order alone moves ~1e-7). */
   static final double NUMERICS_RTOL = 1e-3;
 
   private final Evidence b;
   private final Evidence v;
+  private final List<Evidence> bRuns;
+  private final List<Evidence> vRuns;
   private final Fingerprint fb;
   private final Fingerprint fv;
+  private final List<Fingerprint> bs;
+  private final List<Fingerprint> vs;
+  /** Each side's load with its runs pooled; null where a run recorded none. */
+  private final MachineLoad loadB;
+  private final MachineLoad loadV;
+  private final Diagnosis.Rule rule;
 
   Diagnoser(Evidence baseline, Evidence variant) {
-    this.b = baseline;
-    this.v = variant;
-    this.fb = new Fingerprint(baseline);
-    this.fv = new Fingerprint(variant);
+    this(List.of(baseline), List.of(variant), Diagnosis.Rule.DEFAULT);
+  }
+
+  Diagnoser(List<Evidence> baselines, List<Evidence> variants, Diagnosis.Rule rule) {
+    this.bRuns = List.copyOf(baselines);
+    this.vRuns = List.copyOf(variants);
+    this.b = bRuns.get(0);
+    this.v = vRuns.get(0);
+    this.bs = bRuns.stream().map(Fingerprint::new).toList();
+    this.vs = vRuns.stream().map(Fingerprint::new).toList();
+    this.fb = bs.get(0);
+    this.fv = vs.get(0);
+    this.loadB = MachineLoad.of(bRuns);
+    this.loadV = MachineLoad.of(vRuns);
+    this.rule = Objects.requireNonNull(rule, "rule");
+  }
+
+  /**
+   * Refuses to pool runs that are not of one configuration: each run of a side must have the first run's configuration
+   * (ConfigDiff finds no change) and path fingerprint. Pooling a run with another configuration would average two
+   * different jobs and call it one.
+   */
+  static void alike(List<Evidence> runs, String role) {
+    if (runs.size() < 2) {
+      return;
+    }
+    Fingerprint first = new Fingerprint(runs.get(0));
+    for (int i = 1; i < runs.size(); i++) {
+      List<ConfigDiff.Change> changes = ConfigDiff.diff(runs.get(0), runs.get(i));
+      Fingerprint f = new Fingerprint(runs.get(i));
+      List<String> differ = new ArrayList<>();
+      if (!changes.isEmpty()) {
+        differ.add("configuration " + describe(changes));
+      }
+      for (String layer : Fingerprint.PATH_LAYERS) {
+        String x = first.path.get(layer) == null ? null : first.path.get(layer).value();
+        String y = f.path.get(layer) == null ? null : f.path.get(layer).value();
+        if (!Objects.equals(x, y)) {
+          differ.add(layer + " " + x + " → " + y);
+        }
+      }
+      if (!differ.isEmpty()) {
+        throw PathproofException.usage("the " + role + " runs " + runs.get(0).runDir() + " and " + runs.get(i).runDir()
+            + " are not like with like (" + String.join("; ", differ) + "): pool only runs of one configuration");
+      }
+    }
+  }
+
+  private static List<double[]> steps(List<Fingerprint> fs) {
+    return fs.stream().map(f -> f.steps).toList();
+  }
+
+  private static List<double[]> compute(List<Fingerprint> fs) {
+    return fs.stream().map(f -> f.compute).toList();
+  }
+
+  private static boolean any(List<double[]> runs) {
+    return runs.stream().anyMatch(a -> a.length > 0);
   }
 
   // ------------------------------------------------------------------ parts
+  /**
+   * The variant's correctness; with several variant runs, every one is judged and the worst wins (a FAIL in any run is
+   * the variant's FAIL, named by its run).
+   */
   Diagnosis.Correctness correctness() {
-    Fingerprint.Correctness c = fv.correctness;
+    Diagnosis.Correctness first = correctness(fv);
+    if (vs.size() == 1) {
+      return first;
+    }
+    Diagnosis.Correctness unproven = null;
+    for (Fingerprint f : vs) {
+      Diagnosis.Correctness c = correctness(f);
+      if ("FAIL".equals(c.verdict())) {
+        return new Diagnosis.Correctness("FAIL", f.e.runDir() + ": " + c.evidence());
+      }
+      if ("UNPROVEN".equals(c.verdict()) && unproven == null) {
+        unproven = new Diagnosis.Correctness("UNPROVEN", f.e.runDir() + ": " + c.evidence());
+      }
+    }
+    return unproven != null ? unproven : first;
+  }
+
+  private Diagnosis.Correctness correctness(Fingerprint variant) {
+    Fingerprint.Correctness c = variant.correctness;
     if (!c.known()) {
       return new Diagnosis.Correctness("UNPROVEN", "the variant has no replica digests");
     }
@@ -77,17 +167,50 @@ final class Diagnoser {
   Diagnosis.Regression regression() {
     if (emulated()) {
       // Never claim a step-time regression (or its absence) from emulated timings.
-      return new Diagnosis.Regression(false, null, null, null, "unknown", null, null, fb.steps.length, fv.steps.length, EMULATED_RULE);
+      return Diagnosis.Regression.unknown(fb.steps.length, fv.steps.length, EMULATED_RULE);
     }
-    if (fb.steps.length == 0 || fv.steps.length == 0) {
-      return new Diagnosis.Regression(false, null, null, null, "unknown", null, null, fb.steps.length, fv.steps.length,
-          "no step times on " + (fb.steps.length == 0 ? "the baseline" : "the variant"));
+    if (!any(steps(bs)) || !any(steps(vs))) {
+      return Diagnosis.Regression.unknown(fb.steps.length, fv.steps.length, "no step times on " + (!any(steps(bs)) ? "the baseline" : "the variant"));
     }
-    StepStats.Comparison c = StepStats.compare(fb.steps, fv.steps);
-    return new Diagnosis.Regression(c.regression(), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4), c.verdict(),
-        round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(),
-        "median of per-iteration step times (slowest rank); regression when ratio >= " + (1 + StepStats.MIN_EFFECT)
-            + " and the 99% bootstrap interval (" + StepStats.RESAMPLES + " resamples, seeded) lies above 1");
+    return regression(StepStats.compare(steps(bs), steps(vs), rule), loadB, loadV, "median of per-iteration step times (slowest rank)");
+  }
+
+  /**
+   * A comparison as the public record, with the rule in words. A "no change" is kept only where the load cannot have
+   * made it: steps that waited for a CPU are evidence of load, not of the code, so when the steps with each rank's
+   * run-queue wait taken out changed decidedly while the whole steps look equal, the equality is the machine's (the
+   * calmer run hid a change of the job behind less waiting, as a sleeping variant frees the CPUs its peers wait for)
+   * and the comparison is inconclusive.
+   */
+  private Diagnosis.Regression regression(StepStats.Comparison c, MachineLoad lb, MachineLoad lv, String what) {
+    String verdict = c.verdict();
+    String why = null;
+    Integer needed = c.stepsNeeded();
+    if ("no change".equals(verdict) && lb != null && lv != null) {
+      StepStats.Comparison ww = StepStats.compare(lb.stepsWithoutWait(), lv.stepsWithoutWait(), rule);
+      if (ww.regression() || ww.improvement()) {
+        verdict = "inconclusive";
+        why = String.format(Locale.ROOT, "the whole steps look alike, but without each rank's run-queue wait the step %s (%s): the runs waited "
+            + "for a CPU %.3f and %.3f ms per step, so the machine's load, not the job, may have evened them out", ww.regression() ? "regressed"
+            : "improved", ratio(ww), lb.jobWaitMs(), lv.jobWaitMs());
+        needed = null;
+      }
+    }
+    if ("inconclusive".equals(verdict) && why == null) {
+      why = String.format(Locale.ROOT, "the %s interval %.3f..%.3f neither excludes 1 nor lies inside ±%s", pct(rule.level()), c.ruleLow(),
+          c.ruleHigh(), pct(rule.margin()))
+          + (needed == null ? "" : String.format(Locale.ROOT, "; about %d steps per side would decide at this noise (%d and %d now)", needed,
+              c.nBaseline(), c.nVariant()));
+    }
+    return new Diagnosis.Regression("regression".equals(verdict), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4), verdict,
+        round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(), what + "; " + rule.describe(),
+        round(c.ruleLow(), 4), round(c.ruleHigh(), 4), rule.level(), rule.margin(), needed, c.runsBaseline(), c.runsVariant(), why);
+  }
+
+  static String pct(double x) {
+    String s = String.format(Locale.ROOT, "%.2f", x * 100);
+    s = s.contains(".") ? s.replaceAll("0+$", "").replaceAll("\\.$", "") : s;
+    return s + " %";
   }
 
   private static Double round(double x, int digits) {
@@ -128,32 +251,42 @@ final class Diagnoser {
     if (emulated()) {
       return null;
     }
-    return fb.compute.length > 0 && fv.compute.length > 0 ? StepStats.compare(fb.compute, fv.compute) : null;
+    return any(compute(bs)) && any(compute(vs)) ? StepStats.compare(compute(bs), compute(vs), rule) : null;
   }
 
   private StepStats.Comparison kernelComparison() {
     if (emulated()) {
       return null;
     }
-    return fb.kernelUs.length > 0 && fv.kernelUs.length > 0 ? StepStats.compare(fb.kernelUs, fv.kernelUs) : null;
+    List<double[]> kb = bs.stream().map(f -> f.kernelUs).toList();
+    List<double[]> kv = vs.stream().map(f -> f.kernelUs).toList();
+    return any(kb) && any(kv) ? StepStats.compare(kb, kv, rule) : null;
   }
 
   private LoadComparison loadComparison(Diagnosis.Regression reg, StepStats.Comparison compute) {
-    if (fb.load == null || fv.load == null || emulated()) {
+    if (loadB == null || loadV == null || emulated()) {
       return null;
     }
     double change = reg.baselineMedianMs() == null ? Double.NaN : Math.abs(reg.variantMedianMs() - reg.baselineMedianMs());
-    return new LoadComparison(fb.load, fv.load, StepStats.compare(fb.load.stepsWithoutWait(), fv.load.stepsWithoutWait()), reg.verdict(),
-        compute, jobCpu(fb.load, fv.load), change);
+    return new LoadComparison(loadB, loadV, StepStats.compare(loadB.stepsWithoutWait(), loadV.stepsWithoutWait(), rule), reg.verdict(),
+        compute, jobCpu(loadB, loadV, rule), change);
   }
 
-  private static StepStats.Comparison jobCpu(MachineLoad b, MachineLoad v) {
-    return b.jobCpuPerStep().length > 0 && v.jobCpuPerStep().length > 0 ? StepStats.compare(b.jobCpuPerStep(), v.jobCpuPerStep()) : null;
+  private static StepStats.Comparison jobCpu(MachineLoad b, MachineLoad v, Diagnosis.Rule rule) {
+    return b.hasJobCpu() && v.hasJobCpu() ? StepStats.compare(b.jobCpuPerStep(), v.jobCpuPerStep(), rule) : null;
   }
 
   private static String loadNote(LoadComparison load) {
     return load == null ? null : "machine load: baseline " + load.baseline().describe() + "; variant " + load.variant().describe()
         + "; without run-queue wait the step still regressed (" + ratio(load.withoutWait()) + ")";
+  }
+
+  /** The step-time effect in one line: the medians (pooled where a side has several runs), the ratio, its intervals, the verdict. */
+  static String effect(Diagnosis.Regression reg) {
+    return String.format(Locale.ROOT, "step median %.3f → %.3f ms%s (ratio %.3f, 95%% CI %.3f..%.3f; %s interval %.3f..%.3f: %s)",
+        reg.baselineMedianMs(), reg.variantMedianMs(), reg.baselineRuns() > 1 || reg.variantRuns() > 1
+            ? String.format(Locale.ROOT, " (%d and %d runs pooled)", reg.baselineRuns(), reg.variantRuns()) : "", reg.ratio(), reg.ciLow(),
+        reg.ciHigh(), pct(reg.level()), reg.ruleLow(), reg.ruleHigh(), reg.verdict());
   }
 
   /** The path layers that had evidence in both runs and did not change. */
@@ -244,9 +377,7 @@ final class Diagnoser {
     Diagnosis.RootCause root = null;
     List<Diagnosis.Candidate> candidates = new ArrayList<>();
     String conclusion;
-    String effect = emulated() ? "step time not judged: " + EMULATED_RULE : reg.ratio() == null ? "step time unknown"
-        : String.format(Locale.ROOT, "step median %.3f → %.3f ms (ratio %.3f, 95%% CI %.3f..%.3f: %s)", reg.baselineMedianMs(),
-            reg.variantMedianMs(), reg.ratio(), reg.ciLow(), reg.ciHigh(), reg.verdict());
+    String effect = emulated() ? "step time not judged: " + EMULATED_RULE : reg.ratio() == null ? "step time unknown" : effect(reg);
     boolean effectSeen = "regression".equals(reg.verdict()) || "improvement".equals(reg.verdict());
 
     if ("FAIL".equals(correctness.verdict())) {
@@ -283,6 +414,11 @@ final class Diagnoser {
         candidates.add(new Diagnosis.Candidate(only.getKey(), layer, describe(only.getValue()), false));
         root = Remedies.unexplained("the one configuration change (" + describe(only.getValue()) + ") acts on " + layer
             + ", which did not change", changedLayers, diffs, effect);
+      } else if ("inconclusive".equals(reg.verdict())) {
+        conclusion = "inconclusive";
+        candidates.add(new Diagnosis.Candidate(only.getKey(), layer, describe(only.getValue()), false));
+        root = Remedies.inconclusive("the configuration changed (" + describe(only.getValue()) + ") and the path did not; " + reg.why(),
+            effect, reg);
       } else {
         conclusion = "no change";
         root = Remedies.none("the configuration changed (" + describe(only.getValue()) + ") but neither the path nor the step time did",
@@ -315,6 +451,11 @@ final class Diagnoser {
       conclusion = "unexplained";
       root = Remedies.unexplained("no configuration, path, compute or kernel-time difference explains the step time", changedLayers, diffs,
           effect);
+    } else if ("inconclusive".equals(reg.verdict())) {
+      // Thin or loaded data is never "no change": the step time could hide a change of the margin's size.
+      conclusion = "inconclusive";
+      root = Remedies.inconclusive("no configuration, path, compute or kernel-time difference, and the step time is undecided: " + reg.why(),
+          effect, reg);
     } else if ("unknown".equals(reg.verdict())) {
       // Missing evidence is never "no change": without step times the effect is unproven.
       conclusion = "unproven";
@@ -402,15 +543,17 @@ final class Diagnoser {
 
   // ------------------------------------------------------------------ verify-fix
   /**
-   * The fixed run ({@code v} here) against the baseline, and against the variant where it is given. What a fix must
+   * The fixed run(s) ({@code v} here) against the baseline(s), and against the variant(s) where given. What a fix must
    * show: the baseline's path and configuration, correct replicas, and on the step time (seed common error 14) that
-   * the variant's regression is gone — the fixed run clearly faster than the variant, by the diagnose rule, whenever
+   * the variant's regression is gone — the fixed runs clearly faster than the variant, by the diagnose rule, whenever
    * the variant regressed (a fix that undid nothing is never verified by noise that hides the fault), and not slower
    * than the baseline (no regression, median not above the baseline's band). A fixed run faster than the baseline's
    * band is no failure: the machine's load fell between the runs, or more than the fault was undone; it is noted.
+   * A comparison the fix rests on that is inconclusive makes the verdict "inconclusive", never "fixed".
    */
-  FixVerification verifyFix(Evidence variant, Evidence again) {
+  FixVerification verifyFix(List<Evidence> variants, List<Evidence> again) {
     List<String> reasons = new ArrayList<>();
+    List<String> undecided = new ArrayList<>();
     List<String> notes = new ArrayList<>();
     List<Diagnosis.LayerDiff> differences = new ArrayList<>();
     boolean equal = true;
@@ -435,10 +578,10 @@ final class Diagnoser {
     if ("FAIL".equals(c.verdict())) {
       reasons.add("correctness: " + c.evidence());
     }
-    if (fb.correctness.known() && !fv.correctness.known()) {
+    if (fb.correctness.known() && vs.stream().anyMatch(f -> !f.correctness.known())) {
       reasons.add("correctness: the fixed run has no replica digests, the baseline had them");
     }
-    String nothing = nothingToFix(variant);
+    String nothing = nothingToFix(variants, undecided);
     if (nothing != null) {
       reasons.add(nothing);
     }
@@ -448,50 +591,63 @@ final class Diagnoser {
     Double median = null;
     Double lo = null;
     Double hi = null;
-    if (fb.steps.length == 0 || fv.steps.length == 0) {
+    if (!any(steps(bs)) || !any(steps(vs))) {
       reasons.add("step time: " + reg.rule());
     } else {
-      median = round(StepStats.median(fv.steps.clone()), 4);
-      List<String> slower = notSlower(fb, "the baseline", notes);
-      double[] band = band(fb);
-      if (again != null) {
-        // Judged beside the baseline run right after the fixed run; the first baseline bounds the same configuration's
-        // spread across runs: a fixed step inside it is not slower than "the baseline" on this machine.
-        Fingerprint fa = new Fingerprint(again);
-        if (fa.steps.length > 0) {
-          List<String> first = slower;
-          slower = notSlower(fa, "the baseline run beside it", notes);
-          band = band(fa);
-          reg = compared(fa.steps, fv.steps);
-          if (!slower.isEmpty() && first.isEmpty()) {
-            notes.add("slower than the baseline run beside it (" + String.join("; ", slower) + ") but not than the first baseline: "
-                + "inside the spread the baseline's own configuration showed across the two runs");
-            slower = List.of();
-          }
+      median = round(StepStats.median(StepStats.concat(steps(vs))), 4);
+      List<String> slower = notSlower(bs, "the baseline", notes);
+      double[] band = band(bs);
+      List<Fingerprint> fa = again == null ? List.of() : again.stream().map(Fingerprint::new).filter(f -> f.steps.length > 0).toList();
+      if (!fa.isEmpty()) {
+        // Judged beside the baseline run(s) made right after the fixed run(s); the first baseline bounds the same
+        // configuration's spread across runs: a fixed step inside it is not slower than "the baseline" on this machine.
+        List<String> first = slower;
+        slower = notSlower(fa, fa.size() == 1 ? "the baseline run beside it" : "the baseline runs beside them", notes);
+        band = band(fa);
+        reg = compared(fa, vs, MachineLoad.of(again), loadV);
+        if (!slower.isEmpty() && first.isEmpty()) {
+          notes.add("slower than the baseline run beside it (" + String.join("; ", slower) + ") but not than the first baseline: "
+              + "inside the spread the baseline's own configuration showed across the two runs");
+          slower = List.of();
         }
       }
       lo = round(band[0], 4);
       hi = round(band[1], 4);
       reasons.addAll(slower);
-      againstVariant = againstVariant(variant, reasons, notes);
+      againstVariant = againstVariant(variants, reasons, undecided, notes);
+      if ("inconclusive".equals(reg.verdict()) && reasons.isEmpty() && undecided.isEmpty()) {
+        notes.add("against the baseline the step time is inconclusive (" + reg.why() + "): not slower by the rule; the fix rests on "
+            + (againstVariant != null && "improvement".equals(againstVariant.verdict()) ? "the variant's regression undone" : "the path, the "
+            + "configuration and the replicas being the baseline's"));
+      }
     }
-    boolean onlyStepTime = reasons.size() > structural && structural == 0;
-    String verdict = nothing != null ? FixVerification.NOTHING_TO_FIX : reasons.isEmpty() ? FixVerification.FIXED : FixVerification.NOT_FIXED;
-    return new FixVerification(FixVerification.SCHEMA, b.runDir(), v.runDir(), reasons.isEmpty(), equal, differences, c.verdict(), median, lo,
-        hi, reg, reasons, variant == null ? null : variant.runDir(), againstVariant, onlyStepTime, notes, verdict);
+    boolean onlyStepTime = structural == 0 && (reasons.size() > structural || !undecided.isEmpty());
+    String verdict = nothing != null ? FixVerification.NOTHING_TO_FIX : !reasons.isEmpty() ? FixVerification.NOT_FIXED
+        : !undecided.isEmpty() ? FixVerification.INCONCLUSIVE : FixVerification.FIXED;
+    List<String> why = new ArrayList<>(reasons);
+    why.addAll(undecided);
+    return new FixVerification(FixVerification.SCHEMA, b.runDir(), v.runDir(), verdict.equals(FixVerification.FIXED), equal, differences,
+        c.verdict(), median, lo, hi, reg, why, variants == null || variants.isEmpty() ? null : variants.get(0).runDir(), againstVariant,
+        onlyStepTime, notes, verdict);
   }
 
   /**
    * Why there is nothing for a fix to undo, or null: the variant, diagnosed against the baseline as diagnose would, is
    * correct and shows no change of the job (no change, or a slower step the machine's load explains). A fixed run
    * that looks like the baseline then proves nothing; "FIXED" would claim a repair of a fault that never showed.
+   * Where that diagnosis is inconclusive, no fix can be shown either, until more runs decide it ({@code undecided}).
    * Without the variant this cannot be told, and the fixed run is judged against the baseline alone.
    */
-  private String nothingToFix(Evidence variant) {
-    if (variant == null) {
+  private String nothingToFix(List<Evidence> variants, List<String> undecided) {
+    if (variants == null || variants.isEmpty()) {
       return null;
     }
-    Diagnosis d = new Diagnoser(b, variant).diagnose();
+    Diagnosis d = new Diagnoser(bRuns, variants, rule).diagnose();
+    if ("inconclusive".equals(d.conclusion())) {
+      undecided.add("the variant against the baseline is inconclusive (" + d.regression().why() + "): whether there is a regression to "
+          + "undo is not decided, so no fixed run can show a fix yet");
+      return null;
+    }
     // Both conclusions come only with correct replicas and the baseline's configuration and path (see diagnose()).
     if (!"no change".equals(d.conclusion()) && !"confounded by machine load".equals(d.conclusion())) {
       return null;
@@ -501,89 +657,104 @@ final class Diagnoser {
         + "), so no fixed run can show that a fix undid anything";
   }
 
-  /** The 5th and 95th percentile of a run's steps. */
-  private static double[] band(Fingerprint f) {
-    double[] s = f.steps.clone();
+  /** The 5th and 95th percentile of the runs' steps, pooled. */
+  private static double[] band(List<Fingerprint> fs) {
+    double[] s = StepStats.concat(steps(fs));
     Arrays.sort(s);
     return new double[] {StepStats.quantile(s, 0.05), StepStats.quantile(s, 0.95)};
   }
 
-  private static Diagnosis.Regression compared(double[] base, double[] fixed) {
-    StepStats.Comparison c = StepStats.compare(base, fixed);
-    return new Diagnosis.Regression(c.regression(), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4), c.verdict(),
-        round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(), "median of per-iteration step times "
-            + "(slowest rank); regression when ratio >= " + (1 + StepStats.MIN_EFFECT) + " and the 99% bootstrap interval ("
-            + StepStats.RESAMPLES + " resamples, seeded) lies above 1");
+  private Diagnosis.Regression compared(List<Fingerprint> base, List<Fingerprint> fixed, MachineLoad lb, MachineLoad lf) {
+    return regression(StepStats.compare(steps(base), steps(fixed), rule), lb, lf, "median of per-iteration step times (slowest rank)");
   }
 
   /**
-   * Why the fixed run's step is slower than {@code base}'s (empty when it is not): its median above the base's band,
+   * Why the fixed runs' step is slower than {@code base}'s (empty when it is not): its median above the base's band,
    * or a regression by the diagnose rule. A median below the band is only noted. Emulated timings are never judged.
    */
-  private List<String> notSlower(Fingerprint base, String what, List<String> notes) {
+  private List<String> notSlower(List<Fingerprint> base, String what, List<String> notes) {
     List<String> out = new ArrayList<>();
     if (emulated()) {
       return out;
     }
     double[] band = band(base);
-    double median = StepStats.median(fv.steps.clone());
+    double median = StepStats.median(StepStats.concat(steps(vs)));
     if (median > band[1]) {
       out.add(String.format(Locale.ROOT, "step median %.3f ms is above %s's band %.3f..%.3f ms", median, what, band[0], band[1]));
     } else if (median < band[0]) {
       notes.add(String.format(Locale.ROOT, "step median %.3f ms is below %s's band %.3f..%.3f ms: faster than the baseline (the "
           + "machine's load fell between the runs, or more than the fault was undone); not a failure of the fix", median, what, band[0], band[1]));
     }
-    Diagnosis.Regression r = compared(base.steps, fv.steps);
-    if (r.detected()) {
-      out.add("step time still regressed against " + what + ": ratio " + r.ratio() + " (95% CI " + r.ciLow() + ".." + r.ciHigh() + ")");
+    StepStats.Comparison r = StepStats.compare(steps(base), steps(vs), rule);
+    if (r.regression()) {
+      out.add(String.format(Locale.ROOT, "step time still regressed against %s: ratio %.4f (95%% CI %.4f..%.4f)", what, r.ratio(), r.ciLow(),
+          r.ciHigh()));
     }
     return out;
   }
 
   /**
-   * The fixed run against the variant, for each regression the variant showed against the baseline (the pair the
-   * diagnosis judged): its step time and, where it rose with the step, its compute outside communication. The fix must
-   * make each clearly better than the variant (the diagnose rule's improvement), else it did not undo that regression.
-   * A load that fell after the variant speeds the fixed run up as a fix would; that is why the fixed run is also judged
-   * beside a baseline made under the same load (prove's A/B/A).
+   * The fixed runs against the variant runs, for each regression the variant showed against the baseline (the pair
+   * the diagnosis judged): its step time and, where it rose with the step, its compute outside communication. The fix
+   * must make each clearly better than the variant (the diagnose rule's improvement), else it did not undo that
+   * regression; where that comparison is inconclusive the fix is not yet shown ({@code undecided}). A load that fell
+   * after the variant speeds the fixed run up as a fix would; that is why the fixed run is also judged beside a
+   * baseline made under the same load (prove's A/B/A).
    */
-  private Diagnosis.Regression againstVariant(Evidence variant, List<String> reasons, List<String> notes) {
-    if (variant == null || emulated() || emulated(variant)) {
+  private Diagnosis.Regression againstVariant(List<Evidence> variants, List<String> reasons, List<String> undecided, List<String> notes) {
+    if (variants == null || variants.isEmpty() || emulated() || variants.stream().anyMatch(Diagnoser::emulated)) {
       return null;
     }
-    Fingerprint fx = new Fingerprint(variant);
-    if (fx.steps.length == 0) {
+    List<Fingerprint> fx = variants.stream().map(Fingerprint::new).toList();
+    if (!any(steps(fx))) {
       notes.add("the variant has no step times: the fixed run is judged against the baseline alone");
       return null;
     }
-    StepStats.Comparison regressed = StepStats.compare(fb.steps, fx.steps);
-    StepStats.Comparison c = StepStats.compare(fx.steps, fv.steps);
-    Diagnosis.Regression r = new Diagnosis.Regression(c.regression(), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4),
-        c.verdict(), round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(),
-        "fixed against the variant: median of per-iteration step times; the variant's regression is undone when the fixed run is an "
-            + "improvement on it (ratio <= " + (1 - StepStats.MIN_EFFECT) + " and the 99% bootstrap interval below 1)");
-    StepStats.Comparison variantCompute = fb.compute.length > 0 && fx.compute.length > 0 ? StepStats.compare(fb.compute, fx.compute) : null;
-    boolean loadOnly = regressed.regression() && fb.load != null && fx.load != null && new LoadComparison(fb.load, fx.load,
-        StepStats.compare(fb.load.stepsWithoutWait(), fx.load.stepsWithoutWait()), regressed.verdict(), variantCompute,
-        jobCpu(fb.load, fx.load), Math.abs(regressed.variantMedian() - regressed.baselineMedian())).explains();
+    MachineLoad lx = MachineLoad.of(variants);
+    StepStats.Comparison regressed = StepStats.compare(steps(bs), steps(fx), rule);
+    StepStats.Comparison c = StepStats.compare(steps(fx), steps(vs), rule);
+    Diagnosis.Regression r = regression(c, lx, loadV, "fixed against the variant: median of per-iteration step times; the variant's regression "
+        + "is undone when the fixed run is an improvement on it (ratio <= " + (1 - StepStats.MIN_EFFECT) + " and the rule's interval below 1)");
+    StepStats.Comparison variantCompute = any(compute(bs)) && any(compute(fx)) ? StepStats.compare(compute(bs), compute(fx), rule) : null;
+    boolean loadOnly = regressed.regression() && loadB != null && lx != null && new LoadComparison(loadB, lx,
+        StepStats.compare(loadB.stepsWithoutWait(), lx.stepsWithoutWait(), rule), regressed.verdict(), variantCompute,
+        jobCpu(loadB, lx, rule), Math.abs(regressed.variantMedian() - regressed.baselineMedian())).explains();
     if (!regressed.regression()) {
-      notes.add(String.format(Locale.ROOT, "the variant's step did not regress against the baseline (%s): no step-time regression to "
-          + "undo, the fix is judged on the path, the replicas and a step not slower than the baseline", ratio(regressed)));
+      notes.add(String.format(Locale.ROOT, "the variant's step did not regress against the baseline (%s: %s): no step-time regression to "
+          + "undo, the fix is judged on the path, the replicas and a step not slower than the baseline", ratio(regressed), regressed.verdict()));
     } else if (loadOnly) {
       // As diagnose says of that pair: the machine, not the job, slowed the variant, so there is no job regression to undo.
       notes.add(String.format(Locale.ROOT, "the variant's slower step against the baseline (%s) is confounded by machine load (the "
           + "variant waited %.3f ms per step for a CPU, the baseline %.3f ms): no step-time regression of the job to undo", ratio(regressed),
-          fx.load.runQueueMs(), fb.load.runQueueMs()));
+          lx.runQueueMs(), loadB.runQueueMs()));
     } else if (!c.improvement()) {
-      reasons.add(String.format(Locale.ROOT, "the variant's regression is not undone: the fixed run's step median %.3f ms is not clearly "
-          + "faster than the variant's %.3f ms (%s)", c.variantMedian(), c.baselineMedian(), ratio(c)));
+      String what = String.format(Locale.ROOT, "the fixed run's step median %.3f ms against the variant's %.3f ms (%s; %s interval %.3f..%.3f)",
+          c.variantMedian(), c.baselineMedian(), ratio(c), pct(rule.level()), c.ruleLow(), c.ruleHigh());
+      // Undecided against the variant but decidedly slower than the baseline: whatever the fixed run is, it kept a regression.
+      boolean stillSlower = StepStats.compare(steps(bs), steps(vs), rule).regression();
+      if (c.decided() || stillSlower) {
+        reasons.add("the variant's regression is not undone: " + what + " is not clearly faster" + (c.decided() ? ""
+            : ", and the fixed run is still slower than the baseline"));
+      } else {
+        undecided.add("whether the variant's regression is undone is inconclusive: " + what + (c.stepsNeeded() == null ? ""
+            : "; about " + c.stepsNeeded() + " steps per side would decide at this noise"));
+      }
     }
-    // As diagnose: a compute rise counts only with a step that rose with it (alone it is the load moving time around).
-    if (regressed.regression() && !loadOnly && variantCompute != null && fv.compute.length > 0 && variantCompute.regression()) {
-      StepStats.Comparison k = StepStats.compare(fx.compute, fv.compute);
+    // As diagnose: a compute rise counts only with a step that rose with it (alone it is the load moving time around),
+    // or where diagnose named compute on its own rise with the step undecided (the step at least 2 % slower): the fix of
+    // that diagnosis must undo the compute it named.
+    boolean computeNamed = !regressed.regression() && variantCompute != null && variantCompute.regression()
+        && regressed.ratio() >= 1 + StepStats.MIN_EFFECT;
+    if ((regressed.regression() && !loadOnly || computeNamed) && variantCompute != null && any(compute(vs)) && variantCompute.regression()) {
+      StepStats.Comparison k = StepStats.compare(compute(fx), compute(vs), rule);
       if (!k.improvement()) {
-        reasons.add(String.format(Locale.ROOT, "the variant's compute regression is not undone: compute outside communication %.3f ms per "
-            + "step in the fixed run against the variant's %.3f ms (%s)", k.variantMedian(), k.baselineMedian(), ratio(k)));
+        String what = String.format(Locale.ROOT, "compute outside communication %.3f ms per step in the fixed run against the variant's "
+            + "%.3f ms (%s)", k.variantMedian(), k.baselineMedian(), ratio(k));
+        if (k.decided()) {
+          reasons.add("the variant's compute regression is not undone: " + what);
+        } else {
+          undecided.add("whether the variant's compute regression is undone is inconclusive: " + what);
+        }
       }
     }
     return r;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -48,11 +49,124 @@ public record Diagnosis(
   public record Correctness(String verdict, String evidence) {}
 
   /**
-   * Step time: ratio of medians variant/baseline with its 95 % bootstrap interval; {@code verdict} is regression, no
-   * change, improvement, or unknown (no step times). {@code detected} is true for a regression.
+   * Step time: ratio of medians variant/baseline with its 95 % bootstrap interval ({@code ciLow..ciHigh}, shown) and the
+   * rule's interval at {@code level} ({@code ruleLow..ruleHigh}, decides); {@code verdict} is regression, improvement,
+   * no change (the rule's interval inside 1 ± {@code margin}), inconclusive, or unknown (no step times, or emulated).
+   * {@code detected} is true for a regression. The medians are each side's runs pooled ({@code baselineRuns},
+   * {@code variantRuns}); {@code stepsNeeded}: for an inconclusive comparison, about how many steps per side would
+   * decide at the observed noise; {@code why}: what left it inconclusive.
    */
   public record Regression(boolean detected, Double ratio, Double ciLow, Double ciHigh, String verdict, Double baselineMedianMs,
-      Double variantMedianMs, int nBaseline, int nVariant, String rule) {}
+      Double variantMedianMs, int nBaseline, int nVariant, String rule, Double ruleLow, Double ruleHigh, Double level, Double margin,
+      Integer stepsNeeded, int baselineRuns, int variantRuns, String why) {
+    public Regression {
+      if (!List.of("regression", "improvement", "no change", "inconclusive", "unknown").contains(verdict)) {
+        throw new IllegalArgumentException("step-time verdict '" + verdict + "'");
+      }
+      if (detected != verdict.equals("regression")) {
+        throw new IllegalArgumentException("step time: detected=" + detected + " but verdict " + verdict);
+      }
+    }
+
+    /** The record before the rule's interval was kept (one run per side, the rule not stated apart). */
+    public Regression(boolean detected, Double ratio, Double ciLow, Double ciHigh, String verdict, Double baselineMedianMs, Double variantMedianMs,
+        int nBaseline, int nVariant, String rule) {
+      this(detected, ratio, ciLow, ciHigh, verdict, baselineMedianMs, variantMedianMs, nBaseline, nVariant, rule, null, null, null, null, null,
+          1, 1, null);
+    }
+
+    /** No step-time judgement: {@code why} says what is missing (step times) or forbids it (emulated timings). */
+    static Regression unknown(int nBaseline, int nVariant, String why) {
+      return new Regression(false, null, null, null, "unknown", null, null, nBaseline, nVariant, why, null, null, null, null, null, 0, 0, why);
+    }
+  }
+
+  /**
+   * The step-time rule (issue 19 §2): regression or improvement when the ratio of medians is at least 2 % from 1 and
+   * the rule's interval excludes 1; no change only when that interval lies inside 1 ± {@code margin} (the equivalence
+   * margin: a change smaller than this is not worth a reader's attention, default {@value #MARGIN}); otherwise
+   * inconclusive. {@code alpha} is the error rate of the whole sequence of looks (two-sided; half of it for each of a
+   * false regression, a false improvement and a false "no change"), spent evenly over {@code looks} planned looks
+   * (Bonferroni alpha spending: look {@code look} uses {@code alpha / looks}), so a caller that adds runs and looks
+   * again until one look decides keeps those error rates whatever look it stops at. One look: the 99 % interval.
+   */
+  public record Rule(double margin, double alpha, int look, int looks) {
+    public static final double MARGIN = 0.05;
+    public static final double ALPHA = 0.01;
+    public static final Rule DEFAULT = new Rule(MARGIN, ALPHA, 1, 1);
+
+    public Rule {
+      if (!(margin > 0 && margin < 0.5)) {
+        throw PathproofException.usage(String.format(Locale.ROOT, "--margin: the equivalence margin must lie between 0 and 50 %%, got %s %%",
+            Diagnoser.pct(margin).replace(" %", "")));
+      }
+      if (!(alpha > 0 && alpha < 0.5) || looks < 1 || look < 1 || look > looks) {
+        throw new IllegalArgumentException("step-time rule: alpha " + alpha + ", look " + look + " of " + looks);
+      }
+    }
+
+    /** One look with margin {@code margin} (a fraction: 0.05 for 5 %). */
+    public static Rule withMargin(double margin) {
+      return new Rule(margin, ALPHA, 1, 1);
+    }
+
+    /** The same rule at look {@code look} of {@code looks} planned. */
+    public Rule at(int look, int looks) {
+      return new Rule(margin, alpha, look, looks);
+    }
+
+    /** The error rate this look may spend. */
+    public double lookAlpha() {
+      return alpha / looks;
+    }
+
+    /** The confidence level of this look's interval. */
+    public double level() {
+      return 1 - lookAlpha();
+    }
+
+    /** The rule in one sentence, as every output states it. */
+    public String describe() {
+      return "regression (or improvement) when the ratio is >= " + Diagnoser.pct(StepStats.MIN_EFFECT) + " from 1 and the " + Diagnoser.pct(level())
+          + " bootstrap interval excludes 1; no change only when that interval lies inside ±" + Diagnoser.pct(margin)
+          + " (the equivalence margin); otherwise inconclusive" + (looks == 1 ? "" : "; look " + look + " of " + looks
+          + ", each look spending " + Diagnoser.pct(alpha) + "/" + looks + " of the error rate (Bonferroni alpha spending), so a false "
+          + "regression, improvement or no change stays below " + Diagnoser.pct(alpha / 2) + " each over all looks");
+    }
+  }
+
+  /**
+   * A run's step times, defined once for every figure pathproof shows: per measured iteration, the slowest rank's time
+   * (a synchronous DDP step ends when its slowest rank does). {@code median} is "the run's median" wherever a run's
+   * median appears (diagnose, verify-fix, the report's tables, charts and text); {@code ciLow..ciHigh} its 95 %
+   * bootstrap interval (seeded), {@code p5..p95} the band verify-fix judges a fixed run against. Over several runs,
+   * the runs pooled. Null statistics where the run has no step times.
+   */
+  public record StepTimes(List<Double> perIteration, int n, int runs, Double median, Double ciLow, Double ciHigh, Double p5, Double p95) {
+    public StepTimes {
+      perIteration = List.copyOf(perIteration);
+    }
+  }
+
+  /** The step times of one run ({@link StepTimes}). */
+  public static StepTimes stepTimes(Evidence run) {
+    return stepTimes(List.of(run));
+  }
+
+  /** The step times of the runs of one configuration, pooled. */
+  public static StepTimes stepTimes(List<Evidence> runs) {
+    List<double[]> per = runs.stream().map(StepStats::stepTimes).toList();
+    double[] all = StepStats.concat(per);
+    List<Double> list = Arrays.stream(all).boxed().toList();
+    if (all.length == 0) {
+      return new StepTimes(list, 0, runs.size(), null, null, null, null, null);
+    }
+    double[] ci = StepStats.medianInterval(per);
+    double[] sorted = all.clone();
+    Arrays.sort(sorted);
+    return new StepTimes(list, all.length, runs.size(), StepStats.median(all.clone()), ci[0], ci[1], StepStats.quantile(sorted, 0.05),
+        StepStats.quantile(sorted, 0.95));
+  }
 
   /** One layer of the fingerprint in both runs. */
   public record LayerDiff(String layer, String baseline, String variant, boolean changed, List<String> evidence, List<String> provenance) {}
@@ -77,9 +191,26 @@ public record Diagnosis(
    * the job's.
    */
   public static Diagnosis diagnose(Evidence baseline, Evidence variant) {
-    whole(baseline, "baseline");
-    whole(variant, "variant");
-    return new Diagnoser(baseline, variant).diagnose();
+    return diagnose(List.of(baseline), List.of(variant), Rule.DEFAULT);
+  }
+
+  /**
+   * As {@link #diagnose(Evidence, Evidence)} with each side given as the runs of one configuration, pooled like with
+   * like (a run with another configuration or path than its side's first is refused, exit 2), judged by {@code rule}.
+   */
+  public static Diagnosis diagnose(List<Evidence> baselines, List<Evidence> variants, Rule rule) {
+    given(baselines, "baseline");
+    given(variants, "variant");
+    Diagnoser.alike(baselines, "baseline");
+    Diagnoser.alike(variants, "variant");
+    return new Diagnoser(baselines, variants, rule).diagnose();
+  }
+
+  private static void given(List<Evidence> runs, String role) {
+    if (runs == null || runs.isEmpty()) {
+      throw PathproofException.usage("no " + role + " run given");
+    }
+    runs.forEach(e -> whole(e, role));
   }
 
   /** Throws, naming the first gap's file and line, when a run's per-rank evidence has a gap. */
@@ -101,9 +232,7 @@ public record Diagnosis(
    * {@link #verifyFix(Evidence, Evidence, Evidence)}.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence fixed) {
-    whole(baseline, "baseline");
-    whole(fixed, "fixed run");
-    return new Diagnoser(baseline, fixed).verifyFix(null, null);
+    return verifyFix(List.of(baseline), List.of(), List.of(fixed), List.of(), Rule.DEFAULT);
   }
 
   /**
@@ -111,10 +240,7 @@ public record Diagnosis(
    * run must also be clearly faster than the variant: the regression is gone, not hidden by noise.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed) {
-    whole(baseline, "baseline");
-    whole(variant, "variant");
-    whole(fixed, "fixed run");
-    return new Diagnoser(baseline, fixed).verifyFix(variant, null);
+    return verifyFix(List.of(baseline), variant == null ? List.of() : List.of(variant), List.of(fixed), List.of(), Rule.DEFAULT);
   }
 
   /**
@@ -124,11 +250,25 @@ public record Diagnosis(
    * that one but not than {@code baseline} lies inside the baseline configuration's own spread across runs.
    */
   public static FixVerification verifyFix(Evidence baseline, Evidence variant, Evidence fixed, Evidence baselineAgain) {
-    whole(baseline, "baseline");
-    whole(variant, "variant");
-    whole(fixed, "fixed run");
-    whole(baselineAgain, "baseline run again");
-    return new Diagnoser(baseline, fixed).verifyFix(variant, baselineAgain);
+    return verifyFix(List.of(baseline), List.of(variant), List.of(fixed), List.of(baselineAgain), Rule.DEFAULT);
+  }
+
+  /**
+   * The general form: each role as the runs of one configuration (pooled like with like), {@code variants} and
+   * {@code baselinesAgain} possibly empty, judged by {@code rule} (a look of prove's sequence). The verdict is
+   * "inconclusive" where a comparison the fix rests on is undecided: more runs may decide it.
+   */
+  public static FixVerification verifyFix(List<Evidence> baselines, List<Evidence> variants, List<Evidence> fixed,
+      List<Evidence> baselinesAgain, Rule rule) {
+    given(baselines, "baseline");
+    given(fixed, "fixed run");
+    variants.forEach(e -> whole(e, "variant"));
+    baselinesAgain.forEach(e -> whole(e, "baseline run again"));
+    Diagnoser.alike(baselines, "baseline");
+    Diagnoser.alike(variants, "variant");
+    Diagnoser.alike(fixed, "fixed");
+    Diagnoser.alike(baselinesAgain, "baseline-again");
+    return new Diagnoser(baselines, fixed, rule).verifyFix(variants, baselinesAgain);
   }
 
   /**

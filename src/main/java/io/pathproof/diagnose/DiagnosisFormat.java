@@ -1,6 +1,7 @@
 package io.pathproof.diagnose;
 
 import java.util.List;
+import java.util.Locale;
 
 /** Renderings of a diagnosis and of a fix verification. Strings only: the CLI prints. */
 final class DiagnosisFormat {
@@ -13,10 +14,15 @@ final class DiagnosisFormat {
     Diagnosis.Regression r = d.regression();
     sb.append("2. step time: ").append(r.verdict());
     if (r.ratio() != null) {
-      sb.append(String.format(" — median %.3f → %.3f ms, ratio %.3f (95%% CI %.3f..%.3f), n=%d/%d", r.baselineMedianMs(), r.variantMedianMs(),
-          r.ratio(), r.ciLow(), r.ciHigh(), r.nBaseline(), r.nVariant()));
+      sb.append(" — ").append(step(r));
     }
     sb.append('\n');
+    if (r.why() != null) {
+      sb.append("   ").append(r.why()).append('\n');
+    }
+    if (r.ratio() != null) {
+      sb.append("   rule: ").append(r.rule()).append('\n');
+    }
     sb.append("3. fingerprint:\n");
     for (Diagnosis.LayerDiff l : d.diffs()) {
       sb.append(String.format("   %-12s %s %s%s%n", l.layer(), l.changed() ? "CHANGED" : "same   ", l.baseline(),
@@ -60,8 +66,11 @@ final class DiagnosisFormat {
     sb.append("### pathproof diagnose: ").append(d.conclusion()).append(r.detected() ? " (regression)" : "").append("\n\n");
     sb.append("| step | result |\n|---|---|\n");
     sb.append("| correctness | ").append(md(d.correctness().verdict() + ": " + d.correctness().evidence())).append(" |\n");
-    sb.append("| step time | ").append(md(r.verdict() + (r.ratio() == null ? "" : String.format(", ratio %.3f (95%% CI %.3f..%.3f)", r.ratio(), r.ciLow(), r.ciHigh()))))
+    sb.append("| step time | ").append(md(r.verdict() + (r.ratio() == null ? "" : ": " + step(r)) + (r.why() == null ? "" : "; " + r.why())))
         .append(" |\n");
+    if (r.ratio() != null) {
+      sb.append("| rule | ").append(md(r.rule())).append(" |\n");
+    }
     if (d.rootCause() != null) {
       Diagnosis.RootCause rc = d.rootCause();
       sb.append("| root cause | ").append(md(rc.layer() + " (" + rc.owner() + "): " + rc.change())).append(" |\n");
@@ -87,6 +96,14 @@ final class DiagnosisFormat {
     return sb.toString();
   }
 
+  /** A step-time comparison in one line: medians (pooled runs named), ratio, the 95 % and the rule's interval, steps. */
+  static String step(Diagnosis.Regression r) {
+    String runs = r.baselineRuns() > 1 || r.variantRuns() > 1 ? String.format(Locale.ROOT, ", %d and %d runs pooled", r.baselineRuns(), r.variantRuns()) : "";
+    return String.format(Locale.ROOT, "median %.3f → %.3f ms, ratio %.3f (95%% CI %.3f..%.3f; %s interval %.3f..%.3f, margin ±%s), n=%d/%d%s",
+        r.baselineMedianMs(), r.variantMedianMs(), r.ratio(), r.ciLow(), r.ciHigh(), Diagnoser.pct(r.level()), r.ruleLow(), r.ruleHigh(),
+        Diagnoser.pct(r.margin()), r.nBaseline(), r.nVariant(), runs);
+  }
+
   static String text(FixVerification f) {
     StringBuilder sb = new StringBuilder();
     sb.append("verify-fix: ").append(f.verdict().toUpperCase(java.util.Locale.ROOT)).append(" (baseline ").append(f.baseline()).append(", fixed ")
@@ -95,9 +112,12 @@ final class DiagnosisFormat {
     if (f.medianMs() != null) {
       sb.append(String.format("step median %.3f ms, baseline band %.3f..%.3f ms%n", f.medianMs(), f.bandLowMs(), f.bandHighMs()));
     }
+    if (f.regression() != null && f.regression().ratio() != null) {
+      sb.append("against the baseline: ").append(f.regression().verdict()).append(" — ").append(step(f.regression())).append('\n');
+    }
     if (f.againstVariant() != null) {
-      sb.append(String.format("against the variant (%s): ratio %.3f, 95%% CI %.3f..%.3f: %s%n", f.variantRun(), f.againstVariant().ratio(),
-          f.againstVariant().ciLow(), f.againstVariant().ciHigh(), f.againstVariant().verdict()));
+      sb.append("against the variant (").append(f.variantRun()).append("): ").append(f.againstVariant().verdict()).append(" — ")
+          .append(step(f.againstVariant())).append('\n');
     }
     for (String r : f.reasons()) {
       sb.append("- ").append(r).append('\n');
@@ -113,6 +133,7 @@ final class DiagnosisFormat {
     String icon = switch (f.verdict()) {
       case FixVerification.FIXED -> "✅";
       case FixVerification.NOTHING_TO_FIX -> "ℹ️";
+      case FixVerification.INCONCLUSIVE -> "❔";
       default -> "❌";
     };
     sb.append("### pathproof verify-fix: ").append(icon).append(' ').append(f.verdict()).append("\n\n");
@@ -122,8 +143,7 @@ final class DiagnosisFormat {
       sb.append(String.format("- step median %.3f ms; baseline band %.3f..%.3f ms%n", f.medianMs(), f.bandLowMs(), f.bandHighMs()));
     }
     if (f.againstVariant() != null) {
-      sb.append(String.format("- against the variant: ratio %.3f, 95%% CI %.3f..%.3f: %s%n", f.againstVariant().ratio(),
-          f.againstVariant().ciLow(), f.againstVariant().ciHigh(), f.againstVariant().verdict()));
+      sb.append("- against the variant: ").append(f.againstVariant().verdict()).append(" — ").append(md(step(f.againstVariant()))).append('\n');
     }
     for (String r : f.reasons()) {
       sb.append("- ").append(md(r)).append('\n');
@@ -138,8 +158,4 @@ final class DiagnosisFormat {
     return s == null ? "" : s.replace("|", "\\|").replace("\n", " ");
   }
 
-  @SuppressWarnings("unused")
-  private static String join(List<String> l) {
-    return String.join(", ", l);
-  }
 }

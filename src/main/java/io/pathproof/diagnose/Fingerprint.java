@@ -301,12 +301,9 @@ final class Fingerprint {
     return m.isEmpty() ? all : m;
   }
 
+  /** The one definition of a run's step times ({@link StepStats#stepTimes}). */
   private double[] steps() {
-    TreeMap<Integer, Double> perIt = new TreeMap<>();
-    for (Evidence.Step s : measuredSteps()) {
-      perIt.merge(s.iteration(), s.ms(), Math::max);
-    }
-    return perIt.values().stream().mapToDouble(Double::doubleValue).toArray();
+    return StepStats.stepTimes(e);
   }
 
   /**

@@ -9,9 +9,11 @@ import java.util.List;
  * baseline's steps; below it is only a note) and, where the variant is given and regressed, clearly faster than the
  * variant ({@code againstVariant}, fixed over variant). {@code onlyStepTime}: path, configuration and replicas are the
  * baseline's and only the step time failed, the case a re-measurement beside a new baseline can settle.
- * {@code verdict}: {@value #FIXED}, {@value #NOT_FIXED}, or {@value #NOTHING_TO_FIX} where the variant is given and did
+ * {@code verdict}: {@value #FIXED}, {@value #NOT_FIXED}, {@value #NOTHING_TO_FIX} where the variant is given and did
  * not regress against the baseline (diagnose: no change, or only the machine's load) — then no fix can be shown,
- * whatever the fixed run looks like, and {@code fixed} is false.
+ * whatever the fixed run looks like, and {@code fixed} is false — or {@value #INCONCLUSIVE}: nothing is wrong with the
+ * fixed run, but a step-time comparison the fix rests on is undecided at this noise (the variant against the baseline,
+ * or the fixed run against the variant), so it is not shown fixed; more runs may decide ({@code reasons} say which).
  */
 public record FixVerification(
     String schema,
@@ -35,9 +37,10 @@ public record FixVerification(
   public static final String FIXED = "fixed";
   public static final String NOT_FIXED = "not fixed";
   public static final String NOTHING_TO_FIX = "nothing to fix";
+  public static final String INCONCLUSIVE = "inconclusive";
 
   public FixVerification {
-    if (!List.of(FIXED, NOT_FIXED, NOTHING_TO_FIX).contains(verdict)) {
+    if (!List.of(FIXED, NOT_FIXED, NOTHING_TO_FIX, INCONCLUSIVE).contains(verdict)) {
       throw new IllegalArgumentException("verify-fix verdict '" + verdict + "'");
     }
     if (fixed != verdict.equals(FIXED)) {

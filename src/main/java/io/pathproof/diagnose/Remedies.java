@@ -243,4 +243,18 @@ final class Remedies {
     return new Diagnosis.RootCause(Fingerprint.NONE, "application", "no change: " + why, List.of("effect: " + effect), "nothing to fix",
         List.of("any tuning: there is no difference to correct"), "none needed");
   }
+
+  /**
+   * The step time is undecided and nothing structural was found: no fault is named, no fix proposed. What decides it is
+   * more steps of both configurations, interleaved (or pooled from more runs of each).
+   */
+  static Diagnosis.RootCause inconclusive(String why, String effect, Diagnosis.Regression reg) {
+    String more = reg.stepsNeeded() == null ? "more runs of both configurations, interleaved"
+        : "about " + reg.stepsNeeded() + " steps per configuration (" + reg.nBaseline() + " and " + reg.nVariant() + " now), interleaved runs";
+    return new Diagnosis.RootCause(Fingerprint.NONE, "application", "inconclusive: " + why, List.of("effect: " + effect, "rule: " + reg.rule()),
+        "nothing to fix yet: measure more — " + more + " — and diagnose the runs pooled (diagnose --baseline A --baseline A2 … --variant B "
+            + "--variant B2 …)",
+        List.of("calling it no change: a change of the margin's size is not excluded", "acting on the ratio alone: it is not shown to differ from 1"),
+        "pathproof diagnose with more runs of each side pooled, or pathproof prove, which adds interleaved runs until the rule decides");
+  }
 }

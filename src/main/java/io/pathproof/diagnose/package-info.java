@@ -7,7 +7,8 @@
  * lines, env echoes), kernel traces (gridX, blockX, durations), hook records and step times, replica digests, DDP
  * logging data (torch 1.13 – 2.11 key names, logger.cpp) and the run manifest's {@code env}, {@code versions},
  * {@code topology}, {@code workload}. The manifest's {@code inject} key (the harness's fault knobs) is never read.
- * Step-time statistics: median ratio with a seeded percentile bootstrap; power measured in
- * {@code DiagnosePowerBench} (docs/PERFORMANCE.md).
+ * Step-time statistics: median ratio with a seeded percentile bootstrap and three verdicts (regression or improvement,
+ * no change within the equivalence margin, inconclusive; {@link io.pathproof.diagnose.Diagnosis.Rule}); several runs of a
+ * side pooled like with like; power measured in {@code DiagnosePowerBench} (docs/PERFORMANCE.md).
  */
 package io.pathproof.diagnose;

@@ -93,6 +93,8 @@ final class Assembly {
         problems.addAll(h.problems());
       }
     }
+    ddp = ddpLoggingDumps(ddp, files, problems);
+    ddp = ddpLog(ddp, files);
     JsonNode emulated = manifest != null && manifest.path("emulation").isObject() ? manifest.get("emulation") : null;
     Evidence.Emulation emulation =
         emulated == null && emulationLines == 0
@@ -104,6 +106,50 @@ final class Assembly {
     return new Evidence(
         runDir, reads, nccl, kernels, ranges, ddp, steps, replicas, peer, flight, manifest, merge(findings), problems,
         distributed, copies, dumps, emulation, profiler, clocks, integrity);
+  }
+
+  /**
+   * The dumps of {@code _get_ddp_logging_data()} read by their content join the DDP logging the run's own files gave,
+   * one per rank (the data's rank), in rank order. A second dump of a rank is not used, and said so: which one is
+   * right is not the reader's to guess.
+   */
+  private static Evidence.Ddp ddpLoggingDumps(Evidence.Ddp ddp, List<FileFacts> files, List<Problem> problems) {
+    Map<Integer, JsonNode> dumps = new TreeMap<>();
+    for (FileFacts ff : files) {
+      if (ff.ddpLogging == null) {
+        continue;
+      }
+      String rank = Integer.toString(ff.rank);
+      if (dumps.containsKey(ff.rank) || ddp != null && ddp.logging().containsKey(rank)) {
+        problems.add(new Problem(ff.file, 0, "rank " + rank + "'s DDP logging was read from another file already:"
+            + " this dump is not used"));
+      } else {
+        dumps.put(ff.rank, ff.ddpLogging);
+      }
+    }
+    if (dumps.isEmpty()) {
+      return ddp;
+    }
+    Map<Integer, JsonNode> all = new TreeMap<>(dumps);
+    if (ddp != null) {
+      ddp.logging().forEach((r, n) -> all.put(Integer.valueOf(r), n));
+    }
+    Map<String, JsonNode> logging = new LinkedHashMap<>();
+    all.forEach((r, n) -> logging.put(Integer.toString(r), n));
+    return new Evidence.Ddp(ddp == null ? new ArrayList<>() : ddp.buckets(), logging);
+  }
+
+  /** The messages of DDP's debug log of every file, in file order, join the DDP evidence. */
+  private static Evidence.Ddp ddpLog(Evidence.Ddp ddp, List<FileFacts> files) {
+    List<Evidence.DdpLogMessage> log = new ArrayList<>();
+    for (FileFacts ff : files) {
+      log.addAll(ff.ddpLog);
+    }
+    if (log.isEmpty()) {
+      return ddp;
+    }
+    return ddp == null ? new Evidence.Ddp(new ArrayList<>(), new LinkedHashMap<>(), List.copyOf(log))
+        : new Evidence.Ddp(ddp.buckets(), ddp.logging(), List.copyOf(log));
   }
 
   private static final int SOURCES_PER_FINDING = 5;

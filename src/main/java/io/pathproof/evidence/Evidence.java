@@ -62,6 +62,20 @@ public record Evidence(
         problems, List.of(), List.of(), List.of(), null, null, List.of(), null);
   }
 
+  /**
+   * Whether anything at all was read: a file with at least one fact, or any of a run directory's own files (manifest,
+   * hook records, steps, DDP logging, replica digests, peer access). The one test of "nothing readable" that ingest,
+   * accept, diagnose, report and prove share, so that a directory ingest reads is never refused by the verbs after it.
+   */
+  @com.fasterxml.jackson.annotation.JsonIgnore
+  public boolean anythingRead() {
+    if (files != null && files.stream().anyMatch(f -> f.facts() > 0)) {
+      return true;
+    }
+    return ddp != null || steps != null && !steps.isEmpty() || manifest != null || replicas != null
+        || peerAccess != null && !peerAccess.isEmpty();
+  }
+
   /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
   public record FileRead(String path, String kind, Integer rank, long bytes, long facts) {}
 
@@ -235,8 +249,40 @@ public record Evidence(
   /** A CPU-side range such as {@code nccl:all_reduce} or an NVTX range, and memcpy events. */
   public record Range(Integer rank, String name, String category, Long startNs, Long durNs, Source source) {}
 
-  /** The harness's DDP evidence: hook records and {@code _get_ddp_logging_data()} per rank. */
-  public record Ddp(List<BucketRecord> buckets, Map<String, JsonNode> logging) {}
+  /**
+   * DDP's evidence: the comm hook's records, {@code _get_ddp_logging_data()} per rank (the run's own files or a user's
+   * dump of it), and the messages of DDP's own debug log ({@code log}, empty where no log held any).
+   */
+  public record Ddp(List<BucketRecord> buckets, Map<String, JsonNode> logging,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<DdpLogMessage> log) {
+    /** The contract before DDP's debug log joined it. */
+    public Ddp(List<BucketRecord> buckets, Map<String, JsonNode> logging) {
+      this(buckets, logging, List.of());
+    }
+  }
+
+  /**
+   * One message of DDP's own debug log ({@code TORCH_DISTRIBUTED_DEBUG=INFO} or {@code DETAIL}), as the rank printed
+   * it: {@code message} says which (see {@code DdpLines}: {@code debug-level}, {@code reducer-initialized},
+   * {@code ddp-initialized}, {@code runtime-stats}, {@code buckets-rebuilt}, {@code buckets-rebuilt-notice}),
+   * {@code values} what it states under torch's own names (as printed), {@code printedAt} the line of torch's source
+   * that printed it as the log names it ({@code reducer.cpp:1724}; null for Python's logging), {@code rank} the rank
+   * the message, the launcher's tag, its process or the file's name says (null where none does), {@code source} the
+   * message's first line.
+   */
+  public record DdpLogMessage(Integer rank, String message, Map<String, String> values, String printedAt, Source source) {
+    public DdpLogMessage {
+      if (message == null || source == null) {
+        throw new IllegalArgumentException("a DDP log message needs its kind and where it was read");
+      }
+      values = values == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(values));
+    }
+
+    /** The value printed under {@code key}, or null. */
+    public String value(String key) {
+      return values.get(key);
+    }
+  }
 
   /**
    * One comm-hook call: rank × iteration × bucket, with three different time boundaries (ns, host clock of that rank):

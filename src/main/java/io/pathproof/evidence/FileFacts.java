@@ -1,5 +1,6 @@
 package io.pathproof.evidence;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,6 +51,12 @@ final class FileFacts {
 
   // NCCL profiler plugin
   NcclProfilerReader.Facts profiler;
+
+  /** Messages of DDP's own debug log (TORCH_DISTRIBUTED_DEBUG) in a text log, in file order. */
+  final List<Evidence.DdpLogMessage> ddpLog = new ArrayList<>();
+
+  /** A dump of {@code _get_ddp_logging_data()} (any file name); its rank is {@link #rank}, the data's own. */
+  JsonNode ddpLogging;
 
   long collectives() {
     return Math.max(collectiveMarkers, paramCommsOps);

@@ -94,6 +94,20 @@ public final class HarnessReader {
   }
 
   /**
+   * True for a file this reader reads when {@code dir} is read: a per-rank file named as the run writes it, in
+   * {@code dir} or in one of its {@code node-N/} folders. The walk over the directory leaves these to it, so that a
+   * file is read once (a DDP logging dump elsewhere in the tree is read by its content).
+   */
+  static boolean reads(Path dir, Path file) {
+    Path parent = file.getParent();
+    if (parent == null || !RANKED.matcher(file.getFileName().toString()).matches()) {
+      return false;
+    }
+    return parent.equals(dir) || parent.getParent() != null && parent.getParent().equals(dir)
+        && parent.getFileName().toString().matches("node-\\d+");
+  }
+
+  /**
    * The files of the run's ranks: in {@code dir}, and in its {@code node-N/} folders, where the ranks of another
    * node are when the nodes did not share a file system (their directories copied in), in rank order.
    */

@@ -28,11 +28,17 @@ public final class Ingest {
   static final String NCU = "ncu-csv";
   static final String FLIGHT = "flight-recorder";
   static final String NCCL_PROFILER = "nccl-profiler";
+  static final String DDP_LOGGING = "ddp-logging";
+  /** A text log with DDP's own debug lines and no NCCL line in its first 64 KiB (read by the NCCL log's reader). */
+  static final String DDP_LOG = "ddp-log";
 
   private static final int SNIFF = 1 << 16;
   private static final int MAX_DEPTH = 4;
   private static final Pattern NCCL_LINE =
       Pattern.compile("(?m)(\\] NCCL (INFO|WARN) |^\\s*NCCL (INFO|WARN|version) )");
+  /** DDP's debug lines (see DdpLines): torch's C++ logging naming reducer.cpp or logger.cpp, or Python's rebuild line. */
+  private static final Pattern DDP_LINE = Pattern.compile(
+      "(?m)(?:(?:reducer|logger)\\.cpp:\\d+\\] |Reducer buckets have been rebuilt in this iteration)");
   private static final Pattern RANK_IN_NAME = Pattern.compile("(?i)(?<![a-z0-9])rank[_\\-.]?(\\d{1,7})(?![a-z])");
 
   private Ingest() {}
@@ -103,6 +109,9 @@ public final class Ingest {
       return;
     }
     for (Path f : files) {
+      if (HarnessReader.reads(dir, f)) {
+        continue; // the run's own files, read by HarnessReader under the rank their name gives
+      }
       String kind = classify(f, false, problems);
       if (kind != null) {
         tasks.add(new Task(f, kind));
@@ -140,8 +149,8 @@ public final class Ingest {
               : name.endsWith(".pkl") || (head.length > 0 && (head[0] & 0xff) == 0x80)
                   ? "a pickle that is not a flight-recorder dump (no version, pg_config or entries in its first"
                       + " 64 KiB): not read; pickles are read only as flight-recorder dumps, and never run or load code"
-                  : "not a format pathproof reads (NCCL log, Kineto trace, nsys SQLite, ncu CSV, flight-recorder JSON"
-                      + " or pickle)";
+                  : "not a format pathproof reads (NCCL log, DDP's debug log, Kineto trace, nsys SQLite, ncu CSV,"
+                      + " flight-recorder JSON or pickle, a JSON dump of DDP's _get_ddp_logging_data())";
       problems.add(new Problem(f.toString(), 0, why));
     }
     return kind;
@@ -169,6 +178,9 @@ public final class Ingest {
       if (text.contains(NcclProfilerReader.FORMAT_MARK)) {
         return NCCL_PROFILER;
       }
+      if (first == '{' && DdpLoggingReader.looksLikeDump(text)) {
+        return DDP_LOGGING;
+      }
       // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
       if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
           || (text.contains("\"pg_config\"") && text.contains("\"entries\""))) {
@@ -183,7 +195,11 @@ public final class Ingest {
         || base.endsWith(".xml")) {
       return null; // documentation and data that may quote NCCL lines
     }
-    if (NCCL_LINE.matcher(text).find()) {
+    boolean nccl = NCCL_LINE.matcher(text).find();
+    if (!nccl && DDP_LINE.matcher(text).find()) {
+      return DDP_LOG;
+    }
+    if (nccl) {
       return NCCL_LOG;
     }
     name = base;
@@ -280,7 +296,7 @@ public final class Ingest {
         try (InputStream in = open(f)) {
           readStream(in, ff);
         }
-        if (!kind.equals(NCCL_LOG)) {
+        if (!kind.equals(NCCL_LOG) && !kind.equals(DDP_LOG)) {
           ff.bytes = Files.size(f); // the log reader counts what it read (decompressed); others: the file's size
         }
       }
@@ -295,11 +311,12 @@ public final class Ingest {
   /** Reads a stream of a stream-readable kind into {@code ff} (used by tests and fuzzing on bytes). */
   static void readStream(InputStream in, FileFacts ff) throws IOException {
     switch (ff.kind) {
-      case NCCL_LOG -> new NcclLogReader(ff, ff.rank).read(in);
+      case NCCL_LOG, DDP_LOG -> new NcclLogReader(ff, ff.rank).read(in);
       case KINETO -> KinetoReader.read(in, ff);
       case FLIGHT -> FlightRecorderReader.read(in, ff);
       case NCU -> NcuCsvReader.read(in, ff);
       case NCCL_PROFILER -> NcclProfilerReader.read(in, ff);
+      case DDP_LOGGING -> DdpLoggingReader.read(in, ff);
       default -> throw new IllegalArgumentException("not a stream kind: " + ff.kind);
     }
   }

@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * <p>One class per log-line family, all package-private behind {@link Ingest}: {@link LinePrefix} (NCCL's line
  * prefix, launcher tags, torn lines), {@link CommLines} (comm init lines and the attribution of lines to
  * communicators), {@link CollLines} (COLL and TUNING), {@link ConnectorLines} (connections, ring orders),
- * {@link InitLines} (channel counts, Trees, Pattern, env, Init timings, thresholds) and {@link EmulatorLines}.
+ * {@link InitLines} (channel counts, Trees, Pattern, env, Init timings, thresholds), {@link EmulatorLines}, and
+ * {@link DdpLines}, which reads the lines of DDP's own debug log among the others (a rank's stderr holds both).
  *
  * <p>Attribution of init lines (which carry no comm pointer) to a communicator: NCCL ≥ 2.19 prints
  * {@code … comm %p … - Init START} first, so a line belongs to the communicator whose init is open on that thread
@@ -57,6 +58,7 @@ final class NcclLogReader {
   private final EmulatorLines emulatorLines = new EmulatorLines(this);
   private final ConnectorLines connectors = new ConnectorLines(this);
   private final InitLines initLines = new InitLines(this);
+  private final DdpLines ddpLines = new DdpLines(this);
 
   /**
    * Whether the families read their usual shapes on the bytes (always, but in the test that holds them to the
@@ -128,6 +130,7 @@ final class NcclLogReader {
       out.problem(lineNo + 1, "read failed: " + e.getMessage());
     }
     comms.finish();
+    ddpLines.finish();
   }
 
   private void line(byte[] b, int s, int e) {
@@ -136,8 +139,10 @@ final class NcclLogReader {
     }
     int m = LinePrefix.marker(b, s, e);
     if (m < 0) {
+      ddpLines.line(b, s, e);
       return;
     }
+    ddpLines.interrupted();
     int next = prefix.nextFragment(b, m + NCCL_.length + 5, e);
     if (next < 0) {
       fragment(b, s, m, e);

@@ -36,7 +36,10 @@ enum RankEvidence {
   FLIGHT_RECORDER("flight-recorder", "flight-recorder-rank(\\d+)\\.json", Form.READER, Cover.NONE,
       List.of("collective", "predicted-before-run"), "flight-recorder", "accept: second witness of each collective",
       m -> false),
-  /** One rank's parameter digest ({"rank":r,"sha256":…,"samples":[first,last,mean]}), written by a user's job. */
+  /**
+   * One rank's parameter digest ({"rank":r,"sha256":…,"samples":[first,last,mean]}), written by a user's job: its
+   * instrumentation (manifest {@code instrumentation}) writes one per rank when it finishes.
+   */
   REPLICA("replica", "replica-rank(\\d+)\\.json", Form.JSON_OBJECT, Cover.NONE, List.of("replicas"), "replicas",
       "diagnose: correctness", m -> m.path("harnessFinished").asBoolean(false) && userJob(m)),
   /** Rank 0's gathered digests of every rank: one file, one {@code digests[]} entry per rank. */

@@ -30,6 +30,17 @@
  *       default (TORCH_NCCL_DEBUG_INFO_TEMP_FILE; FlightRecorderDetail.hpp dump → pickle_str, torch::jit::Pickler,
  *       protocol 2), schema versions "2.3" to "2.10" (checked on "2.10" from torch 2.11). The pickle is read by
  *       {@link io.pathproof.evidence.PickleReader}, which knows only the plain-data opcodes and refuses the rest.
+ *   <li><b>DDP's own record</b>, {@code ddp._get_ddp_logging_data()} saved as JSON under any name, recognised by the
+ *       keys DDP sets at its construction (logger.cpp:173-200@v1.13.1; the rank is the data's own), read by
+ *       {@code DdpLoggingReader}; checked on dumps of torch 1.13 (Debian's 1.13.1, test resources ddp-debug/) and
+ *       2.11.0+cu130 (samples/h200-1rank-accepted). The run's own {@code ddp-logging-rank{r}.json} is the same
+ *       object, read by {@link io.pathproof.evidence.HarnessReader}.
+ *   <li><b>DDP's own debug log</b> ({@code TORCH_DISTRIBUTED_DEBUG=INFO} or {@code DETAIL}) in any text log, also among
+ *       NCCL's lines: "Reducer initialized with", "DDP Initialized with" and its key: value lines, the runtime stats,
+ *       "buckets rebuilt with size limits", Python's "Reducer buckets have been rebuilt in this iteration.", read by
+ *       {@code DdpLines} (format strings and their lines at v1.13.1 and v2.11.0 cited there), tested on real logs of
+ *       torch 1.13 (glog's prefix, a thread per rank) and 2.11.0+cu130 (c10's prefix, torch's own {@code [rankN]:}),
+ *       each rank in its own file and all ranks in one.
  *   <li><b>pathproof's NCCL emulator</b> lines (native/nccl-emulator): real and reported busId and compute
  *       capability per rank, kernel launch shapes (as kernel facts of the log, without times).
  * </ul>

@@ -196,6 +196,11 @@ public final class Explainer {
 
   private static Answer rightFix(Diagnosis d) {
     String q = "What is the right fix, and what are wrong mitigations?";
+    if (d != null && "inconclusive".equals(d.conclusion())) {
+      // Undecided is not "no regression": neither a fix nor its absence can be claimed yet.
+      return new Answer(15, q, "Not decided yet: the step-time comparison is inconclusive, so no fault is named and none can be fixed; "
+          + d.rootCause().fix() + ".", "pathproof diagnose: inconclusive");
+    }
     if (d == null || d.rootCause() == null || "none".equals(d.rootCause().layer()) && !d.regression().detected()) {
       return new Answer(15, q, "No regression here, so nothing to fix; a mitigation applied anyway would only add a change to explain.",
           d == null ? "no diagnosis given" : "pathproof diagnose: " + d.conclusion());

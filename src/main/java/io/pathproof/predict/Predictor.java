@@ -63,7 +63,8 @@ public final class Predictor {
     }
     for (Bucket b : hook.predictable() ? distinct.values() : List.<Bucket>of()) {
       DType wire = hook.wireDtype(b.dtype());
-      collectives.add(model.allReduce(b.index(), b.bytes() / b.dtype().elementSize() * wire.elementSize(), wire));
+      CollectivePrediction c = model.allReduce(b.index(), b.bytes() / b.dtype().elementSize() * wire.elementSize(), wire);
+      collectives.add(wire == b.dtype() ? c : c.onTheWire(wire.torchName()));
     }
     if (scenario.workload().findUnusedParameters()) {
       // reducer.cpp: with find_unused_parameters the Reducer allreduces local_used_map (int32, one per parameter)

@@ -93,15 +93,32 @@ public final class Prove {
     }
   }
 
-  /** What to prove. {@code fault} is K=V[,K=V] or null for a fault drawn at random with {@code seed}. */
+  /**
+   * What to prove. {@code fault} is K=V[,K=V] or null for a fault drawn at random with {@code seed}. {@code maxRuns}:
+   * how many runs of each configuration prove may make to decide a step-time comparison ({@link Sequential});
+   * {@code rule}: the step-time rule (its equivalence margin; prove plans the looks itself).
+   */
   public record Plan(Job job, String fault, long seed, Path out, Sizes sizes, Path samples, String tool,
-      List<String> commandLine, BackendChoice choice) {
+      List<String> commandLine, BackendChoice choice, int maxRuns, Diagnosis.Rule rule) {
+    /** At most this many runs of one configuration unless told otherwise: with four configurations, 12 runs at most. */
+    public static final int MAX_RUNS = 3;
+
     public Plan {
       Objects.requireNonNull(job, "job");
       Objects.requireNonNull(out, "out");
       Objects.requireNonNull(sizes, "sizes");
       commandLine = commandLine == null ? List.of() : List.copyOf(commandLine);
       Objects.requireNonNull(choice, "choice");
+      if (maxRuns < 1 || maxRuns > 20) {
+        throw PathproofException.usage("--max-runs: between 1 and 20 runs of each configuration, got " + maxRuns);
+      }
+      rule = rule == null ? Diagnosis.Rule.DEFAULT : rule;
+    }
+
+    /** With the default sequence: up to {@value #MAX_RUNS} runs of each configuration, the 5 % margin. */
+    public Plan(Job job, String fault, long seed, Path out, Sizes sizes, Path samples, String tool, List<String> commandLine,
+        BackendChoice choice) {
+      this(job, fault, seed, out, sizes, samples, tool, commandLine, choice, MAX_RUNS, Diagnosis.Rule.DEFAULT);
     }
 
     Runner.Emulate emulate() {
@@ -252,30 +269,76 @@ public final class Prove {
     files.put("variant", "variant");
     phase(phases, say, t0, "variant run", "one fault of " + catalogue.size() + " kinds, sealed " + faultSha.substring(0, 12));
 
-    // 5. diagnose blind: two run directories, nothing else
+    // 5. diagnose blind: run directories, nothing else; an inconclusive step time is settled by more runs of both
+    //    configurations, interleaved and pooled like with like, the looks sharing the error rates (Sequential)
     Evidence ev = read(variant);
-    Diagnosis d = Diagnosis.diagnose(eb, ev);
+    ArrayNode runs = proof.putArray("runs");
+    addRun(runs, "baseline", "baseline", "baseline");
+    addRun(runs, "variant", "variant", "variant");
+    ObjectNode seq = proof.putObject("sequence");
+    seq.put("maxRuns", plan.maxRuns());
+    seq.put("margin", plan.rule().margin());
+    seq.put("rule", plan.rule().at(1, plan.maxRuns()).describe());
+    ArrayNode looks = seq.putArray("looks");
+    boolean extend = plan.emulate() == null; // emulated timings are never judged: more runs cannot decide them
+    Sequential.Runs more = (role, k) -> {
+      String name = dirName(role, k);
+      Path dir = run(plan, out, name, role.equals("variant") ? variantEnv : scenarioEnv, predictionFile);
+      addRun(runs, role, name, label(role, k));
+      phase(phases, say, t0, label(role, k) + " run", "one more run of the " + roleName(role) + " configuration, to decide the step time");
+      return read(dir);
+    };
+    Sequential.Looks said = l -> looks.add(Json.mapper().valueToTree(l));
+    Sequential.Diagnosed dx = Sequential.diagnose(eb, ev, extend ? plan.maxRuns() : 1, plan.rule(), more, said);
+    Diagnosis d = dx.diagnosis();
     write(out.resolve("diagnosis.json"), Diagnosis.render(d, "json"));
     write(out.resolve("diagnosis.md"), Diagnosis.render(d, "markdown"));
     files.put("diagnosis", "diagnosis.json");
     String diagnosed = d.rootCause() == null ? "none" : d.rootCause().layer();
     phase(phases, say, t0, "diagnose", d.conclusion() + ": layer " + diagnosed
-        + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()));
-
-    // 6. the diagnosed fix, applied and verified against the baseline
-    Fix fix = Fix.apply(d, fault);
-    List<String> fixedEnv = new ArrayList<>(scenarioEnv);
-    fixedEnv.addAll(fix.kept());
-    Path fixed = run(plan, out, "fixed", fixedEnv, predictionFile);
-    files.put("fixed", "fixed");
-    Evidence ef = read(fixed);
-    FixVerification fv = verify(plan, out, scenarioEnv, fixedEnv, !fix.removed().isEmpty(), eb, ev, ef, proof, files, phases, say, t0);
-    List<String> notVerified = notVerified(fix, fv);
-    if (!notVerified.isEmpty()) {
-      reasons.add("verify-fix: not fixed (" + String.join("; ", notVerified) + ")");
+        + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()) + lookText(dx.looks()));
+    boolean undecided = dx.inconclusive();
+    if (undecided) {
+      reasons.add("diagnosis inconclusive after " + dx.baselines().size() + " run(s) of each configuration: " + d.regression().why()
+          + runsNeeded(plan, d.regression(), eb));
     }
-    phase(phases, say, t0, "fix + verify", (fix.removed().isEmpty() ? "nothing undone" : "undid " + String.join(", ", fix.removed()))
-        + "; " + (notVerified.isEmpty() ? "fixed" : "NOT fixed"));
+
+    // 6. the diagnosed fix, applied and verified against the baseline (never on an undecided diagnosis: nothing is named)
+    Fix fix = Fix.apply(d, fault);
+    FixVerification fv = null;
+    List<String> notVerified = new ArrayList<>();
+    if (undecided) {
+      phase(phases, say, t0, "fix + verify", "skipped: the diagnosis is inconclusive, so no fault is named and no fix can be shown");
+    } else {
+      List<String> fixedEnv = new ArrayList<>(scenarioEnv);
+      fixedEnv.addAll(fix.kept());
+      Path fixed = run(plan, out, "fixed", fixedEnv, predictionFile);
+      files.put("fixed", "fixed");
+      addRun(runs, "fixed", "fixed", "fixed");
+      Sequential.Runs again = (role, k) -> {
+        String name = dirName(role, k);
+        Path dir = run(plan, out, name, role.equals("fixed") ? fixedEnv : scenarioEnv, predictionFile);
+        addRun(runs, role, name, label(role, k));
+        if (role.equals("baselineAgain") && k == 1) {
+          files.put("baselineAgain", name);
+        } else if (role.equals("fixed") && k == 2) {
+          files.put("fixedAgain", name);
+        }
+        phase(phases, say, t0, label(role, k), role.equals("baselineAgain") ? "the baseline run again right after the fixed run, under the "
+            + "machine's present load" : "the fixed configuration run again beside the new baseline");
+        return read(dir);
+      };
+      Sequential.Verified vx = Sequential.verify(dx, read(fixed), plan.maxRuns(), extend && !fix.removed().isEmpty(), plan.rule(), again, said);
+      fv = vx.verification();
+      verification(out, dx, vx, proof, files);
+      notVerified = notVerified(fix, fv);
+      if (!notVerified.isEmpty()) {
+        reasons.add("verify-fix: " + fv.verdict() + " (" + String.join("; ", notVerified) + ")");
+      }
+      phase(phases, say, t0, "fix + verify", (fix.removed().isEmpty() ? "nothing undone" : "undid " + String.join(", ", fix.removed()))
+          + "; " + (notVerified.isEmpty() ? "fixed" : FixVerification.INCONCLUSIVE.equals(fv.verdict()) ? "inconclusive" : "NOT fixed")
+          + lookText(vx.looks()));
+    }
 
     // 7. explain and the call graph, on the baseline's evidence and this diagnosis
     ObjectNode explain = Json.mapper().createObjectNode();
@@ -293,7 +356,7 @@ public final class Prove {
 
     // the reveal
     boolean match = fault.layer().equals(diagnosed);
-    if (!match) {
+    if (!match && !undecided) {
       reasons.add("diagnosis named layer " + diagnosed + " but the injected fault acts on " + fault.layer());
     }
     ObjectNode reveal = proof.putObject("reveal");
@@ -306,15 +369,23 @@ public final class Prove {
     dn.put("fix", d.rootCause() == null ? null : d.rootCause().fix());
     reveal.put("match", match);
     reveal.set("fix", Json.mapper().valueToTree(fix));
-    reveal.put("fixed", notVerified.isEmpty());
+    boolean fixed = fv != null && notVerified.isEmpty();
+    reveal.put("fixed", fixed);
+    reveal.put("fixVerdict", fv == null ? "not tried" : fix.removed().isEmpty() ? "nothing undone" : fv.verdict());
     reveal.put("faultSealVerified", sha256(readString(out.resolve("fault.sealed.json"))).equals(faultSha));
-    boolean proven = table.counts().fail() == 0 && match && notVerified.isEmpty();
-    proof.put("verdict", proven ? "PROVEN" : "NOT PROVEN");
-    proof.put("exitCode", proven ? ExitCode.OK : ExitCode.FAIL);
+    boolean proven = table.counts().fail() == 0 && match && fixed;
+    // Inconclusive only where nothing decided is wrong: no FAIL row, no wrong layer named, no fix refused on evidence.
+    boolean refused = table.counts().fail() > 0 || !undecided && !match
+        || fv != null && !fixed && !FixVerification.INCONCLUSIVE.equals(fv.verdict());
+    String verdict = proven ? "PROVEN" : !refused && (undecided || fv != null && FixVerification.INCONCLUSIVE.equals(fv.verdict()))
+        ? "INCONCLUSIVE" : "NOT PROVEN";
+    int exit = verdict.equals("PROVEN") ? ExitCode.OK : verdict.equals("INCONCLUSIVE") ? ExitCode.INCONCLUSIVE : ExitCode.FAIL;
+    proof.put("verdict", verdict);
+    proof.put("exitCode", exit);
     ArrayNode rs = proof.putArray("reasons");
     reasons.forEach(rs::add);
     phase(phases, say, t0, "reveal", fault.kind() + " (" + String.join(", ", fault.settings()) + ", layer " + fault.layer()
-        + ") vs diagnosed " + diagnosed + ": " + (match ? "match" : "MISMATCH"));
+        + ") vs diagnosed " + diagnosed + ": " + (undecided ? "undecided (inconclusive)" : match ? "match" : "MISMATCH"));
 
     // 8. report
     write(out.resolve("proof.json"), pretty(proof));
@@ -323,19 +394,23 @@ public final class Prove {
     write(out.resolve("proof.json"), pretty(proof)); // with the report phase's time
 
     List<String> summary = new ArrayList<>();
-    summary.add("prove: " + (proven ? "PROVEN" : "NOT PROVEN") + " — " + plan.job().label() + ", " + backend + ", " + ranks + " rank(s)");
+    summary.add("prove: " + verdict + " — " + plan.job().label() + ", " + backend + ", " + ranks + " rank(s)");
     summary.add("  acceptance: " + table.verdict() + " (" + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
         + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A)");
     summary.add("  injected:  " + fault.kind() + ": " + String.join(", ", fault.settings()) + " (layer " + fault.layer() + "; sealed " + faultSha.substring(0, 12) + ")");
     summary.add("  diagnosed: " + d.conclusion() + ": layer " + diagnosed + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()
         + " — " + d.rootCause().change()));
-    summary.add("  fix:       " + (fix.removed().isEmpty() ? "nothing undone" : "undid " + String.join(", ", fix.removed())) + " → "
-        + (notVerified.isEmpty() ? "verified" : "NOT verified"));
+    summary.add("  fix:       " + (fv == null ? "not tried (nothing diagnosed)" : (fix.removed().isEmpty() ? "nothing undone"
+        : "undid " + String.join(", ", fix.removed())) + " → " + (fixed ? "verified" : FixVerification.INCONCLUSIVE.equals(fv.verdict())
+        ? "inconclusive" : "NOT verified")));
+    if (!reasons.isEmpty() && !proven) {
+      reasons.forEach(r -> summary.add("  why:       " + r));
+    }
     for (JsonNode r : recorded) {
       summary.add("  " + r.path("label").asText() + ": " + r.path("name").asText() + " " + r.path("verdict").asText());
     }
     summary.add("  report:    " + html);
-    return new Outcome(proven ? ExitCode.OK : ExitCode.FAIL, proven, out, html, summary);
+    return new Outcome(exit, proven, out, html, summary);
   }
 
   /**
@@ -355,54 +430,85 @@ public final class Prove {
   }
 
   /**
-   * Verify-fix like with like. On a shared machine the load drifts on a scale of seconds, longer than one run's
-   * measured steps, so a baseline made a minute before the fixed run is not alike: a load that fell makes a fix that
-   * undid nothing look like the baseline, one that rose fails a real fix. The baseline is therefore run again right
-   * after the fixed run (A/B/A) and the fixed run is judged beside it, a step inside the spread of the two baselines
-   * counting as not slower, and clearly faster than the variant wherever the variant regressed against its own
-   * baseline; the first baseline's judgement and the drift between the two baselines (diagnosed as any pair,
-   * "confounded by machine load" when the load explains it) are kept. Where the adjacent pair fails only
-   * on step time, the fixed configuration is run once more right after the new baseline and that pair decides
-   * (A/B/A/B): a kept fault fails it again, and the variant comparison still applies.
+   * Writes the fix verification's files: verify-fix.json (the first look, the fixed run against the diagnosis's
+   * runs) and, where prove added runs, verify-fix-look-K.json for the last look K, which decides; proof.drift keeps
+   * the first look's outcome and the baselines against the baselines run again (how far the machine's load moved).
    */
-  private static FixVerification verify(Plan plan, Path out, List<String> scenarioEnv, List<String> fixedEnv, boolean undone, Evidence eb,
-      Evidence ev, Evidence ef, ObjectNode proof, ObjectNode files, ArrayNode phases, Progress say, long t0) {
-    FixVerification first = Diagnosis.verifyFix(eb, ev, ef);
+  private static void verification(Path out, Sequential.Diagnosed dx, Sequential.Verified vx, ObjectNode proof, ObjectNode files) {
+    FixVerification first = Diagnosis.verifyFix(dx.baselines(), dx.variants(), vx.fixed().subList(0, 1), List.of(),
+        ruleOf(vx.looks().get(0), dx));
     write(out.resolve("verify-fix.json"), Diagnosis.render(first, "json"));
     files.put("verifyFix", "verify-fix.json");
-    if (!first.fixed() && !first.onlyStepTime() || !undone || plan.emulate() != null) {
-      // The path, configuration or replicas are wrong, or nothing was undone: no re-measurement can change that.
-      // Emulated step times are never judged, so there is nothing to compare like with like.
-      return first;
+    if (vx.looks().size() == 1) {
+      return;
     }
-    Path again = run(plan, out, "baseline-again", scenarioEnv, out.resolve("prediction.json"));
-    files.put("baselineAgain", "baseline-again");
-    Evidence eb2 = read(again);
-    FixVerification fv2 = Diagnosis.verifyFix(eb, ev, ef, eb2);
-    Diagnosis drift = Diagnosis.diagnose(eb, eb2);
-    write(out.resolve("verify-fix-again.json"), Diagnosis.render(fv2, "json"));
-    files.put("verifyFixAgain", "verify-fix-again.json");
+    String last = "verify-fix-look-" + vx.looks().size() + ".json";
+    write(out.resolve(last), Diagnosis.render(vx.verification(), "json"));
+    files.put("verifyFixAgain", last);
     ObjectNode dn = proof.putObject("drift");
-    dn.put("firstVerification", first.fixed() ? "fixed" : String.join("; ", first.reasons()));
-    dn.set("baselineVsBaselineAgain", Json.mapper().valueToTree(drift.regression()));
-    dn.put("baselineVsBaselineAgainConclusion", drift.conclusion());
-    dn.put("fixedAgainstBaselineAgain", fv2.fixed());
-    phase(phases, say, t0, "baseline again", String.format(java.util.Locale.ROOT, "the two baselines differ by a median ratio of %.3f (%s); "
-        + "fixed run against the new one: %s", drift.regression().ratio() == null ? Double.NaN : drift.regression().ratio(), drift.conclusion(),
-        fv2.fixed() ? "fixed" : "NOT fixed"));
-    if (fv2.fixed() || !fv2.onlyStepTime()) {
-      return fv2;
+    dn.put("firstVerification", first.fixed() ? "fixed" : first.verdict() + ": " + String.join("; ", first.reasons()));
+    if (!vx.baselinesAgain().isEmpty()) {
+      Diagnosis drift = Diagnosis.diagnose(dx.baselines(), vx.baselinesAgain(), dx.diagnosis().regression().margin() == null
+          ? Diagnosis.Rule.DEFAULT : Diagnosis.Rule.withMargin(dx.diagnosis().regression().margin()));
+      dn.set("baselineVsBaselineAgain", Json.mapper().valueToTree(drift.regression()));
+      dn.put("baselineVsBaselineAgainConclusion", drift.conclusion());
     }
-    Path fixedAgain = run(plan, out, "fixed-again", fixedEnv, out.resolve("prediction.json"));
-    files.put("fixedAgain", "fixed-again");
-    Evidence ef2 = read(fixedAgain);
-    FixVerification fv3 = Diagnosis.verifyFix(eb, ev, ef2, eb2);
-    write(out.resolve("verify-fix-fixed-again.json"), Diagnosis.render(fv3, "json"));
-    files.put("verifyFixAgain", "verify-fix-fixed-again.json");
-    dn.put("secondVerification", String.join("; ", fv2.reasons()));
-    dn.put("fixedAgainAgainstBaselineAgain", fv3.fixed());
-    phase(phases, say, t0, "fixed again", "the fixed configuration re-run beside the new baseline: " + (fv3.fixed() ? "fixed" : "NOT fixed"));
-    return fv3;
+    dn.put("fixedAgainstBaselineAgain", vx.verification().fixed());
+    dn.put("verdict", vx.verification().verdict());
+  }
+
+  /** The rule of a look as the sequence planned it. */
+  private static Diagnosis.Rule ruleOf(Sequential.Look l, Sequential.Diagnosed dx) {
+    double margin = dx.diagnosis().regression().margin() == null ? Diagnosis.Rule.MARGIN : dx.diagnosis().regression().margin();
+    return Diagnosis.Rule.withMargin(margin).at(l.look(), l.looks());
+  }
+
+  /** A run's directory: the first of each configuration keeps prove's old name, later ones are numbered. */
+  static String dirName(String role, int k) {
+    return switch (role) {
+      case "baseline" -> k == 1 ? "baseline" : "baseline-" + k;
+      case "variant" -> k == 1 ? "variant" : "variant-" + k;
+      case "fixed" -> k == 1 ? "fixed" : k == 2 ? "fixed-again" : "fixed-again-" + (k - 1);
+      case "baselineAgain" -> k == 1 ? "baseline-again" : "baseline-again-" + k;
+      default -> throw new IllegalArgumentException("run role " + role);
+    };
+  }
+
+  /** A run's label on the page and in the phases: "baseline 2", "baseline again", "fixed again 2". */
+  static String label(String role, int k) {
+    return switch (role) {
+      case "baselineAgain" -> k == 1 ? "baseline again" : "baseline again " + k;
+      case "fixed" -> k == 1 ? "fixed" : k == 2 ? "fixed again" : "fixed again " + (k - 1);
+      default -> k == 1 ? role : role + " " + k;
+    };
+  }
+
+  private static String roleName(String role) {
+    return role.equals("baselineAgain") ? "baseline" : role;
+  }
+
+  private static void addRun(ArrayNode runs, String role, String dir, String label) {
+    ObjectNode r = runs.addObject();
+    r.put("role", role);
+    r.put("dir", dir);
+    r.put("label", label);
+  }
+
+  /** ", look 2 of 3 (2 runs of each pooled)" where prove looked more than once. */
+  private static String lookText(List<Sequential.Look> looks) {
+    Sequential.Look l = looks.get(looks.size() - 1);
+    return looks.size() == 1 ? "" : "; look " + l.look() + " of " + l.looks() + " (" + l.baselineRuns() + " and " + l.otherRuns() + " runs pooled)";
+  }
+
+  /** For a user's job, whose steps per run are its own: the runs of it that the steps needed come to. */
+  private static String runsNeeded(Plan plan, Diagnosis.Regression r, Evidence eb) {
+    if (r.stepsNeeded() == null) {
+      return "";
+    }
+    int perRun = Math.max(1, r.nBaseline() / Math.max(1, r.baselineRuns()));
+    int runs = (int) Math.ceil(r.stepsNeeded() / (double) perRun);
+    return " (" + runs + " runs of " + perRun + " measured steps each" + (plan.job() instanceof StandIn ? ", or --iters " + r.stepsNeeded() : "")
+        + "; --max-runs " + runs + " lets prove make them)";
   }
 
   private static int steady(Prediction p) {
@@ -473,7 +579,7 @@ public final class Prove {
 
   private static Evidence read(Path dir) {
     Evidence e = Ingest.read(List.of(dir));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
+    if (e == null || !e.anythingRead()) {
       throw PathproofException.badInput(dir + ": no readable evidence");
     }
     return e;

@@ -3,13 +3,13 @@ package io.pathproof.report;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.Json;
+import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -17,37 +17,6 @@ import java.util.stream.Collectors;
 /** The numbers behind the charts: step-time series and statistics per run, and the SVG timeline of one iteration. */
 final class Charts {
   private Charts() {}
-
-  /** Measured step times of a run: count, median with a 95 % bootstrap interval, 5th and 95th percentile. */
-  record Stats(int n, double median, double ciLow, double ciHigh, double p5, double p95) {}
-
-  static double[] measured(Evidence e) {
-    if (e == null || e.steps() == null) {
-      return new double[0];
-    }
-    return e.steps().stream().filter(Evidence.Step::measured).mapToDouble(Evidence.Step::ms).sorted().toArray();
-  }
-
-  static Stats stats(Evidence e) {
-    double[] x = measured(e);
-    if (x.length == 0) {
-      return new Stats(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
-    }
-    // Percentile bootstrap of the median, fixed seed: the page shows the same interval each time it is made.
-    Random r = new Random(20261202L);
-    int b = 1000;
-    double[] med = new double[b];
-    double[] tmp = new double[x.length];
-    for (int i = 0; i < b; i++) {
-      for (int j = 0; j < x.length; j++) {
-        tmp[j] = x[r.nextInt(x.length)];
-      }
-      Arrays.sort(tmp);
-      med[i] = median(tmp);
-    }
-    Arrays.sort(med);
-    return new Stats(x.length, median(x), med[(int) (0.025 * (b - 1))], med[(int) Math.ceil(0.975 * (b - 1))], pct(x, 0.05), pct(x, 0.95));
-  }
 
   static double median(double[] sorted) {
     int n = sorted.length;
@@ -57,34 +26,26 @@ final class Charts {
     return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 
-  private static double pct(double[] sorted, double q) {
-    double pos = q * (sorted.length - 1);
-    int lo = (int) Math.floor(pos);
-    int hi = (int) Math.ceil(pos);
-    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-  }
-
-  /** {"runs": {label: {"perIteration": [median over ranks], "quantile": [all measured, sorted]}}}. */
+  /**
+   * {"runs": {key: {"role", "label", "median", "perIteration": [step time per measured iteration], "quantile": [the same,
+   * sorted]}}}: each run's step times as the diagnose room defines them (the slowest rank per iteration), from the
+   * source's one computation of them, so the charts show the numbers the tables and the text give.
+   */
   static String stepData(Report.Source s) {
     ObjectNode root = Json.mapper().createObjectNode();
     ObjectNode runs = root.putObject("runs");
-    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
-      Evidence e = en.getValue();
-      ObjectNode r = runs.putObject(en.getKey());
+    for (String key : s.runs().keySet()) {
+      Diagnosis.StepTimes st = s.steps().get(key);
+      ObjectNode r = runs.putObject(key);
+      r.put("role", s.roles().get(key));
+      r.put("label", s.labels().get(key));
+      if (st.median() != null) {
+        r.put("median", round(st.median()));
+      }
       ArrayNode per = r.putArray("perIteration");
-      TreeMap<Integer, List<Double>> byIter = new TreeMap<>();
-      if (e.steps() != null) {
-        for (Evidence.Step st : e.steps()) {
-          if (st.measured()) {
-            byIter.computeIfAbsent(st.iteration(), k -> new ArrayList<>()).add(st.ms());
-          }
-        }
-      }
-      byIter.values().forEach(l -> per.add(round(median(l.stream().mapToDouble(Double::doubleValue).sorted().toArray()))));
+      st.perIteration().forEach(d -> per.add(round(d)));
       ArrayNode q = r.putArray("quantile");
-      for (double d : measured(e)) {
-        q.add(round(d));
-      }
+      st.perIteration().stream().sorted().forEach(d -> q.add(round(d)));
     }
     return root.toString();
   }

@@ -32,7 +32,8 @@ final class Page {
         .append("document.addEventListener('securitypolicyviolation',function(ev){__err('blocked: '+ev.blockedURI+' ('+ev.violatedDirective+')');});</script>\n")
         .append("<style>").append(resource(UPLOT + "uPlot.min.css")).append("</style>\n<style>").append(CSS).append("</style>\n</head>\n<body>\n");
     b.append("<header><h1>").append(Esc.html(title)).append("</h1>");
-    b.append("<p class=\"verdict ").append(Report.good(s) ? "good" : "bad").append("\" id=\"verdict\">").append(Esc.html(Report.verdict(s))).append("</p>");
+    b.append("<p class=\"verdict ").append(Report.good(s) ? "good" : Report.verdict(s).equals("INCONCLUSIVE") ? "undecided" : "bad")
+        .append("\" id=\"verdict\">").append(Esc.html(Report.verdict(s))).append("</p>");
     for (String r : Report.reasons(s)) {
       b.append("<p class=\"reason\">").append(Esc.html(r)).append("</p>");
     }
@@ -47,16 +48,18 @@ final class Page {
           .append(Esc.html(Sections.t(choice.path("branch")))).append("</b>: ").append(Esc.html(Sections.t(choice.path("reason")))).append("</p>");
     }
     b.append("</header>\n");
+    // The proof first (verdict above, then the reveal, the timeline and the step charts), then the evidence behind it;
+    // the recorded GPU samples, which are not this proof, last and collapsed.
     Sections.reveal(b, s);
-    Sections.acceptance(b, s.acceptance(), "Acceptance: sealed prediction against the baseline run", "acceptance");
-    Sections.recorded(b, s);
     Sections.timeline(b, s);
     Sections.steps(b, s);
     Sections.diagnosis(b, s);
+    Sections.acceptance(b, s.acceptance(), "Acceptance: sealed prediction against the baseline run", "acceptance");
     Sections.callgraph(b, s);
     Sections.answers(b, s);
     Sections.warnings(b, s);
     Sections.phases(b, s);
+    Sections.recorded(b, s);
     b.append("<footer><pre id=\"page-errors\" data-count=\"0\"></pre>")
         .append("<p>uPlot 1.6.30 (MIT) is inlined from its WebJar; this page makes no network request.</p></footer>\n");
     b.append("<script type=\"application/json\" id=\"chart-data\">").append(Esc.scriptJson(Charts.stepData(s))).append("</script>\n");
@@ -92,13 +95,16 @@ final class Page {
       "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 2rem;color:#1b1f24;background:#fff}",
       "h1{font-size:1.5rem;margin:.2rem 0}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}",
       ".verdict{font-size:1.6rem;font-weight:700;padding:.4rem .8rem;border-radius:6px;display:inline-block;margin:.4rem 0}",
-      ".good{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}",
+      ".good{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}.undecided{background:#fff8c5;color:#7d4e00}",
       ".emulated{background:#fff8c5;border:1px solid #d4a72c;padding:.3rem .6rem;border-radius:4px}",
       ".reason{color:#a40e26;margin:.1rem 0}.meta{color:#57606a;font-size:.85rem}",
       "table{border-collapse:collapse;width:100%;font-size:.82rem;margin:.5rem 0}th,td{border:1px solid #d0d7de;padding:3px 6px;text-align:left;vertical-align:top}",
       "th{background:#f6f8fa}td.v-PASS{background:#dafbe1;font-weight:600}td.v-FAIL{background:#ffebe9;font-weight:600}",
       "td.v-UNPROVEN{background:#fff8c5}td.v-NA{color:#57606a}code,.prov{font-family:ui-monospace,monospace;font-size:.78rem}",
       "td.prov{max-width:24rem;overflow-wrap:anywhere}td:first-child code{white-space:nowrap}td{overflow-wrap:anywhere}",
+      // A number is read whole: a cell of digits never breaks between them (the call graph's # column did, digit by digit).
+      "td.num{white-space:nowrap;overflow-wrap:normal;text-align:right;font-variant-numeric:tabular-nums}",
+      "details.recorded{margin:.4rem 0}details.recorded>summary{cursor:pointer}",
       ".reveal{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.card{border:1px solid #d0d7de;border-radius:6px;padding:.6rem 1rem}",
       ".card h3{margin:.2rem 0 .5rem 0;font-size:1rem}.match{font-weight:700}.chart{margin:.5rem 0}",
       "svg text{font-family:ui-monospace,monospace;font-size:11px}.small{font-size:.8rem;color:#57606a}",
@@ -108,7 +114,8 @@ final class Page {
   private static final String DRAW = String.join("\n", List.of(
       "(function(){",
       "var data=JSON.parse(document.getElementById('chart-data').textContent);",
-      "var colors={baseline:'#0969da',variant:'#cf222e',fixed:'#1a7f37',baselineAgain:'#54aeff',fixedAgain:'#4ac26b'};",
+      "var colors={baseline:'#0969da',variant:'#cf222e',fixed:'#1a7f37',baselineAgain:'#54aeff'};",
+      "var dash={};",
       "var drawn=0;",
       "function chart(id,title,xlabel,key){",
       "  var el=document.getElementById(id); if(!el) return;",
@@ -119,13 +126,17 @@ final class Page {
       "  labels.forEach(function(l){var ys=data.runs[l][key].slice(); if(key==='quantile'){var m=ys.length;var q=[];",
       "    for(var i=0;i<n;i++){q.push(m===0?null:ys[Math.min(m-1,Math.round(i*(m-1)/Math.max(1,n-1)))]);} ys=q;}",
       "    while(ys.length<n){ys.push(null);} cols.push(ys);",
-      "    series.push({label:l+' (ms)',stroke:colors[l]||'#6e7781',width:2,points:{show:true,size:4}});});",
-      "  new uPlot({title:title,width:Math.min(1100,el.clientWidth||1100),height:280,series:series,",
+      // The legend names each run with its median (the table's, computed once): a legend that only follows the cursor
+      // shows '--' until one hovers, which a printed page or a screenshot never does.
+      "    var r=data.runs[l]; var role=r.role||l; var k=(dash[role]=(dash[role]||0)+1);",
+      "    series.push({label:(r.label||l)+': median '+(r.median==null?'n/a':r.median.toFixed(3)+' ms')+' ('+r.perIteration.length+' steps)',",
+      "      stroke:colors[role]||'#6e7781',dash:k>1?[6,4]:undefined,width:2,points:{show:true,size:4}});});",
+      "  new uPlot({title:title,width:Math.min(1100,el.clientWidth||1100),height:280,series:series,legend:{live:false},",
       "    axes:[{label:xlabel},{label:'ms'}],scales:{x:{time:false}}},cols,el);",
       "  drawn++;",
       "}",
-      "chart('chart-steps','Step time per measured iteration (median over ranks)','iteration','perIteration');",
-      "chart('chart-quantiles','Step-time distribution (all ranks, sorted)','quantile','quantile');",
+      "chart('chart-steps','Step time per measured iteration (slowest rank)','iteration','perIteration');",
+      "chart('chart-quantiles','Step-time distribution (per iteration, sorted)','quantile','quantile');",
       "document.body.setAttribute('data-charts-drawn',String(drawn));",
       "})();"));
 

@@ -36,11 +36,50 @@ public final class Report {
    * report is of runs alone) plus the evidence of each run, by label, for the charts.
    */
   public record Source(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain,
-      Map<String, Evidence> runs, Map<String, String> runDirs, List<String> inputs) {
+      Map<String, Evidence> runs, Map<String, String> runDirs, List<String> inputs, Map<String, String> roles, Map<String, String> labels,
+      Map<String, Diagnosis.StepTimes> steps, Map<String, Diagnosis.StepTimes> pooled) {
+    /**
+     * {@code roles}: each run's configuration (baseline, variant, fixed, baselineAgain), {@code labels}: its name on
+     * the page. {@code steps}: each run's step times and its one median, computed here once from the diagnose room's
+     * definition ({@link Diagnosis#stepTimes}) — the table, the charts and the text all read these — and
+     * {@code pooled}: the runs of each configuration that has several, pooled as diagnose pools them.
+     */
     public Source {
       runs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runs));
       runDirs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runDirs));
       inputs = List.copyOf(inputs);
+      Map<String, String> r = new LinkedHashMap<>();
+      Map<String, String> l = new LinkedHashMap<>();
+      Map<String, Diagnosis.StepTimes> st = new LinkedHashMap<>();
+      Map<String, List<Evidence>> byRole = new LinkedHashMap<>();
+      for (Map.Entry<String, Evidence> en : runs.entrySet()) {
+        String role = roles != null && roles.containsKey(en.getKey()) ? roles.get(en.getKey()) : roleOf(en.getKey());
+        r.put(en.getKey(), role);
+        l.put(en.getKey(), labels != null && labels.containsKey(en.getKey()) ? labels.get(en.getKey()) : Sections.runName(en.getKey()));
+        st.put(en.getKey(), steps != null && steps.containsKey(en.getKey()) ? steps.get(en.getKey()) : Diagnosis.stepTimes(en.getValue()));
+        byRole.computeIfAbsent(role, k -> new ArrayList<>()).add(en.getValue());
+      }
+      Map<String, Diagnosis.StepTimes> pl = new LinkedHashMap<>();
+      for (Map.Entry<String, List<Evidence>> en : byRole.entrySet()) {
+        if (en.getValue().size() > 1) {
+          pl.put(en.getKey(), pooled != null && pooled.containsKey(en.getKey()) ? pooled.get(en.getKey()) : Diagnosis.stepTimes(en.getValue()));
+        }
+      }
+      roles = java.util.Collections.unmodifiableMap(r);
+      labels = java.util.Collections.unmodifiableMap(l);
+      steps = java.util.Collections.unmodifiableMap(st);
+      pooled = java.util.Collections.unmodifiableMap(pl);
+    }
+
+    /** A source of the old shape: each run's role is its label. */
+    public Source(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain, Map<String, Evidence> runs,
+        Map<String, String> runDirs, List<String> inputs) {
+      this(proof, acceptance, diagnosis, verifyFix, explain, runs, runDirs, inputs, null, null, null, null);
+    }
+
+    /** The configuration of a run prove named by its old key: the fixed configuration again is the fixed one. */
+    static String roleOf(String key) {
+      return key.equals("fixedAgain") ? "fixed" : key;
     }
 
     boolean emulated() {
@@ -134,6 +173,29 @@ public final class Report {
     JsonNode files = proof.path("files");
     Map<String, Evidence> runs = new LinkedHashMap<>();
     Map<String, String> dirs = new LinkedHashMap<>();
+    JsonNode list = proof.path("runs");
+    if (list.isArray() && !list.isEmpty()) {
+      // Every run prove made, in the order it made them (its sequential extension adds runs of each configuration).
+      Map<String, String> roles = new LinkedHashMap<>();
+      Map<String, String> shown = new LinkedHashMap<>();
+      Map<String, Integer> count = new java.util.HashMap<>();
+      for (JsonNode r : list) {
+        String role = r.path("role").asText();
+        String d = r.path("dir").asText();
+        int k = count.merge(role, 1, Integer::sum);
+        // The first of each configuration keeps its old key (the page's ids and the chart data use them).
+        String key = k == 1 ? role : role.equals("fixed") && k == 2 ? "fixedAgain" : r.path("label").asText(d).replace(' ', '-');
+        if (!d.isEmpty() && Files.isDirectory(dir.resolve(d))) {
+          runs.put(key, read(dir.resolve(d)));
+          dirs.put(key, d);
+          roles.put(key, role);
+          shown.put(key, r.path("label").asText(d));
+        }
+      }
+      return new Source(proof, optional(dir, files, "acceptance"), optional(dir, files, "diagnosis"), files.hasNonNull("verifyFixAgain")
+          ? optional(dir, files, "verifyFixAgain") : optional(dir, files, "verifyFix"), optional(dir, files, "explain"), runs, dirs, names, roles,
+          shown, null, null);
+    }
     List<String> labels = new ArrayList<>(LABELS);
     // A/B/A/B: prove re-runs the baseline right after the fixed run, and the fixed configuration once more after that
     // when the adjacent pair fails only on step time; the last pair decides, so the page shows every run it made.
@@ -160,7 +222,7 @@ public final class Report {
 
   private static Evidence read(Path dir) {
     Evidence e = Ingest.read(List.of(dir));
-    if (e == null || e.files() == null || e.files().isEmpty()) {
+    if (e == null || !e.anythingRead()) {
       throw PathproofException.badInput(dir + ": no readable evidence");
     }
     return e;

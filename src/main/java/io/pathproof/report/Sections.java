@@ -40,7 +40,9 @@ final class Sections {
     JsonNode dn = r.path("diagnosed");
     boolean match = r.path("match").asBoolean(false);
     b.append("<section id=\"reveal\"><h2>The reveal: injected fault beside the blind diagnosis</h2>");
+    boolean undecided = "inconclusive".equals(t(dn.path("conclusion")));
     b.append("<p class=\"match ").append(match ? "good" : "bad").append("\">").append(match ? "The diagnosis names the injected layer."
+        : undecided ? "The diagnosis is inconclusive: the step time stayed undecided, so no layer is named."
         : "The diagnosis does NOT name the injected layer.").append("</p><div class=\"reveal\">");
     b.append("<div class=\"card\" id=\"injected\"><h3>Injected (sealed before the variant ran)</h3><p><b>")
         .append(Esc.html(t(inj.path("kind")))).append("</b>: <code>").append(Esc.html(join(inj.path("settings"), ", "))).append("</code></p><p>layer <b>")
@@ -57,13 +59,15 @@ final class Sections {
     JsonNode fix = r.path("fix");
     b.append("<p>Fix applied: ").append(fix.path("removed").isEmpty() ? "nothing undone" : "undid <code>" + Esc.html(join(fix.path("removed"), ", ")) + "</code>")
         .append(" — ").append(Esc.html(t(fix.path("reason")))).append(". Verified against the baseline: <b>")
-        .append(r.path("fixed").asBoolean(false) ? "fixed" : "NOT fixed").append("</b>.</p>");
+        .append(r.path("fixed").asBoolean(false) ? "fixed" : "inconclusive".equals(t(r.path("fixVerdict"))) ? "inconclusive"
+            : "not tried".equals(t(r.path("fixVerdict"))) ? "not tried (nothing was diagnosed)" : "NOT fixed").append("</b>.</p>");
     JsonNode drift = s.proof().path("drift");
     if (!drift.isMissingNode()) {
       b.append("<p class=\"small\">Against the first baseline: ").append(Esc.html(t(drift.path("firstVerification"))))
           .append(". Path and replicas were the baseline's, so the baseline was run again under the machine's present load: the two baselines differ by a median ratio of ")
           .append(f3(drift.path("baselineVsBaselineAgain").path("ratio").asDouble(Double.NaN)))
-          .append("; against the new baseline the fixed run is <b>").append(drift.path("fixedAgainstBaselineAgain").asBoolean() ? "fixed" : "NOT fixed")
+          .append("; against the new baseline the fixed run is <b>").append(drift.hasNonNull("verdict") ? Esc.html(t(drift.path("verdict")))
+              : drift.path("fixedAgainstBaselineAgain").asBoolean() ? "fixed" : "NOT fixed")
           .append("</b>.</p>");
     }
     b.append("</section>\n");
@@ -85,8 +89,8 @@ final class Sections {
     for (JsonNode r : a.path("rows")) {
       String v = t(r.path("verdict"));
       b.append("<tr><td><code>").append(Esc.html(t(r.path("id")))).append("</code></td><td>").append(Esc.html(t(r.path("check"))))
-          .append("</td><td>").append(Esc.html(t(r.path("expected")))).append("</td><td>").append(Esc.html(t(r.path("observed"))))
-          .append("</td><td class=\"v-").append(v.equals("N/A") ? "NA" : Esc.html(v)).append("\">").append(Esc.html(v)).append("</td><td>")
+          .append("</td>").append(cell(t(r.path("expected")))).append(cell(t(r.path("observed"))))
+          .append("<td class=\"v-").append(v.equals("N/A") ? "NA" : Esc.html(v)).append("\">").append(Esc.html(v)).append("</td><td>")
           .append(Esc.html(join(r.path("evidence"), ", "))).append("</td><td class=\"prov\">").append(prov(r.path("provenance"))).append("</td></tr>");
     }
     b.append("</table></section>\n");
@@ -112,15 +116,31 @@ final class Sections {
     return b.toString();
   }
 
+  /**
+   * The committed GPU samples accepted again: recordings, not this proof, so they come last and collapsed — each a
+   * {@code <details>} with its verdict in the summary line (five open tables once filled 24 000 px above the proof).
+   */
   static void recorded(StringBuilder b, Report.Source s) {
     if (s.proof() == null || s.proof().path("recorded").isEmpty()) {
       return;
     }
     b.append("<section id=\"recorded\"><h2>Recorded GPU samples (not live)</h2><p>These runs were recorded earlier on GPUs and are "
-        + "accepted here again against their own sealed predictions, so that the NCCL rows can be read on a machine without a GPU.</p>");
+        + "accepted here again against their own sealed predictions, so that the NCCL rows can be read on a machine without a GPU. "
+        + "Open one to see its table.</p>");
     for (JsonNode r : s.proof().path("recorded")) {
-      acceptance(b, r.path("acceptance"), r.path("name").asText() + " — " + r.path("label").asText() + " (" + r.path("device").asText() + ")",
+      JsonNode a = r.path("acceptance");
+      JsonNode c = a.path("counts");
+      b.append("<details class=\"recorded\"><summary><b>").append(Esc.html(r.path("name").asText())).append("</b> — ")
+          .append(Esc.html(r.path("label").asText())).append(" (").append(Esc.html(r.path("device").asText())).append("): ")
+          .append(Esc.html(r.path("verdict").asText()));
+      if (!c.isMissingNode()) {
+        b.append(" — ").append(c.path("pass").asInt()).append(" PASS, ").append(c.path("fail").asInt()).append(" FAIL, ")
+            .append(c.path("unproven").asInt()).append(" UNPROVEN, ").append(c.path("notApplicable").asInt()).append(" N/A");
+      }
+      b.append("</summary>");
+      acceptance(b, a, r.path("name").asText() + " — " + r.path("label").asText() + " (" + r.path("device").asText() + ")",
           "recorded-" + r.path("name").asText());
+      b.append("</details>");
     }
     b.append("</section>\n");
   }
@@ -146,39 +166,105 @@ final class Sections {
     };
   }
 
+  /** One row of the step table: a run (or a configuration's runs pooled) with its median as computed once. */
+  private static void stepRow(StringBuilder b, String id, String name, io.pathproof.diagnose.Diagnosis.StepTimes st) {
+    b.append("<tr id=\"steps-").append(Esc.html(id)).append("\"><td>").append(Esc.html(name)).append("</td>").append(num(String.valueOf(st.n())))
+        .append(num(f3(st.median()))).append(num(f3(st.ciLow()) + " .. " + f3(st.ciHigh()))).append(num(f3(st.p5()) + " .. " + f3(st.p95())))
+        .append("</tr>");
+  }
+
   static void steps(StringBuilder b, Report.Source s) {
-    b.append("<section id=\"steps\"><h2>Step times: ").append(Esc.html(String.join(", ", s.runs().keySet().stream().map(Sections::runName).toList())))
-        .append("</h2>");
+    b.append("<section id=\"steps\"><h2>Step times: ").append(Esc.html(String.join(", ", s.labels().values()))).append("</h2>");
+    b.append("<p>A run's step time is, per measured iteration, the time of its slowest rank (a synchronous step ends when its slowest "
+        + "rank does); its median is the one median this page gives for the run, in this table, the charts and the text.</p>");
     if (s.runs().containsKey("baselineAgain")) {
       b.append("<p>The machine's load drifts over seconds, so the fixed run was judged like with like: the baseline was run again right after it")
-          .append(s.runs().containsKey("fixedAgain") ? ", and the fixed configuration once more after that (A/B/A/B); the last pair decided." : " (A/B/A).")
+          .append(s.runs().containsKey("fixedAgain") ? ", and the fixed configuration once more after that (A/B/A/B); the last look decided." : " (A/B/A).")
           .append("</p>");
     }
     if (s.emulated()) {
       b.append("<p class=\"emulated\">").append(Esc.html(s.emulationNote())).append(" — these timings are not a measurement of the emulated machine.</p>");
     }
-    b.append("<table><tr><th>run</th><th>measured steps</th><th>median (ms)</th><th>95% CI of the median (ms)</th><th>p5..p95 (ms)</th></tr>");
-    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
-      Charts.Stats st = Charts.stats(en.getValue());
-      b.append("<tr id=\"steps-").append(Esc.html(en.getKey())).append("\"><td>").append(Esc.html(runName(en.getKey()))).append("</td><td>")
-          .append(st.n()).append("</td><td>").append(f3(st.median()))
-          .append("</td><td>").append(f3(st.ciLow())).append(" .. ").append(f3(st.ciHigh())).append("</td><td>").append(f3(st.p5()))
-          .append(" .. ").append(f3(st.p95())).append("</td></tr>");
+    b.append("<table class=\"steps\"><tr><th>run</th><th>measured steps</th><th>median (ms)</th><th>95% CI of the median (ms)</th><th>p5..p95 (ms)</th></tr>");
+    for (String key : s.runs().keySet()) {
+      stepRow(b, key, s.labels().get(key), s.steps().get(key));
     }
+    s.pooled().forEach((role, st) -> stepRow(b, "pooled-" + role, runName(role) + ", " + st.runs() + " runs pooled", st));
     b.append("</table>");
+    sequence(b, s);
     JsonNode reg = s.diagnosis() == null ? null : s.diagnosis().path("regression");
     if (reg != null && reg.hasNonNull("ratio")) {
-      b.append("<p>Variant / baseline median ratio <b>").append(f3(reg.path("ratio").asDouble())).append("</b>, 95% bootstrap CI ")
-          .append(f3(reg.path("ciLow").asDouble())).append(" .. ").append(f3(reg.path("ciHigh").asDouble())).append(": ")
-          .append(Esc.html(t(reg.path("verdict")))).append(" (").append(Esc.html(t(reg.path("rule")))).append(")</p>");
+      b.append("<p>Variant / baseline: median ").append(f3(median(s, "baseline"))).append(" → ").append(f3(median(s, "variant")))
+          .append(" ms, ratio <b>").append(f3(reg.path("ratio").asDouble())).append("</b>, 95% bootstrap CI ")
+          .append(f3(reg.path("ciLow").asDouble())).append(" .. ").append(f3(reg.path("ciHigh").asDouble()));
+      if (reg.hasNonNull("ruleLow")) {
+        b.append("; the rule's ").append(Esc.html(pct(reg.path("level").asDouble()))).append(" interval ").append(f3(reg.path("ruleLow").asDouble()))
+            .append(" .. ").append(f3(reg.path("ruleHigh").asDouble()));
+      }
+      b.append(": <b>").append(Esc.html(t(reg.path("verdict")))).append("</b>");
+      if (reg.hasNonNull("why")) {
+        b.append(" — ").append(Esc.html(t(reg.path("why"))));
+      }
+      b.append(" <span class=\"small\">(").append(Esc.html(t(reg.path("rule")))).append(")</span></p>");
     }
     JsonNode vf = s.verifyFix();
-    if (vf != null && vf.hasNonNull("medianMs")) {
-      b.append("<p>Fixed run median ").append(f3(vf.path("medianMs").asDouble())).append(" ms against the baseline band ")
-          .append(f3(vf.path("bandLowMs").asDouble())).append(" .. ").append(f3(vf.path("bandHighMs").asDouble())).append(" ms.</p>");
+    if (vf != null && vf.hasNonNull("bandLowMs") && !Double.isNaN(median(s, "fixed"))) {
+      b.append("<p>Fixed median ").append(f3(median(s, "fixed"))).append(" ms against the baseline band (p5..p95) ")
+          .append(f3(vf.path("bandLowMs").asDouble())).append(" .. ").append(f3(vf.path("bandHighMs").asDouble())).append(" ms: verify-fix <b>")
+          .append(Esc.html(t(vf.path("verdict")))).append("</b>.</p>");
     }
     b.append("<div class=\"chart\" id=\"chart-steps\"></div><div class=\"chart\" id=\"chart-quantiles\"></div></section>\n");
   }
+
+  /** A configuration's median as the table gives it: its runs pooled where it has several, else its one run's. */
+  static double median(Report.Source s, String role) {
+    io.pathproof.diagnose.Diagnosis.StepTimes st = s.pooled().get(role);
+    if (st == null) {
+      String key = s.roles().entrySet().stream().filter(e -> e.getValue().equals(role)).map(Map.Entry::getKey).findFirst().orElse(null);
+      st = key == null ? null : s.steps().get(key);
+    }
+    return st == null || st.median() == null ? Double.NaN : st.median();
+  }
+
+  /** prove's sequential looks (issue 19 §2): the rule, and what each look pooled and found. */
+  static void sequence(StringBuilder b, Report.Source s) {
+    JsonNode seq = s.proof() == null ? null : s.proof().get("sequence");
+    if (seq == null || !seq.path("looks").isArray() || seq.path("looks").isEmpty()) {
+      return;
+    }
+    b.append("<div id=\"sequence\"><p>Each step-time comparison prove made is one look of a sequence of K planned looks, judged at α/K "
+        + "(Bonferroni alpha spending, α = 1 %), so the looks together keep a false regression, improvement or no change below 0.5 % each; "
+        + "a look left undecided is settled by more runs of both configurations, pooled like with like (up to ")
+        .append(seq.path("maxRuns").asInt()).append(" of each), and \"no change\" needs the interval inside ±")
+        .append(Esc.html(pct(seq.path("margin").asDouble(Double.NaN)))).append(".</p><table><tr><th>sequence</th><th>look</th><th>runs pooled</th>"
+            + "<th>ratio</th><th>rule's interval</th><th>verdict</th><th>steps per side to decide</th></tr>");
+    for (JsonNode l : seq.path("looks")) {
+      b.append("<tr><td>").append(Esc.html(t(l.path("sequence")))).append("</td>").append(num(l.path("look").asInt() + " of " + l.path("looks").asInt()))
+          .append(num(l.path("baselineRuns").asInt() + " + " + l.path("otherRuns").asInt())).append(num(f3(l.path("ratio").asDouble(Double.NaN))))
+          .append(num(f3(l.path("ruleLow").asDouble(Double.NaN)) + " .. " + f3(l.path("ruleHigh").asDouble(Double.NaN)) + " ("
+              + pct(l.path("level").asDouble(Double.NaN)) + ")"))
+          .append("<td>").append(Esc.html(t(l.path("verdict")))).append("</td>").append(num(l.hasNonNull("stepsNeeded") ? t(l.path("stepsNeeded")) : "—"))
+          .append("</tr>");
+    }
+    b.append("</table></div>");
+  }
+
+  static String pct(double x) {
+    return Double.isFinite(x) ? String.format(Locale.ROOT, "%.2f", x * 100).replaceAll("0+$", "").replaceAll("\\.$", "") + " %" : "—";
+  }
+
+  /** A table cell of a number (or a range of numbers): never wrapped inside, digit by digit. */
+  static String num(String text) {
+    return "<td class=\"num\">" + Esc.html(text) + "</td>";
+  }
+
+  /** A cell whose text may be a number: numbers get the unwrapping class, other text wraps as the table needs. */
+  static String cell(String text) {
+    return NUMBER.matcher(text).matches() ? num(text) : "<td>" + Esc.html(text) + "</td>";
+  }
+
+  private static final java.util.regex.Pattern NUMBER =
+      java.util.regex.Pattern.compile("[-+]?\\d[\\d.,_]*(e[-+]?\\d+)?\\s?(ms|us|µs|%|s|B|MiB|GiB|x)?");
 
   static void diagnosis(StringBuilder b, Report.Source s) {
     JsonNode d = s.diagnosis();
@@ -237,7 +323,7 @@ final class Sections {
       JsonNode st = c.path("stage");
       boolean cov = c.path("covered").asBoolean();
       String why = c.hasNonNull("status") ? t(c.path("status")) : cov ? "shown" : "modelled only";
-      b.append("<tr><td>").append(st.path("id").asInt()).append("</td><td>").append(Esc.html(t(st.path("kind")))).append("</td><td>")
+      b.append("<tr>").append(num(String.valueOf(st.path("id").asInt()))).append("<td>").append(Esc.html(t(st.path("kind")))).append("</td><td>")
           .append(Esc.html(t(st.path("owner")))).append("</td><td>").append(Esc.html(t(st.path("name")))).append("</td><td class=\"prov\">")
           .append(Esc.html(t(st.path("source")))).append("</td><td class=\"").append(cov ? "v-PASS" : "v-NA").append("\">").append(Esc.html(why))
           .append("</td><td class=\"prov\">").append(Esc.html(c.has("citations") ? join(c.path("citations"), "; ") : join(c.path("present"), ", ")))
@@ -268,7 +354,7 @@ final class Sections {
         continue;
       }
       for (Evidence.Warning w : e.nccl().warnings()) {
-        rows.add("<tr><td>" + Esc.html(en.getKey()) + "</td><td>" + (w.rank() == null ? "" : w.rank()) + "</td><td><code>" + Esc.html(w.message())
+        rows.add("<tr><td>" + Esc.html(en.getKey()) + "</td>" + num(w.rank() == null ? "" : String.valueOf(w.rank())) + "<td><code>" + Esc.html(w.message())
             + "</code></td><td class=\"prov\">" + Esc.html(w.source() == null ? "" : w.source().toString()) + "</td></tr>");
       }
     }
@@ -286,8 +372,8 @@ final class Sections {
     }
     b.append("<section id=\"phases\"><h2>How the proof ran</h2><table><tr><th>phase</th><th>elapsed (s)</th><th>what it found</th></tr>");
     for (JsonNode p : s.proof().path("phases")) {
-      b.append("<tr><td>").append(Esc.html(t(p.path("name")))).append("</td><td>")
-          .append(String.format(Locale.ROOT, "%.1f", p.path("elapsedMs").asLong() / 1000.0)).append("</td><td>").append(Esc.html(t(p.path("detail"))))
+      b.append("<tr><td>").append(Esc.html(t(p.path("name")))).append("</td>")
+          .append(num(String.format(Locale.ROOT, "%.1f", p.path("elapsedMs").asLong() / 1000.0))).append("<td>").append(Esc.html(t(p.path("detail"))))
           .append("</td></tr>");
     }
     b.append("</table></section>\n");

@@ -3,6 +3,7 @@ package io.pathproof.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.Json;
+import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
 import java.io.IOException;
 import java.util.Locale;
@@ -37,7 +38,8 @@ final class Texts {
           .append(Esc.md(String.join(", ", iter(r.path("injected").path("settings"))))).append("` (layer ").append(Esc.md(t(r.path("injected").path("layer"))))
           .append(") | ").append(Esc.md(t(r.path("diagnosed").path("conclusion")))).append(": layer ").append(Esc.md(t(r.path("diagnosed").path("layer"))))
           .append(", owner ").append(Esc.md(t(r.path("diagnosed").path("owner")))).append(" |\n\n").append(r.path("match").asBoolean() ? "match" : "MISMATCH")
-          .append("; fix ").append(r.path("fixed").asBoolean() ? "verified" : "NOT verified").append(".\n");
+          .append("; fix ").append(r.path("fixed").asBoolean() ? "verified" : "inconclusive".equals(t(r.path("fixVerdict"))) ? "inconclusive"
+          : "not tried".equals(t(r.path("fixVerdict"))) ? "not tried (nothing diagnosed)" : "NOT verified").append(".\n");
     }
     table(b, s.acceptance(), "Acceptance");
     if (s.proof() != null) {
@@ -45,13 +47,12 @@ final class Texts {
         table(b, r.path("acceptance"), r.path("name").asText() + " — " + r.path("label").asText());
       }
     }
-    b.append("\n## Step times\n\n| run | steps | median ms | 95% CI | p5..p95 |\n|---|---|---|---|---|\n");
-    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
-      Charts.Stats st = Charts.stats(en.getValue());
-      b.append("| ").append(Esc.md(en.getKey())).append(" | ").append(st.n()).append(" | ").append(Sections.f3(st.median())).append(" | ")
-          .append(Sections.f3(st.ciLow())).append("..").append(Sections.f3(st.ciHigh())).append(" | ").append(Sections.f3(st.p5())).append("..")
-          .append(Sections.f3(st.p95())).append(" |\n");
+    b.append("\n## Step times\n\nPer measured iteration, the slowest rank's time; one median per run.\n\n"
+        + "| run | steps | median ms | 95% CI | p5..p95 |\n|---|---|---|---|---|\n");
+    for (String key : s.runs().keySet()) {
+      row(b, s.labels().get(key), s.steps().get(key));
     }
+    s.pooled().forEach((role, st) -> row(b, Sections.runName(role) + ", " + st.runs() + " runs pooled", st));
     if (s.emulated()) {
       b.append("\n").append(Esc.md(s.emulationNote())).append(": these step times are not physical.\n");
     }
@@ -69,6 +70,12 @@ final class Texts {
       }
     }
     return b.toString();
+  }
+
+  private static void row(StringBuilder b, String name, Diagnosis.StepTimes st) {
+    b.append("| ").append(Esc.md(name)).append(" | ").append(st.n()).append(" | ").append(Sections.f3(st.median())).append(" | ")
+        .append(Sections.f3(st.ciLow())).append("..").append(Sections.f3(st.ciHigh())).append(" | ").append(Sections.f3(st.p5())).append("..")
+        .append(Sections.f3(st.p95())).append(" |\n");
   }
 
   private static java.util.List<String> iter(JsonNode arr) {
@@ -99,9 +106,9 @@ final class Texts {
     n.set("verifyFix", s.verifyFix());
     n.set("explain", s.explain());
     ObjectNode steps = n.putObject("stepTimes");
-    for (Map.Entry<String, Evidence> en : s.runs().entrySet()) {
-      steps.set(en.getKey(), Json.mapper().valueToTree(Charts.stats(en.getValue())));
-    }
+    s.steps().forEach((key, st) -> steps.set(key, Json.mapper().valueToTree(st)));
+    ObjectNode pooled = n.putObject("stepTimesPooled");
+    s.pooled().forEach((role, st) -> pooled.set(role, Json.mapper().valueToTree(st)));
     n.put("emulated", s.emulated());
     try {
       return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(n) + "\n";
@@ -119,19 +126,24 @@ final class Texts {
         suite(b, "recorded " + r.path("name").asText() + " (" + r.path("label").asText() + ")", r.path("acceptance"));
       }
       JsonNode r = s.proof().path("reveal");
+      // An undecided claim is neither passed nor failed: skipped, with the reason (issue 19 §2: inconclusive).
+      boolean undecidedDiagnosis = "inconclusive".equals(t(r.path("diagnosed").path("conclusion")));
+      boolean undecidedFix = undecidedDiagnosis || "inconclusive".equals(t(r.path("fixVerdict")));
       b.append("  <testsuite name=\"prove\" tests=\"2\">\n");
-      claim(b, "diagnosis names the injected layer", r.path("match").asBoolean(), "injected " + t(r.path("injected").path("layer"))
-          + ", diagnosed " + t(r.path("diagnosed").path("layer")));
-      claim(b, "diagnosed fix verified", r.path("fixed").asBoolean(), "verify-fix against the baseline");
+      claim(b, "diagnosis names the injected layer", r.path("match").asBoolean(), undecidedDiagnosis, "injected "
+          + t(r.path("injected").path("layer")) + ", diagnosed " + t(r.path("diagnosed").path("layer")));
+      claim(b, "diagnosed fix verified", r.path("fixed").asBoolean(), undecidedFix, "verify-fix against the baseline");
       b.append("  </testsuite>\n");
     }
     return b.append("</testsuites>\n").toString();
   }
 
-  private static void claim(StringBuilder b, String name, boolean ok, String msg) {
+  private static void claim(StringBuilder b, String name, boolean ok, boolean undecided, String msg) {
     b.append("    <testcase classname=\"prove\" name=\"").append(Esc.xml(name)).append('"');
     if (ok) {
       b.append("/>\n");
+    } else if (undecided) {
+      b.append("><skipped message=\"").append(Esc.xml("inconclusive: the step time stayed undecided; " + msg)).append("\"/></testcase>\n");
     } else {
       b.append("><failure message=\"").append(Esc.xml(msg)).append("\"/></testcase>\n");
     }

@@ -30,8 +30,10 @@ class AcceptanceTest {
     return new SyntheticRuns.Spec();
   }
 
+  /** The run {@code s} against the seed's prediction as made for it: its versions, and the seal its manifest records. */
   private AcceptanceTable accept(SyntheticRuns.Spec s) {
-    return Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), SyntheticRuns.build(s));
+    Prediction p = sealed(SyntheticRuns.seedPredictionFor(s));
+    return Acceptance.accept(p, SyntheticRuns.madeFor(p, SyntheticRuns.build(s)));
   }
 
   @Test
@@ -277,8 +279,30 @@ class AcceptanceTest {
     AcceptanceRow r = Acceptance.accept(p, e).row("run-made-for-prediction");
     assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
     assertThat(r.provenance()).containsExactly("runs/baseline/manifest.json (prediction.sha256)");
-    // Not listed when the manifest names no prediction.
-    assertThat(accept(seedRun()).row("run-made-for-prediction")).isNull();
+    // Listed, UNPROVEN with the reason, when the manifest names no prediction (a run started without --prediction).
+    AcceptanceRow none = Acceptance.accept(p, SyntheticRuns.build(seedRun())).row("run-made-for-prediction");
+    assertThat(none.verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(none.observed()).isEqualTo("the run's manifest names no prediction seal (the run was started without --prediction)");
+    // ... and when there is no manifest at all.
+    Evidence bare = SyntheticRuns.build(seedRun());
+    Evidence noManifest = new Evidence(bare.runDir(), bare.files(), bare.nccl(), bare.kernels(), bare.ranges(), bare.ddp(),
+        bare.steps(), bare.replicas(), bare.peerAccess(), bare.flightRecorder(), null, bare.findings(), bare.problems());
+    assertThat(Acceptance.accept(p, noManifest).row("run-made-for-prediction").observed())
+        .isEqualTo("no manifest: nothing in the evidence says which prediction the run was made for");
+  }
+
+  @Test
+  void aPredictionSealedInTheRunIsTheOneTheRunWasMadeFor() {
+    // run -- COMMAND seals its predictions itself and lists them, one per stage, under instrumentation.predictions.
+    Prediction p = sealed(SyntheticRuns.seedPredictionFor(seedRun()));
+    Evidence e = SyntheticRuns.build(seedRun());
+    com.fasterxml.jackson.databind.node.ArrayNode seals = ((com.fasterxml.jackson.databind.node.ObjectNode) e.manifest())
+        .putObject("instrumentation").put("mode", "command").putArray("predictions");
+    seals.addObject().put("stage", "construction").put("file", "prediction.json").put("sha256", "cd".repeat(32));
+    seals.addObject().put("stage", "ready-order").put("file", "prediction-addendum.json").put("sha256", p.seal().sha256());
+    AcceptanceRow r = Acceptance.accept(p, e).row("run-made-for-prediction");
+    assertThat(r.verdict()).as(r.observed()).isEqualTo(Verdict.PASS);
+    assertThat(r.provenance()).contains("runs/baseline/manifest.json (instrumentation.predictions[1].sha256)");
   }
 
   @Test
@@ -296,12 +320,13 @@ class AcceptanceTest {
     SyntheticRuns.Spec s = seedRun();
     s.backend = "gloo";
     s.withKernels = false;
-    Prediction gloo = new Prediction(Prediction.SCHEMA, SyntheticRuns.seedPrediction().inputs(), "gloo", SyntheticRuns.seedPrediction().buckets(),
+    Prediction gloo = new Prediction(Prediction.SCHEMA, SyntheticRuns.seedPredictionFor(s).inputs(), "gloo", SyntheticRuns.seedPrediction().buckets(),
         SyntheticRuns.seedPrediction().communicator(), SyntheticRuns.seedPrediction().collectives(), List.of(), null);
-    for (Prediction p : List.of(gloo, SyntheticRuns.seedPrediction())) { // by prediction, and by manifest with no NCCL evidence
-      AcceptanceTable t = Acceptance.accept(sealed(p), SyntheticRuns.build(s));
+    for (Prediction p : List.of(gloo, SyntheticRuns.seedPredictionFor(s))) { // by prediction, and by manifest with no NCCL evidence
+      Prediction sealed = sealed(p);
+      AcceptanceTable t = Acceptance.accept(sealed, SyntheticRuns.madeFor(sealed, SyntheticRuns.build(s)));
       for (String id : List.of("collective/bucket0", "algorithm/bucket0", "protocol/bucket0", "tuner-time/bucket0", "coll-channels",
-          "launch-shape/rank0/bucket0", "transport", "kernels/rank0", "bus-bytes/bucket0", "busbw/bucket0")) {
+          "launch-shape/rank0/bucket0", "transport", "kernels/rank0", "bus-bytes/bucket0", "busbw/bucket0", "nccl-version")) {
         assertThat(t.row(id).verdict()).as(id).isEqualTo(Verdict.NOT_APPLICABLE);
         assertThat(t.row(id).observed()).as(id).isEqualTo("not applicable (backend gloo)");
       }
@@ -334,20 +359,22 @@ class AcceptanceTest {
   @Test
   void oneRankH200RunExpectsNoKernelAndNoTuning() {
     // The real H200 capture: 1 rank, NCCL 2.28.9, 64 coll channels, no TUNING line, no NCCL kernel (a memcpy).
-    Prediction p = SyntheticRuns.seedPrediction();
+    SyntheticRuns.Spec s = seedRun();
+    s.ncclVersion = "2.28.9";
+    Prediction p = SyntheticRuns.seedPredictionFor(s);
     CommunicatorPrediction cp = new CommunicatorPrediction(1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of());
     CollectivePrediction c = p.collectives().get(0);
     CollectivePrediction copy = new CollectivePrediction(0, c.bytes(), "RING", 1, "SIMPLE", 2, null, 0, 0, 0, 0, 0, 0.0, 0L, "none",
         null, null, null, true, List.of());
     p = new Prediction(Prediction.SCHEMA, p.inputs(), "nccl", p.buckets(), cp, List.of(copy), List.of(), null);
-    SyntheticRuns.Spec s = seedRun();
     s.ranks = 1;
     s.collChannels = 64;
     s.ncclVersion = "2.28.9";
     s.withTuning = false;
     s.withKernels = true;
     s.kernelName = "not-nccl";
-    AcceptanceTable t = Acceptance.accept(sealed(p), withoutNcclKernels(SyntheticRuns.build(s)));
+    Prediction sealed = sealed(p);
+    AcceptanceTable t = Acceptance.accept(sealed, withoutNcclKernels(SyntheticRuns.madeFor(sealed, SyntheticRuns.build(s))));
     assertThat(t.row("coll-channels").verdict()).isEqualTo(Verdict.PASS);
     assertThat(t.row("algorithm/bucket0").verdict()).isEqualTo(Verdict.NOT_APPLICABLE);
     assertThat(t.row("launch-shape/rank0/bucket0").verdict()).isEqualTo(Verdict.PASS);

@@ -331,6 +331,27 @@ public final class SyntheticRuns {
     return Math.sqrt(-2 * Math.log(Math.max(u1, 1e-300))) * Math.cos(2 * Math.PI * u2);
   }
 
+  /**
+   * The seed's prediction as made for the versions the run {@code s} records (torch's release, its NCCL), as a real
+   * prediction names them in its inputs: a run and the prediction it was made for.
+   */
+  public static Prediction seedPredictionFor(Spec s) {
+    Prediction p = seedPrediction();
+    ObjectNode inputs = ((ObjectNode) p.inputs()).deepCopy();
+    ObjectNode versions = inputs.putObject("versions");
+    versions.putObject("torch").put("text", s.torchVersion.replaceFirst("^(\\d+\\.\\d+\\.\\d+).*$", "$1"));
+    if (s.ncclVersion != null) {
+      versions.putObject("nccl").put("text", s.ncclVersion);
+    }
+    return new Prediction(p.schema(), inputs, p.backend(), p.buckets(), p.communicator(), p.collectives(), p.assumptions(), p.seal());
+  }
+
+  /** The run {@code e} records the seal of {@code sealed} in its manifest, as {@code run --prediction} writes it. */
+  public static Evidence madeFor(Prediction sealed, Evidence e) {
+    ((ObjectNode) e.manifest().get("prediction")).put("sealSha256", sealed.seal().sha256());
+    return e;
+  }
+
   /** The seed's prediction (unsealed): 64 MiB fp32 on 4×V100, NCCL 2.22.3. */
   public static Prediction seedPrediction() {
     Bucket b = new Bucket(0, MIB64, List.of("weight"), true, DType.FLOAT32, MIB64);

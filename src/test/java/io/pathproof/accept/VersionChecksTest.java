@@ -75,10 +75,50 @@ class VersionChecksTest {
   }
 
   @Test
-  void aManifestWithoutVersionsListsNoRow() throws IOException {
+  void aManifestWithoutVersionsLeavesTorchUnprovenAndNcclToItsOwnLog() throws IOException {
+    // The rows were left out; a row that cannot be judged is UNPROVEN with its reason.
     Path run = runWithManifest("\"versions\" :", "\"versionsNotRecorded\" :");
-    assertThat(row(run, "torch-version")).isNull();
-    assertThat(row(run, "nccl-version")).isNull();
+    AcceptanceRow torch = row(run, "torch-version");
+    assertThat(torch.verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(torch.observed()).isEqualTo("the run's manifest records no versions (DDP's logging and debug log never name"
+        + " torch's version)");
+    // NCCL says its own version in its log: the row is judged on it.
+    AcceptanceRow nccl = row(run, "nccl-version");
+    assertThat(nccl.verdict()).isEqualTo(Verdict.PASS);
+    assertThat(nccl.evidence()).containsExactly("nccl-log");
+    assertThat(nccl.provenance()).singleElement().satisfies(p -> assertThat(p).matches(".*nccl-rank\\d\\.log:\\d+"));
+  }
+
+  @Test
+  void withoutAnyVersionInTheEvidenceBothRowsSayWhy() throws IOException {
+    Path run = tmp.resolve("bare");
+    Files.createDirectories(run);
+    Files.writeString(run.resolve("manifest.json"), "{\"backend\": \"nccl\", \"worldSize\": 4}");
+    AcceptanceRow torch = row(run, "torch-version");
+    assertThat(torch.verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(torch.expected()).isEqualTo("2.11.0");
+    AcceptanceRow nccl = row(run, "nccl-version");
+    assertThat(nccl.verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(nccl.observed()).isEqualTo("the run's manifest records no versions; no NCCL log or flight-recorder dump names"
+        + " one");
+    assertThat(row(run, "run-made-for-prediction").verdict()).isEqualTo(Verdict.UNPROVEN);
+  }
+
+  @Test
+  void ncclVersionIsNotApplicableToAGlooRun() throws IOException {
+    Path pred = tmp.resolve("pred.json");
+    java.io.StringWriter out = new java.io.StringWriter();
+    int code = io.pathproof.cli.Main.run(new String[] {"predict", "--scenario", "cpu-x4-gloo", "--torch", "1.13.1", "-o", pred.toString()},
+        new java.io.PrintWriter(out, true), new java.io.PrintWriter(new java.io.StringWriter(), true));
+    assertThat(code).isZero();
+    Path run = tmp.resolve("gloo-run");
+    Files.createDirectories(run);
+    Files.writeString(run.resolve("manifest.json"), "{\"backend\": \"gloo\", \"worldSize\": 4}");
+    AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(pred), Ingest.read(List.of(run)));
+    assertThat(t.row("nccl-version").verdict()).isEqualTo(Verdict.NOT_APPLICABLE);
+    assertThat(t.row("nccl-version").observed()).isEqualTo("not applicable (backend gloo)");
+    assertThat(t.row("torch-version").verdict()).isEqualTo(Verdict.UNPROVEN);
+    assertThat(t.row("torch-version").observed()).startsWith("the run's manifest records no versions");
   }
   @Test
   void anotherTorchOfTheSameBucketRulesPassesAndSaysSo() throws IOException {

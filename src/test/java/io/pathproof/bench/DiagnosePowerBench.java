@@ -35,6 +35,11 @@ public final class DiagnosePowerBench {
   public static void main(String[] args) throws IOException {
     int trials = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     long seed = args.length > 1 ? Long.parseLong(args[1]) : 2026L;
+    if (args.length > 3 && args[3].equals("runs")) {
+      pooledRuns(Integer.parseInt(args[2]), seed, args.length > 4 ? Integer.parseInt(args[4]) : 1,
+          args.length > 5 ? Double.parseDouble(args[5]) : 0.05);
+      return;
+    }
     if (args.length > 2) {
       adaptive(Integer.parseInt(args[2]), seed);
       return;
@@ -91,6 +96,64 @@ public final class DiagnosePowerBench {
       System.out.printf(Locale.ROOT, "%-28s %8d %11.2f%% %11.2f%% %14.1f %14.1f%n", String.format(Locale.ROOT, "lognormal CV %.0f%%", cv * 100),
           trials, 100.0 * alarms / trials, 100.0 * hits / trials, (double) itersAa / trials, (double) itersAb / trials);
     }
+  }
+
+  /**
+   * prove's sequence of runs (issue 19 §2): runs of 24 measured steps (prove's default), a pair per look, up to 3
+   * looks, each look at alpha/3 with every run of a side pooled (Diagnosis.diagnose over lists, as prove.Sequential
+   * calls it). Lognormal noise, each run with its own level drawn around the configuration's (a machine's drift
+   * between runs, {@code drift} of the step as a standard deviation, default 5 %), true ratios 1, 1.05 and 1.10. Per
+   * cell: how often each final verdict came, and the runs per side used. {@code minRuns}: the runs per side before the
+   * first look (1 as prove does it). Run: {@code … DiagnosePowerBench 0 2026 TRIALS runs [MIN_RUNS [DRIFT]]}.
+   */
+  static void pooledRuns(int trials, long seed, int minRuns, double drift) {
+    int steps = 24;
+    int looks = 3;
+    System.out.printf(Locale.ROOT, "%n%-34s %6s %7s %12s %12s %12s %12s %10s%n", "runs of 24, " + minRuns + "..3 runs, drift " + Math.round(drift * 100) + "%", "ratio", "trials", "regression",
+        "no change", "inconclusive", "improvement", "runs/side");
+    for (double cv : new double[] {0.02, 0.10, 0.25}) {
+      double sigma = Math.sqrt(Math.log(1 + cv * cv));
+      for (double ratio : new double[] {1.0, 1.05, 1.10}) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        java.util.Map<String, Integer> verdicts = new java.util.TreeMap<>();
+        long runsUsed = 0;
+        for (int t = 0; t < trials; t++) {
+          List<Evidence> b = new ArrayList<>();
+          List<Evidence> v = new ArrayList<>();
+          String verdict = "inconclusive";
+          for (int k = 1; k <= looks; k++) {
+            b.add(run("b" + k, drawRun(rnd, sigma, drift, 1.0, steps)));
+            v.add(run("v" + k, drawRun(rnd, sigma, drift, ratio, steps)));
+            if (k < minRuns) {
+              continue;
+            }
+            verdict = Diagnosis.diagnose(b, v, Diagnosis.Rule.DEFAULT.at(k - minRuns + 1, looks - minRuns + 1)).regression().verdict();
+            if (!verdict.equals("inconclusive")) {
+              break;
+            }
+          }
+          verdicts.merge(verdict, 1, Integer::sum);
+          runsUsed += b.size();
+        }
+        System.out.printf(Locale.ROOT, "%-34s %6.2f %7d %11.1f%% %11.1f%% %11.1f%% %11.1f%% %10.2f%n", String.format(Locale.ROOT, "lognormal CV %.0f%%",
+            cv * 100), ratio, trials, pct(verdicts, "regression", trials), pct(verdicts, "no change", trials), pct(verdicts, "inconclusive", trials),
+            pct(verdicts, "improvement", trials), (double) runsUsed / trials);
+      }
+    }
+  }
+
+  private static double pct(java.util.Map<String, Integer> m, String k, int trials) {
+    return 100.0 * m.getOrDefault(k, 0) / trials;
+  }
+
+  /** One run: its level drawn around {@code ratio} (the drift between runs), then its steps around that level. */
+  static double[] drawRun(SplittableRandom rnd, double sigma, double drift, double ratio, int n) {
+    double level = ratio * Math.exp(drift * gauss(rnd));
+    double[] s = new double[n];
+    for (int i = 0; i < n; i++) {
+      s[i] = 2.33 * level * Math.exp(sigma * gauss(rnd));
+    }
+    return s;
   }
 
   /** {regression called (1/0), iterations per run used}. */

@@ -35,8 +35,9 @@ class ExplainCommandTest {
         "--baseline", run, "--format", "json");
     assertThat(r.code).as(r.err).isZero();
     JsonNode doc = Json.mapper().readTree(r.out);
-    assertThat(doc.at("/answers/13/answer").asText()).startsWith("This run's diagnosis: no change");
-    assertThat(doc.at("/answers/14/answer").asText()).startsWith("No regression here");
+    // The run against itself: 24 steps of a noisy H200 run cannot exclude a 5 % change, even against themselves.
+    assertThat(doc.at("/answers/13/answer").asText()).startsWith("This run's diagnosis: inconclusive");
+    assertThat(doc.at("/answers/14/answer").asText()).startsWith("Not decided yet");
     MainTest.Result plain = MainTest.run("explain", "--prediction", "samples/h200-1rank-accepted/prediction.json", "--run", run, "--format", "json");
     assertThat(Json.mapper().readTree(plain.out).at("/answers/13/answer").asText()).startsWith("No regression here");
     assertThat(MainTest.run("explain", "--scenario", "seed", "--baseline", run).code).isEqualTo(2);

@@ -35,6 +35,21 @@ class ProveCommandTest {
     assertThat(out).doesNotExist();
   }
 
+  /**
+   * Issue 19 §4: prove says one line per phase also when stderr is no terminal (a test's writer, a CI log, a pipe).
+   * Before, it said nothing until the end, two minutes later. A Python that does not exist ends it after predict.
+   */
+  @Test
+  void provePrintsALinePerPhaseWhenNotOnATerminal(@TempDir Path tmp) {
+    Path out = tmp.resolve("p");
+    MainTest.Result r = MainTest.run("prove", "--backend", "gloo", "--torch", "1.13.0", "--python", tmp.resolve("no-python").toString(),
+        "--out", out.toString());
+    assertThat(r.code).as(r.err).isNotZero();
+    assertThat(r.err).contains("prove: backend gloo → gloo: --backend gloo as given\n");
+    assertThat(r.err).containsPattern("\\[\\s*\\d+\\.\\d s\\] predict\\s+sealed [0-9a-f]{12} at ");
+    assertThat(r.err.indexOf("predict")).isLessThan(r.err.indexOf("pathproof: "));
+  }
+
   /** The machine torch 2.11 ran the CPU default on (the H200 node): its DDP closes the first bucket at the given cap. */
   @Test
   void theDefaultScenarioIsPredictedForTheTorchThatRuns() {

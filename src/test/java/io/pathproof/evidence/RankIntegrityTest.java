@@ -167,6 +167,34 @@ class RankIntegrityTest {
   }
 
   @Test
+  void aUsersJobPromisesEachRanksDigestNotTheStandInsGatheredFile() throws IOException {
+    // run -- COMMAND: the instrumentation finishes with replica-rank{r}.json and never writes replicas.json, which only
+    // pathproof's stand-in job gathers. A finished user's job without replicas.json is whole; one without a rank's
+    // digest is not.
+    String finished = "{\"worldSize\": 2, \"iters\": 2, \"warmup\": 1, \"hookedIterations\": [0, 1, 2],"
+        + " \"harnessFinished\": true, \"instrumentation\": {\"mode\": \"command\"}}";
+    Path d = run(finished);
+    String a = "a".repeat(64);
+    Files.writeString(d.resolve("replica-rank0.json"), "{\"rank\": 0, \"sha256\": \"" + a + "\", \"samples\": []}\n");
+    Files.writeString(d.resolve("replica-rank1.json"), "{\"rank\": 1, \"sha256\": \"" + a + "\", \"samples\": []}\n");
+    for (int r = 0; r < 2; r++) {
+      Files.writeString(d.resolve("ddp-logging-rank" + r + ".json"), "{\"rank\": " + r + "}\n");
+    }
+    assertThat(integrity(d).gaps()).isEmpty();
+    Files.delete(d.resolve("replica-rank1.json"));
+    assertThat(integrity(d).gaps()).singleElement().satisfies(g -> {
+      assertThat(g.kind()).isEqualTo("replica");
+      assertThat(g.rank()).isEqualTo(1);
+    });
+    // The stand-in job's finished run still owes its gathered replicas.json.
+    Path standIn = tmp.resolve("stand-in");
+    Files.createDirectories(standIn);
+    Files.writeString(standIn.resolve("manifest.json"), "{\"worldSize\": 1, \"harnessFinished\": true}");
+    Files.writeString(standIn.resolve("ddp-logging-rank0.json"), "{\"rank\": 0}\n");
+    assertThat(integrity(standIn).gaps()).extracting(Evidence.Gap::kind).containsExactly("replicas");
+  }
+
+  @Test
   void iterationsAreWrittenAsRuns() {
     assertThat(RankIntegrity.abbreviate(new TreeSet<>(Set.of(0, 1, 7, 8, 9, 12)))).isEqualTo("0-1, 7-9, 12");
   }

@@ -38,7 +38,7 @@ class ProveOwnJobLiveTest {
     // The corrupted gradient: found by the replica digests whatever the machine's load, so one run decides.
     int exit = Main.run(new String[] {"prove", "--fault", "corrupt_grad_rank=1", "--out", out.toString(), "--",
         io.pathproof.run.Runner.probe(null).python(), "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
-        "--master_port", Integer.toString(freePort()), "examples/recsys/train.py", "--steps", "30"}, new PrintWriter(o, true), new PrintWriter(e, true));
+        "--master_port", Integer.toString(freePort()), "examples/recsys/train.py", "--steps", "48"}, new PrintWriter(o, true), new PrintWriter(e, true));
     String printed = o + "\n" + e;
     assertThat(exit).as(printed).isZero();
     JsonNode proof = Json.mapper().readTree(out.resolve("proof.json").toFile());
@@ -59,7 +59,8 @@ class ProveOwnJobLiveTest {
   }
 
   /**
-   * Each example of examples/ proven as a user would, with a fault drawn from its own catalogue by a seed: the seed
+   * Each example of examples/ proven as a user would (48 steps: whether a fix is verified rests on step times, and a
+   * shared 2-core machine needs that many to decide), with a fault drawn from its own catalogue by a seed: the seed
    * picks the kind (3: a bucket cap that re-buckets this model, 10: find_unused_parameters, 1: a corrupted
    * gradient), the model decides its size.
    */
@@ -73,7 +74,7 @@ class ProveOwnJobLiveTest {
     int exit = Main.run(new String[] {"prove", "--seed", Integer.toString(seed), "--out", out.toString(), "--",
         io.pathproof.run.Runner.probe(null).python(), "-m", "torch.distributed.run", "--nproc_per_node", "2",
         "--master_addr", "127.0.0.1", "--master_port", Integer.toString(freePort()), "examples/" + example + "/train.py",
-        "--steps", "24"}, new PrintWriter(o, true), new PrintWriter(e, true));
+        "--steps", "48"}, new PrintWriter(o, true), new PrintWriter(e, true));
     String printed = o + "\n" + e;
     assertThat(exit).as(printed).isZero();
     JsonNode proof = Json.mapper().readTree(out.resolve("proof.json").toFile());

@@ -53,9 +53,14 @@ final class Browser {
   }
 
   static Rendered screenshot(Path exe, Path html, Path png, Path tmp) throws IOException, InterruptedException {
+    return screenshot(exe, html, png, tmp, 1280, 1600);
+  }
+
+  /** A screenshot of the page's first {@code height} px at {@code width} px wide, as a reader's window shows it. */
+  static Rendered screenshot(Path exe, Path html, Path png, Path tmp, int width, int height) throws IOException, InterruptedException {
     List<String> cmd = base(exe, Files.createTempDirectory(tmp, "profile"));
     cmd.add("--hide-scrollbars");
-    cmd.add("--window-size=1280,1600");
+    cmd.add("--window-size=" + width + "," + height);
     cmd.add("--screenshot=" + png);
     cmd.add(html.toUri().toString());
     return run(cmd, tmp);

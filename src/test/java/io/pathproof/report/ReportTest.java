@@ -121,7 +121,7 @@ class ReportTest {
     assertThat(s.runs().keySet()).containsExactlyElementsOf(labels);
     String page = Files.readString(Report.write(s, tmp.resolve("out")));
     assertThat(page).contains("<tr id=\"steps-fixedAgain\"><td>fixed again</td>", "<tr id=\"steps-baselineAgain\"><td>baseline again</td>",
-        "(A/B/A/B); the last pair decided", "\"fixedAgain\":{\"perIteration\"");
+        "(A/B/A/B); the last look decided", "\"fixedAgain\":{\"role\":\"fixed\"");
   }
 
   /** {@code report samples/x}: a prove directory named by a relative path has its files cited relative to it too. */
