@@ -310,7 +310,7 @@ record NcclVersionTable(
         false, // no ncclTopoSplitNvLink
         null, null, // search.cc:850-856 no sm100 speed arrays
         0f, // topo.h:228 no SM100_NVLINK_BW: cc >= 90 uses SM90's
-        false, // topo.cc:74 Intel: SKL 10 else QPI 6 (no SRP/ERP)
+        false, // topo.cc:74 Intel: SKL 10 else QPI 6; SKL is every family-6 model >= 0x55 (topo.cc:502), SRP/ERP too
         TuningLineFormat.BYTES_ALGO_PROTO_TIME, // enqueue.cc:1534
         Planner.CBD, // enqueue.cc:431-505 addCBDCollToPlan, :834 maxBytesPerChannel
         3 * WARP_SIZE, // enqueue.cc:585 threadPerBlock = max(.., 3*WARP_SIZE); no NCCL_MIN_NTHREADS in 2.21
@@ -357,7 +357,7 @@ record NcclVersionTable(
         false, // no ncclTopoSplitNvLink in 2.22
         null, null, // no sm100 speed arrays
         0f, // topo.h:226-234 no SM100 NVLink bandwidth
-        false, // topo.cc:80 Intel: SKL 10 else QPI 6 (no SRP/ERP before 2.26)
+        false, // topo.cc:80 Intel: SKL 10 else QPI 6; SKL is every family-6 model >= 0x55 (topo.cc:507), SRP/ERP too
         TuningLineFormat.BYTES_ALGO_PROTO_TIME, // enqueue.cc:1613
         Planner.CELLS, // enqueue.cc:583-760 scheduleCollTasksToPlan
         NCCL_MIN_NTHREADS, // enqueue.cc:158 threadPerBlock = max(.., NCCL_MIN_NTHREADS)
@@ -409,7 +409,7 @@ record NcclVersionTable(
         false, // no ncclTopoSplitNvLink
         null, null, // no sm100 speed arrays
         0f, // no SM100 NVLink bandwidth
-        false, // topo.cc@v2.24.3-1:80 Intel: SKL 10 else QPI 6
+        false, // topo.cc@v2.24.3-1:80 Intel: SKL 10 else QPI 6; SKL is every family-6 model >= 0x55 (:514)
         line,
         Planner.CELLS,
         NCCL_MIN_NTHREADS,

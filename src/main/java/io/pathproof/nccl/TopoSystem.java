@@ -298,7 +298,9 @@ final class TopoSystem {
 
   /**
    * graph/topo.cc@v2.28.9-1:70-94 ncclTopoGetInterCpuBw; the Intel generation is read from the vendor text. Before
-   * 2.26 only Skylake is told apart (topo.cc@v2.22.3-1:80: SKL 10, else QPI 6).
+   * 2.26 only Skylake is told apart (topo.cc@v2.22.3-1:80: SKL 10, else QPI 6), and "Skylake" is every family-6 model
+   * from 0x55 on (topo.cc@v2.21.5-1:502, @v2.22.3-1:507, @v2.25.1-1:514), so a Sapphire or Emerald Rapids socket is
+   * SKL there: 10 GB/s, not 6 (NCCL 2.21.5 logged SYS[10.0] between two model-207 sockets, samples/emulation-sweep).
    */
   static float interCpuBw(NcclVersionTable table, Node cpu) {
     if (cpu.arch == ARCH_POWER) {
@@ -308,10 +310,13 @@ final class TopoSystem {
       return ARM_BW;
     }
     if (cpu.vendor == VENDOR_INTEL) {
-      boolean srpErp = table.intelSrpErp();
-      return srpErp && (cpu.model.contains("erp") || cpu.model.contains("emerald")) ? ERP_QPI_BW
-          : srpErp && (cpu.model.contains("srp") || cpu.model.contains("sapphire")) ? SRP_QPI_BW
-          : cpu.model.contains("skl") || cpu.model.contains("skylake") ? SKL_QPI_BW
+      boolean erp = cpu.model.contains("erp") || cpu.model.contains("emerald");
+      boolean srp = cpu.model.contains("srp") || cpu.model.contains("sapphire");
+      boolean sklOrLater = erp || srp || cpu.model.contains("skl") || cpu.model.contains("skylake");
+      return !table.intelSrpErp() ? (sklOrLater ? SKL_QPI_BW : BDW_QPI_BW)
+          : erp ? ERP_QPI_BW
+          : srp ? SRP_QPI_BW
+          : sklOrLater ? SKL_QPI_BW
           : BDW_QPI_BW;
     }
     if (cpu.vendor == VENDOR_AMD) {
