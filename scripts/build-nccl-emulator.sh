@@ -41,10 +41,14 @@ fi
 [ -n "$cuda_home" ] && [ -x "$cuda_home/bin/nvcc" ] || { echo "build-nccl-emulator: no CUDA toolkit found (set CUDA_HOME)" >&2; exit 2; }
 
 ver=$(awk -F' *:= *' '/^NCCL_MAJOR/{a=$2}/^NCCL_MINOR/{b=$2}/^NCCL_PATCH/{c=$2}END{print a"."b"."c}' "$src/makefiles/version.mk")
-# One patch per NCCL minor line: the lines it touches moved between releases.
+# The patches per NCCL minor line are data (native/nccl-emulator/PATCHES): the lines they touch moved between releases.
 minor=${ver%.*}
-patch="$here/native/nccl-emulator/emulator-$minor.patch"
-[ -f "$patch" ] || { echo "build-nccl-emulator: no emulator patch for NCCL $ver (have: $(cd "$here/native/nccl-emulator" && ls emulator-*.patch | tr '\n' ' '))" >&2; exit 3; }
+table="$here/native/nccl-emulator/PATCHES"
+row=$(awk -v m="$minor" '$1 == m { print $2, $3 }' "$table")
+[ -n "$row" ] || { echo "build-nccl-emulator: no emulator patch for NCCL $ver (have: $(awk '!/^#/ && NF { printf "%s ", $1 }' "$table"))" >&2; exit 3; }
+patch="$here/native/nccl-emulator/${row%% *}"
+compat_name=${row##* }
+[ -f "$patch" ] || { echo "build-nccl-emulator: $patch is missing" >&2; exit 3; }
 sha=$(sha256sum "$patch" | cut -c1-64)
 
 work="$out/.build-src"
@@ -52,10 +56,12 @@ rm -rf "$work"; mkdir -p "$work"
 # A scratch copy: the user's checkout is never modified.
 (cd "$src" && tar --exclude=./build --exclude=./.git -cf - .) | (cd "$work" && tar -xf -)
 (cd "$work" && patch -p1 --quiet --forward < "$patch") || { echo "build-nccl-emulator: the patch does not apply to NCCL $ver" >&2; exit 3; }
-# An older NCCL line may not compile against CUDA >= 13 headers; cuda13-compat-<minor>.patch (ours) bridges that.
-compat="$here/native/nccl-emulator/cuda13-compat-$minor.patch"; compat_sha=none
-if [ -f "$compat" ] && [ "$("$cuda_home/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')" -ge 13 ]; then
-  (cd "$work" && patch -p1 --quiet --forward < "$compat") || { echo "build-nccl-emulator: $(basename "$compat") does not apply to NCCL $ver" >&2; exit 3; }
+# An older NCCL line does not compile against CUDA >= 13 headers; its cuda13-compat patch (ours) bridges that.
+compat_sha=none
+nvcc_major=$("$cuda_home/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+if [ "$compat_name" != "-" ] && [ "$nvcc_major" -ge 13 ]; then
+  compat="$here/native/nccl-emulator/$compat_name"
+  (cd "$work" && patch -p1 --quiet --forward < "$compat") || { echo "build-nccl-emulator: $compat_name does not apply to NCCL $ver" >&2; exit 3; }
   compat_sha=$(sha256sum "$compat" | cut -c1-64)
 fi
 

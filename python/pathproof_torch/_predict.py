@@ -49,29 +49,35 @@ def cpu_topology(run_dir, host, nodes):
 
 def topology_candidates(run_dir, cuda, host, nodes, gpu):
     """Where the topology comes from, in this order, each tried until pathproof can predict from one: what the launcher
-    was told (PATHPROOF_TOPOLOGY, alone), a CPU machine written here, NCCL's own dump of the machine (written at the
-    communicator's init, before this point), nvidia-smi's matrix with the GPU model and compute capability torch
-    reports."""
+    was told (PATHPROOF_TOPOLOGY, alone; PATHPROOF_TOPOLOGY_NODES = its --nodes), a CPU machine written here, NCCL's
+    own dump of the machine (written at the communicator's init, before this point), nvidia-smi's matrix with the GPU
+    model and compute capability torch reports. The last two describe this host only: a job of several nodes is
+    predicted for that many such hosts (--nodes)."""
     given = os.environ.get("PATHPROOF_TOPOLOGY")
     if given:
-        yield ["--topology", given], "given to pathproof run"
+        args = ["--topology", given]
+        given_nodes = os.environ.get("PATHPROOF_TOPOLOGY_NODES")
+        if given_nodes:
+            args += ["--nodes", given_nodes]
+        yield args, "given to pathproof run"
         return
     if not cuda:
         yield ["--topology", cpu_topology(run_dir, host, nodes)], "no GPU: the host's CPUs"
         return
+    per_host = ["--nodes", str(nodes)] if nodes > 1 else []
     dump = os.environ.get("NCCL_TOPO_DUMP_FILE")
     if dump and os.path.isfile(dump) and os.path.getsize(dump) > 0:
-        yield ["--topology", dump], "NCCL's topology dump"
+        yield ["--topology", dump] + per_host, "NCCL's topology dump" + (" (this host, x%d nodes)" % nodes if per_host else "")
     from . import _facts
     smi = _facts.run_quiet(["nvidia-smi", "topo", "-m"])
     if smi:
         path = os.path.join(run_dir, "nvidia-smi-topo.txt")
         with open(path, "w") as f:
             f.write(smi)
-        args = ["--topology", path]
+        args = ["--topology", path] + per_host
         if gpu:
             args += ["--gpu-model", gpu["name"], "--gpu-cc", gpu["computeCapability"].replace(".", "")]
-        yield args, "nvidia-smi topo -m"
+        yield args, "nvidia-smi topo -m" + (" (this host, x%d nodes)" % nodes if per_host else "")
 
 
 def cli():

@@ -95,6 +95,14 @@ public final class ProveCommand implements Callable<Integer> {
       }
       String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
           : Path.of(topology).toAbsolutePath().toString();
+      Integer nodes = scenario.nodes;
+      if (nodes != null) {
+        if (topology == null || emulate) {
+          throw PathproofException.usage("prove -- COMMAND --nodes N: goes with --topology NODE (the machine the"
+              + " in-run prediction is made for is N such nodes); --emulate emulates one node");
+        }
+        Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
+      }
       Runner.Emulate emu = null;
       Prove.BackendChoice choice = new Prove.BackendChoice("-- COMMAND", "the job's own", Runner.Backend.AUTO, false, null,
           null, null, "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
@@ -107,7 +115,7 @@ public final class ProveCommand implements Callable<Integer> {
             "--emulate --topology " + topology + ": the job's ranks on one GPU, NCCL believing it runs on " + topology
                 + " (NCCL decisions real, timings not physical)");
       }
-      return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu), choice);
+      return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu, nodes), choice);
     }
     if (emulate && ncclLib == null) {
       throw PathproofException.usage("prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");

@@ -43,6 +43,10 @@ public final class RunCommand implements Callable<Integer> {
   @Option(names = "--topology", description = "topology preset or file (recorded in the manifest)")
   String topology;
 
+  @Option(names = "--nodes", paramLabel = "N",
+      description = "the topology is one node; the machine is N such nodes (recorded; the in-run prediction is made for them)")
+  Integer nodes;
+
   @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE})")
   String backend;
 
@@ -131,6 +135,15 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     injections.addAll(inject);
+    if (nodes != null) {
+      if (topo == null || emulate != null) {
+        throw PathproofException.usage("--nodes N goes with --topology NODE or a --scenario (the machine is N such"
+            + " nodes); --emulate emulates one node");
+      }
+      // The run records the cluster by the name it gets: "<topology>-xN-nodes".
+      Topology perNode = topology != null ? Scenarios.topology(topology) : Scenarios.load(what.scenario).topology();
+      topo = Scenarios.cluster(perNode, nodes).name();
+    }
     Runner.Emulate emu = null;
     if (emulate != null) {
       Topology et = Scenarios.topology(emulate);
@@ -188,10 +201,17 @@ public final class RunCommand implements Callable<Integer> {
     String given = topology != null ? topology : emulate;
     String topo = given == null ? null : Scenarios.topology(given).name().equals(given) ? given
         : Path.of(given).toAbsolutePath().toString();
+    if (nodes != null) {
+      if (topology == null || emulate != null) {
+        throw PathproofException.usage("run -- COMMAND --nodes N: goes with --topology NODE (the machine the in-run"
+            + " prediction is made for is N such nodes); --emulate emulates one node");
+      }
+      Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
+    }
     Runner.Result r = Runner.wrap(Runner.CommandRequest.of(command, out).inject(inject).prediction(prediction)
         .topology(topo).timeoutSec(runs.timeout).hookEvery(hookEvery).sizes(runs.warmup, runs.profileIters)
         .recorded(commandLine(), ToolVersion.get()).passThrough(true).nodeRank(nodeRank == 0 ? null : nodeRank)
-        .emulate(emu).build());
+        .emulate(emu).topologyNodes(nodes).build());
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), r.message());
     }

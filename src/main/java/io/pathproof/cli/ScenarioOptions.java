@@ -41,6 +41,10 @@ public final class ScenarioOptions {
   @Option(names = "--nic-speed", paramLabel = "MBPS", description = "NIC speed in Mb/s where the topology file lacks it.")
   Long nicSpeed;
 
+  @Option(names = "--nodes", paramLabel = "N",
+      description = "The topology is one node; the machine is N such nodes (a cluster: ranks node by node).")
+  Integer nodes;
+
   @Option(names = "--nccl", paramLabel = "VERSION", description = "NCCL version, e.g. 2.22.3.")
   String nccl;
 
@@ -72,6 +76,9 @@ public final class ScenarioOptions {
     if (t == null) {
       throw PathproofException.usage("--topology NAME|FILE is required with --workload");
     }
+    if (nodes != null) {
+      t = Scenarios.cluster(t, nodes);
+    }
     Version nv = nccl != null ? Version.parse(nccl) : base == null ? null : base.versions().nccl();
     Version tv = torch != null ? Version.parse(torch) : base == null ? null : base.versions().torch();
     if (nv == null && t.gpuCount() > 0) {
@@ -84,7 +91,8 @@ public final class ScenarioOptions {
     if (ranks == null && base == null && t.gpuCount() == 0) {
       throw PathproofException.usage("--ranks N is required: topology '" + t.name() + "' has no GPUs to count");
     }
-    int n = ranks != null ? ranks : base != null ? base.ranks() : t.gpuCount();
+    // A cluster made here has one rank per GPU of all its nodes; otherwise the scenario's ranks, else one per GPU.
+    int n = ranks != null ? ranks : base != null && (nodes == null || base.topology() == t) ? base.ranks() : t.gpuCount();
     Map<String, String> e = new LinkedHashMap<>(base == null ? Map.of() : base.env());
     e.putAll(overrides);
     String name = base != null ? base.name() : w.name() + "@" + t.name();

@@ -93,7 +93,9 @@ final class CollLines {
 
   /**
    * {@code %s: opCount %lx sendbuff %p recvbuff %p count %zu datatype %d op %d root %d comm %p [nranks=%d] stream %p}
-   * (enqueue.cc:2065@v2.22.3-1, enqueue.cc:3151@v2.30.7-1; the same since 2.5). Walked token by token, no search.
+   * (enqueue.cc:2065@v2.22.3-1, enqueue.cc:3151@v2.30.7-1; the same since 2.5: enqueue.cc:2022@v2.21.5-1 prints the
+   * count with {@code %zi}, enqueue.cc:2289@v2.26.2-1, enqueue.cc:2422@v2.27.3-1 and @v2.27.5-1). Walked token by
+   * token, no search.
    */
   private void coll(byte[] b, int s, int opEnd, int e) {
     int p = opEnd + OPCOUNT.length;
@@ -174,9 +176,10 @@ final class CollLines {
   }
 
   /**
-   * TUNING, three formats: {@code %ld Bytes -> Algo %d proto %d time %f} (enqueue.cc:1613@v2.22.3-1), the same with
-   * {@code %s: } first (enqueue.cc:1855@v2.23.4-1), and {@code %s: %ld Bytes -> Algo %s proto %s
-   * channel{Lo..Hi}={%d..%d}} (enqueue.cc:678@v2.24.3-1, enqueue.cc:741@v2.28.9-1, enqueue.cc:822@v2.30.7-1).
+   * TUNING, three formats: {@code %ld Bytes -> Algo %d proto %d time %f} (enqueue.cc:1534@v2.21.5-1,
+   * enqueue.cc:1613@v2.22.3-1), the same with {@code %s: } first (enqueue.cc:1855@v2.23.4-1), and {@code %s: %ld Bytes
+   * -> Algo %s proto %s channel{Lo..Hi}={%d..%d}} (enqueue.cc:678@v2.24.3-1, :702@v2.26.2-1, :748@v2.27.3-1 and
+   * @v2.27.5-1, :741@v2.28.9-1, :822@v2.30.7-1).
    */
   private void tuning(byte[] b, int opFrom, int opTo, int bytesFrom, int e) {
     CommRank.TuneKey k = tuneProbe;

@@ -276,7 +276,8 @@ final class CommLines {
 
   /**
    * "comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START|COMPLETE"
-   * (init.cc:1434@v2.22.3-1, init.cc:1945@v2.30.7-1 with the API name first); 2.5 has neither nvmlDev nor commId
+   * (init.cc:1434@v2.22.3-1 and :1573@v2.21.5-1; init.cc:1945@v2.30.7-1 with the API name first, as :1429@v2.26.2-1
+   * and :1469@v2.27.5-1); 2.5 has neither nvmlDev nor commId
    * (init.cc:746@v2.5.7-1).
    */
   private void initLine(String msg) {

@@ -125,7 +125,10 @@ final class ConnectorLines {
     return true;
   }
 
-  /** "Channel %02d/%02d : r r r …" (rings.cc:47@v2.28.9-1) on the bytes; false for any other shape. */
+  /**
+   * "Channel %02d/%02d : r r r …" (rings.cc:47@v2.28.9-1, :41@v2.26.2-1 and @v2.27.5-1 with {@code " %*d"};
+   * rings.cc:18,35@v2.21.5-1 with {@code " %3d"}) on the bytes; false for any other shape.
+   */
   boolean fastRingOrder(byte[] b, int s, int e) {
     int p = s + CHANNEL_.length;
     int q = Bytes.digitsEnd(b, p, e);

@@ -17,7 +17,8 @@ final class InitLines {
           "^(\\d+) coll channels, (?:(\\d+) collnet channels, )?(?:(\\d+) nvls channels, )?(\\d+) p2p channels,"
               + " (\\d+) p2p channels per peer");
   /**
-   * " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1); 2.5 adds "|" and the reverse tree. NCCL cuts the
+   * " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1; :1224@v2.21.5-1, :1044@v2.26.2-1,
+   * :1054@v2.27.5-1); 2.5 adds "|" and the reverse tree. NCCL cuts the
    * line at its buffer size, so a last, incomplete item is not a tree.
    */
   private static final String TREE_SIDE = "-?\\d+(?:/-?\\d+)*->-?\\d+->-?\\d+(?:/-?\\d+)*";
@@ -129,6 +130,7 @@ final class InitLines {
 
   /**
    * "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d" (search.cc:1000@v2.22.3-1;
+   * search.cc:1047@v2.21.5-1, :1138@v2.26.2-1, :1127@v2.27.3-1, :1177@v2.27.5-1;
    * "speed" before 2.12) on the bytes: the fields of {@link #GRAPH}; any other shape goes to the regex.
    */
   void graph(byte[] b, int s, int e) {
@@ -190,7 +192,8 @@ final class InitLines {
 
   /**
    * "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer"
-   * (init.cc:1234@v2.22.3-1, init.cc:1646@v2.30.7-1); 2.19 has no collnet field (init.cc:1151@v2.19.3-1) and 2.9
+   * (init.cc:1234@v2.22.3-1, init.cc:1646@v2.30.7-1; :1297@v2.21.5-1, :1219@v2.26.2-1, :1232@v2.27.5-1); 2.19 has
+   * no collnet field (init.cc:1151@v2.19.3-1) and 2.9
    * neither collnet nor nvls (paths.cc:531@v2.9.9-1).
    */
   void channels(String msg) {
@@ -258,7 +261,10 @@ final class InitLines {
     r.counted();
   }
 
-  /** "threadThresholds %ld/%ld/%ld | …" (tuning.cc:285@v2.22.3-1): the text after the name, as printed. */
+  /**
+   * "threadThresholds %ld/%ld/%ld | …" (tuning.cc:285@v2.22.3-1; :398@v2.21.5-1, :510@v2.26.2-1, :541@v2.27.5-1): the
+   * text after the name, as printed.
+   */
   void threadThresholds(byte[] b, int s, int e) {
     CommRank cr = r.context();
     int from = s;

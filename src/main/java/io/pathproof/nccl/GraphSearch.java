@@ -4,6 +4,8 @@ import static io.pathproof.nccl.NcclVersionTable.*;
 import static io.pathproof.nccl.TopoGraph.*;
 import static io.pathproof.nccl.TopoSystem.*;
 
+import io.pathproof.nccl.NcclVersionTable.NetSearch;
+
 import java.util.Arrays;
 
 /**
@@ -529,18 +531,13 @@ final class GraphSearch {
         }
       }
       boolean skipRestore = false;
-      if (table.modernSearch()) {
+      if (table.netSearch() == NetSearch.LOCAL_GPU_FIRST) {
+        // search.cc@v2.28.9-1:714-740 (@v2.27.5-1:690-715)
         if (graph.nChannels > 0 && graph.sameChannels == 1) {
           int g = replayGetGpu(graph, -1);
           tryGpu(graph, save, 0, backToNet, backToFirstRank, FORCED_ORDER_REPLAY, time, NET, n, g);
         } else {
-          if (graph.nChannels == 0 && sys.count(NVS) == 0) {
-            Budget t = new Budget(1 << 10);
-            tryGpu(graph, save, 0, backToNet, backToFirstRank, FORCED_ORDER_PCI, t, NET, n, 0);
-            if (t.time == -1) {
-              time.time = -1;
-            }
-          }
+          tryPciOrderFirst(graph, save, backToNet, backToFirstRank, time, n);
           int localGpu = net.localGpu;
           if (localGpu != -1) {
             tryGpu(graph, save, 0, backToNet, backToFirstRank, 0, time, NET, n, localGpu);
@@ -562,29 +559,36 @@ final class GraphSearch {
           tryGpu(graph, save, 0, backToNet, backToFirstRank, FORCED_ORDER_REPLAY, time, NET, n, g);
         }
         if (graph.nChannels == 0 || graph.sameChannels == 0) {
-          if (graph.nChannels == 0 && sys.count(NVS) == 0) {
-            Budget t = new Budget(1 << 10);
-            tryGpu(graph, save, 0, backToNet, backToFirstRank, FORCED_ORDER_PCI, t, NET, n, 0);
-            if (t.time == -1) {
-              time.time = -1;
+          tryPciOrderFirst(graph, save, backToNet, backToFirstRank, time, n);
+          if (table.netSearch() == NetSearch.LOCAL_GPUS) {
+            // search.cc@v2.27.3-1:660-667: the NIC's local GPUs (best bandwidth, then path type) in index order; a NIC
+            // with none is skipped before its bandwidth is given back.
+            int[] localGpus = localGpusOfNet(n);
+            if (localGpus.length == 0) {
+              skipRestore = true;
             }
-          }
-          float maxBw = 0;
-          int minHops = 0xfffffff;
-          Path[] paths = net.paths[GPU];
-          for (int g = 0; g < ngpus; g++) {
-            if (paths[g].bw > maxBw) {
-              maxBw = paths[g].bw;
-              minHops = paths[g].count;
-            } else if (paths[g].bw == maxBw && paths[g].count < minHops) {
-              minHops = paths[g].count;
+            for (int lg : localGpus) {
+              tryGpu(graph, save, 0, backToNet, backToFirstRank, 0, time, NET, n, lg);
             }
-          }
-          if (maxBw >= bw) {
-            for (int k = 0; k < ngpus; k++) {
-              int g = (graph.nChannels + k) % ngpus;
-              if (paths[g].bw == maxBw && paths[g].count == minHops) {
-                tryGpu(graph, save, 0, backToNet, backToFirstRank, 0, time, NET, n, g);
+          } else {
+            // search.cc@v2.22.3-1:659-676, @v2.26.2-1:660-679: the GPUs with the best bandwidth, then fewest hops.
+            float maxBw = 0;
+            int minHops = 0xfffffff;
+            Path[] paths = net.paths[GPU];
+            for (int g = 0; g < ngpus; g++) {
+              if (paths[g].bw > maxBw) {
+                maxBw = paths[g].bw;
+                minHops = paths[g].count;
+              } else if (paths[g].bw == maxBw && paths[g].count < minHops) {
+                minHops = paths[g].count;
+              }
+            }
+            if (maxBw >= bw) {
+              for (int k = 0; k < ngpus; k++) {
+                int g = (graph.nChannels + k) % ngpus;
+                if (paths[g].bw == maxBw && paths[g].count == minHops) {
+                  tryGpu(graph, save, 0, backToNet, backToFirstRank, 0, time, NET, n, g);
+                }
               }
             }
           }
@@ -596,6 +600,18 @@ final class GraphSearch {
             o.netBw += bw;
           }
         }
+      }
+    }
+  }
+
+  /** "Always try the PCI order first to set a reference, but don't count in the timeout nor let it run for long." */
+  private void tryPciOrderFirst(TopoGraph graph, TopoGraph save, int backToNet, int backToFirstRank, Budget time,
+      int n) {
+    if (graph.nChannels == 0 && sys.count(NVS) == 0) {
+      Budget t = new Budget(1 << 10);
+      tryGpu(graph, save, 0, backToNet, backToFirstRank, FORCED_ORDER_PCI, t, NET, n, 0);
+      if (t.time == -1) {
+        time.time = -1;
       }
     }
   }
@@ -677,7 +693,8 @@ final class GraphSearch {
     int maxTypeIntra;
     int maxTypeInter;
     int ccMin = sys.minCc();
-    if (table.modernSearch()) {
+    if (table.searchBoundsFromSystem()) {
+      // search.cc@v2.26.2-1:937-947, @v2.28.9-1:1000-1013
       minTypeIntra = PATH_LOC;
       minTypeInter = PATH_PIX;
       maxTypeIntra = PATH_SYS;
@@ -709,7 +726,7 @@ final class GraphSearch {
     if (ngpus == 1 && graph.pattern != PATTERN_RING) {
       graph.pattern = PATTERN_TREE;
     }
-    if (table.modernSearch() && graph.pattern == PATTERN_RING && sys.splitNvLink()) {
+    if (table.splitNvLinkForcesTwoChannels() && graph.pattern == PATTERN_RING && sys.splitNvLink()) {
       if (graph.maxChannels >= 2 && graph.minChannels == 1) {
         graph.minChannels = 2;
       }

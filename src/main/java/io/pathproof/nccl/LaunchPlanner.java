@@ -50,13 +50,18 @@ final class LaunchPlanner {
       }
     }
     nt = nt / WARP_SIZE < 3 ? 3 * WARP_SIZE : nt;
-    if (algo == TREE || algo == PAT) {
-      nt = NCCL_MAX_NTHREADS;
+    if (t.treeUsesAllThreads() && (algo == TREE || algo == PAT)) {
+      nt = NCCL_MAX_NTHREADS; // enqueue.cc:1652 [1907] "Tree now uses all threads always" (not in 2.21)
     }
     int nMaxChannels = nc;
     int nWarps = nt / WARP_SIZE;
-    // finishPlan (enqueue.cc:158 [209]): threadPerBlock = max(nWarps*32 over tasks, NCCL_MIN_NTHREADS).
-    int blockX = Math.max(nWarps * WARP_SIZE, NCCL_MIN_NTHREADS);
+    // finishPlan (enqueue.cc:158 [209]): threadPerBlock = max(nWarps*32 over tasks, NCCL_MIN_NTHREADS);
+    // 2.21: max(nThreads, 3*WARP_SIZE) (enqueue.cc@v2.21.5-1:585).
+    int blockX = Math.max(nWarps * WARP_SIZE, t.minBlockThreads());
+    if (t.planner() == NcclVersionTable.Planner.CBD) {
+      int used = cbdChannels(proto, nt, nc, count, elemSize);
+      return new Shape(nMaxChannels, nWarps, blockX, 0, used - 1);
+    }
 
     // scheduleCollTasksToPlan for a single task of kind 0 (neither CollNet nor NVLS).
     long trafficPerByte = 2; // ncclFuncTrafficPerByte(AllReduce)
@@ -122,6 +127,31 @@ final class LaunchPlanner {
     int lo = channelId;
     int hi = (int) (channelId + nChannels - 1);
     return new Shape(nMaxChannels, nWarps, blockX, lo, hi);
+  }
+
+  /**
+   * The channels a lone AllReduce fills under 2.21's planner: usableChannels = the tuned nc (scheduleCollTasksToPlan,
+   * enqueue.cc@v2.21.5-1:797-828), maxBytesPerChannel = divUp(divUp(bytes, usable), 16)·16 (:834), then each channel in
+   * turn takes up to that many bytes rounded up to the protocol's alignment (addCBDCollToPlan :452-488;
+   * computeCollAlignCount :214-223 with include/enqueue.h@v2.21.5-1:15-17) until nothing is left.
+   */
+  static int cbdChannels(int proto, int nThreads, int usable, long count, int elemSize) {
+    long bytes = count * elemSize;
+    long maxBytesPerChannel = divUp(divUp(bytes, usable), 16) * 16;
+    long alignCount = proto == SIMPLE ? (WARP_SIZE * 8L * 16L) / elemSize // NCCL_SIMPLE_ALIGNMENT
+        : proto == LL128 ? 480L / elemSize * (nThreads / WARP_SIZE) // NCCL_LL128_ALIGNMENT_PER_WARP
+        : 8L / elemSize * nThreads; // NCCL_LL_ALIGNMENT_PER_THREAD = sizeof(uint64_t)
+    long remainingBytes = bytes;
+    long remainingCount = count;
+    int used = 0;
+    for (int c = 0; c < usable && remainingBytes > 0; c++) {
+      long enqBytes = Math.min(maxBytesPerChannel, remainingBytes);
+      long workCount = Math.min(divUp(divUp(enqBytes, elemSize), alignCount) * alignCount, remainingCount);
+      remainingBytes -= workCount * elemSize;
+      remainingCount -= workCount;
+      used++;
+    }
+    return Math.max(used, 1);
   }
 
   static long divUp(long x, long y) {

@@ -159,10 +159,12 @@ public final class NcclModel {
     int minCc = Integer.MAX_VALUE;
     int maxCc = 0;
     Set<Integer> vendors = new HashSet<>();
+    Set<Integer> archs = new HashSet<>();
     for (HostGraphs hg : perHost) {
       minCc = Math.min(minCc, hg.sys().minCc());
       maxCc = Math.max(maxCc, hg.sys().maxCc());
       vendors.add(hg.sys().node(TopoSystem.CPU, 0).vendor);
+      archs.add(hg.sys().node(TopoSystem.CPU, 0).arch);
     }
 
     // ncclTopoPostset (graph/connect.cc@v2.28.9-1:460-506; @v2.22.3-1:452-487).
@@ -269,6 +271,7 @@ public final class NcclModel {
     in.cpuArch = sys0.node(TopoSystem.CPU, 0).arch;
     in.cpuVendor = sys0.node(TopoSystem.CPU, 0).vendor;
     in.cpuMixedVendor = vendors.size() > 1;
+    in.cpuMixedArch = archs.size() > 1;
     Version cuda = scenario.versions().cuda();
     in.cuda118 = cuda != null && cuda.major() == 11 && cuda.minor() == 8;
     in.commNChannels = nChannels;

@@ -39,6 +39,9 @@ final class TopoSystem {
   static final int VENDOR_INTEL = 1;
   static final int VENDOR_AMD = 2;
   static final int VENDOR_ZHAOXIN = 3;
+  // include/graph.h@v2.24.3-1:52-56: what a communicator records from 2.24 on when its hosts' CPUs differ.
+  static final int ARCH_MIXED = 4;
+  static final int VENDOR_MIXED = 4;
 
   static final class Link {
     final int type;
@@ -252,7 +255,7 @@ final class TopoSystem {
     for (Node c1 : s.nodes[CPU]) {
       for (Node c2 : s.nodes[CPU]) {
         if (c1 != c2) {
-          connect(c1, c2, LINK_SYS, interCpuBw(c1));
+          connect(c1, c2, LINK_SYS, interCpuBw(table, c1));
         }
       }
     }
@@ -293,8 +296,13 @@ final class TopoSystem {
     return 0;
   }
 
-  /** graph/topo.cc@v2.28.9-1:70-94 ncclTopoGetInterCpuBw; the Intel generation is read from the vendor text. */
-  static float interCpuBw(Node cpu) {
+  /**
+   * graph/topo.cc@v2.28.9-1:70-94 ncclTopoGetInterCpuBw; the Intel generation is read from the vendor text. Before
+   * 2.26 only Skylake is told apart (topo.cc@v2.22.3-1:80: SKL 10, else QPI 6), and "Skylake" is every family-6 model
+   * from 0x55 on (topo.cc@v2.21.5-1:502, @v2.22.3-1:507, @v2.25.1-1:514), so a Sapphire or Emerald Rapids socket is
+   * SKL there: 10 GB/s, not 6 (NCCL 2.21.5 logged SYS[10.0] between two model-207 sockets, samples/emulation-sweep).
+   */
+  static float interCpuBw(NcclVersionTable table, Node cpu) {
     if (cpu.arch == ARCH_POWER) {
       return P9_BW;
     }
@@ -302,9 +310,13 @@ final class TopoSystem {
       return ARM_BW;
     }
     if (cpu.vendor == VENDOR_INTEL) {
-      return cpu.model.contains("erp") || cpu.model.contains("emerald") ? ERP_QPI_BW
-          : cpu.model.contains("srp") || cpu.model.contains("sapphire") ? SRP_QPI_BW
-          : cpu.model.contains("skl") || cpu.model.contains("skylake") ? SKL_QPI_BW
+      boolean erp = cpu.model.contains("erp") || cpu.model.contains("emerald");
+      boolean srp = cpu.model.contains("srp") || cpu.model.contains("sapphire");
+      boolean sklOrLater = erp || srp || cpu.model.contains("skl") || cpu.model.contains("skylake");
+      return !table.intelSrpErp() ? (sklOrLater ? SKL_QPI_BW : BDW_QPI_BW)
+          : erp ? ERP_QPI_BW
+          : srp ? SRP_QPI_BW
+          : sklOrLater ? SKL_QPI_BW
           : BDW_QPI_BW;
     }
     if (cpu.vendor == VENDOR_AMD) {

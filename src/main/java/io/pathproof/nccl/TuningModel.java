@@ -41,6 +41,7 @@ final class TuningModel {
     int cpuArch;
     int cpuVendor;
     boolean cpuMixedVendor;
+    boolean cpuMixedArch;
     boolean cuda118;
     int commNChannels;
     String protoEnv;
@@ -111,7 +112,11 @@ final class TuningModel {
 
     int compCapIndex = table.compCapIndex(in.minCc);
     int index2 = nNodes <= 2 ? nNodes - 1 : 2;
-    boolean amdLike = in.cpuVendor == TopoSystem.VENDOR_AMD || (table.modernSearch() && in.cpuMixedVendor);
+    // comm->cpuArch / cpuVendor: rank 0's first CPU; from 2.24 MIXED when the hosts' CPUs differ
+    // (init.cc@v2.24.3-1:991-998). AMD and MIXED take the AMD row (tuning.cc@v2.24.3-1:214).
+    int cpuArch = table.mixedCpus() && in.cpuMixedArch ? TopoSystem.ARCH_MIXED : in.cpuArch;
+    int cpuVendor = table.mixedCpus() && in.cpuMixedVendor ? TopoSystem.VENDOR_MIXED : in.cpuVendor;
+    boolean amdLike = cpuVendor == TopoSystem.VENDOR_AMD || cpuVendor == TopoSystem.VENDOR_MIXED;
     int index1 = nNodes == 1 ? compCapIndex : amdLike ? 1 : 0;
     double llMaxBw = table.llMaxBws()[index1][index2];
     double perChMaxTreeBw = table.perChMaxTreeBws()[compCapIndex][index2];
@@ -124,7 +129,7 @@ final class TuningModel {
         hwLat[h][a] = table.hwLat()[h][a].clone();
       }
     }
-    if (in.cpuArch == TopoSystem.ARCH_POWER) {
+    if (cpuArch == TopoSystem.ARCH_POWER) {
       hwLat[HW_PCI][TREE][SIMPLE] = hwLat[HW_PCI][RING][SIMPLE];
     }
     float ppn = (float) nRanks / nNodes;
@@ -165,7 +170,8 @@ final class TuningModel {
           busBw = (float) Math.min(busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
               graphs[a].nChannels * perChMaxTreeLL128Bw);
         }
-        int treePattern = table.modernSearch() ? in.maxTreePattern : graphs[TREE].pattern;
+        // tuning.cc@v2.26.2-1:261 comm->maxTreePattern over all ranks; before, this rank's tree graph
+        int treePattern = table.maxTreePattern() ? in.maxTreePattern : graphs[TREE].pattern;
         if (a == TREE && treePattern == TopoGraph.PATTERN_TREE) {
           busBw *= .85;
         }
@@ -177,7 +183,7 @@ final class TuningModel {
         if (a == RING) {
           ratio *= (1.0 * nRanks) / nsteps;
         } else if (a == NVLS || a == NVLS_TREE) {
-          ratio *= table.modernSearch() ? (1.0 * nRanks) / nsteps : 5.0 / 6.0;
+          ratio *= table.nvlsRatioRanksOverSteps() ? (1.0 * nRanks) / nsteps : 5.0 / 6.0;
         } else {
           ratio *= .5;
         }
@@ -194,7 +200,7 @@ final class TuningModel {
         if (a == RING) {
           float netOverhead = 0.0f;
           if (nNodes > 1) {
-            netOverhead = netOverhead(in);
+            netOverhead = netOverhead(in.netOverheadEnv, cpuArch, cpuVendor);
             if (p == SIMPLE) {
               netOverhead *= 3;
             }
@@ -240,8 +246,8 @@ final class TuningModel {
         if (pEnable == 0 || algoEnable[a] == 0) {
           bandwidth[a][p] = 0;
         }
-        if (a == RING && pEnable == 0) {
-          ringBackup[p] = 0;
+        if (a == RING && pEnable == 0 && table.ringBackupDropsDisabledProtocols()) {
+          ringBackup[p] = 0; // tuning.cc@v2.22.3-1:318 (2.21 keeps them: tuning.cc@v2.21.5-1:223, 322-335)
         }
       }
     }
@@ -268,10 +274,12 @@ final class TuningModel {
     boolean e;
     switch (table.ll128Rule()) {
       case CC_70_80_90:
+      case CC_70_80_90_100_120:
         e = g.typeInter <= PATH_PXB || (minCc >= 90 && g.typeInter <= PATH_PXN);
         e &= g.typeIntra <= PATH_NVB;
         e &= minCc == maxCc;
-        e &= minCc == 70 || minCc == 80 || (minCc == 90 && !(in.cuda118 && nRanks == 2));
+        e &= minCc == 70 || minCc == 80 || (minCc == 90 && !(in.cuda118 && nRanks == 2))
+            || (table.ll128Rule() == Ll128Rule.CC_70_80_90_100_120 && (minCc == 100 || minCc == 120));
         return e;
       case C2C_ONE_CC:
       case C2C_MIXED_HOPPER:
@@ -285,15 +293,15 @@ final class TuningModel {
   }
 
   /** getNetOverhead (tuning.cc:111-116). */
-  private static float netOverhead(Inputs in) {
-    long env = NcclEnv.longOr(in.netOverheadEnv, -2);
+  private static float netOverhead(String netOverheadEnv, int cpuArch, int cpuVendor) {
+    long env = NcclEnv.longOr(netOverheadEnv, -2);
     if (env != -2) {
       return (float) (env * .001);
     }
-    if (in.cpuArch == TopoSystem.ARCH_X86 && in.cpuVendor == TopoSystem.VENDOR_INTEL) {
+    if (cpuArch == TopoSystem.ARCH_X86 && cpuVendor == TopoSystem.VENDOR_INTEL) {
       return 1.0f;
     }
-    if (in.cpuArch == TopoSystem.ARCH_X86 && in.cpuVendor == TopoSystem.VENDOR_AMD) {
+    if (cpuArch == TopoSystem.ARCH_X86 && cpuVendor == TopoSystem.VENDOR_AMD) {
       return 2.0f;
     }
     return 1.0f;

@@ -68,7 +68,13 @@ public final class Prove {
    * run. {@code topology} is what that prediction is made for (null: the machine the job finds); {@code emulate}
    * runs it on an emulated machine (NCCL decisions real, timings not physical).
    */
-  public record OwnCommand(List<String> command, String label, String topology, Runner.Emulate emulate) implements Job {
+  public record OwnCommand(List<String> command, String label, String topology, Runner.Emulate emulate,
+      Integer topologyNodes) implements Job {
+    /** Without {@code --nodes}: the topology as given. */
+    public OwnCommand(List<String> command, String label, String topology, Runner.Emulate emulate) {
+      this(command, label, topology, emulate, null);
+    }
+
     public OwnCommand {
       if (command == null || command.isEmpty()) {
         throw PathproofException.usage("prove -- COMMAND: the command is missing");
@@ -524,7 +530,7 @@ public final class Prove {
       OwnCommand oc = (OwnCommand) plan.job();
       r = Runner.wrap(Runner.CommandRequest.of(oc.command(), dir).inject(inject).prediction(prediction)
           .topology(oc.topology()).timeoutSec(z.timeoutSec()).sizes(z.warmup(), z.profileIters())
-          .recorded(cl, plan.tool()).emulate(oc.emulate()).build());
+          .recorded(cl, plan.tool()).emulate(oc.emulate()).topologyNodes(oc.topologyNodes()).build());
     }
     if (r.exitCode() != 0) {
       throw new PathproofException(r.exitCode(), "prove: the " + name + " run failed: " + r.message());

@@ -196,6 +196,9 @@ final class CommandRun {
     if (req.topology() != null) {
       env.put("PATHPROOF_TOPOLOGY", req.topology());
     }
+    if (req.topologyNodes() != null) {
+      env.put("PATHPROOF_TOPOLOGY_NODES", Integer.toString(req.topologyNodes()));
+    }
     if (req.prediction() != null) {
       env.put("PATHPROOF_PREDICT", "0");
     }

@@ -154,6 +154,7 @@ public final class Runner {
    * stands for when several launchers (one torchrun per node) share the run directory; null = read torchrun's
    * {@code --node_rank} in the command, else 0. {@code emulate}: every rank on this machine's one GPU, NCCL believing
    * it runs on the emulated machine (the ranks' device index is mapped to that GPU, each reports its emulated busId).
+   * {@code topologyNodes}: {@code --nodes N}, the topology being one node of N identical ones (null: as given).
    */
   public record CommandRequest(
       List<String> command,
@@ -169,7 +170,8 @@ public final class Runner {
       String tool,
       boolean passThrough,
       Integer nodeRank,
-      Emulate emulate) {
+      Emulate emulate,
+      Integer topologyNodes) {
     public CommandRequest {
       if (command == null || command.isEmpty()) {
         throw PathproofException.usage("run -- COMMAND: the command is missing");
@@ -190,6 +192,9 @@ public final class Runner {
       }
       if (nodeRank != null && nodeRank < 0) {
         throw PathproofException.usage("--node-rank: must be >= 0, got " + nodeRank);
+      }
+      if (topologyNodes != null && (topologyNodes < 1 || topology == null)) {
+        throw PathproofException.usage("--nodes N: goes with --topology NODE (the machine is N such nodes), N >= 1");
       }
     }
 
@@ -214,6 +219,7 @@ public final class Runner {
       private boolean passThrough;
       private Integer nodeRank;
       private Emulate emulate;
+      private Integer topologyNodes;
 
       private Builder(List<String> command, Path out) {
         this.command = command;
@@ -272,9 +278,14 @@ public final class Runner {
         return this;
       }
 
+      public Builder topologyNodes(Integer v) {
+        topologyNodes = v;
+        return this;
+      }
+
       public CommandRequest build() {
         return new CommandRequest(command, out, inject, prediction, topology, timeoutSec, hookEvery, warmup, profileIters,
-            commandLine, tool, passThrough, nodeRank, emulate);
+            commandLine, tool, passThrough, nodeRank, emulate, topologyNodes);
       }
     }
   }

@@ -126,7 +126,7 @@ final class NcclTopoXmlReader {
         continue;
       }
       String hash = cpu.attrs.getOrDefault("host_hash", "");
-      HostBuilder h = hosts.computeIfAbsent(hash, k -> new HostBuilder("host" + hosts.size(), source));
+      HostBuilder h = hosts.computeIfAbsent(hash, k -> new HostBuilder("host" + hosts.size(), source, inferred));
       h.addCpu(cpu, inferred);
     }
     if (hosts.isEmpty()) {
@@ -151,10 +151,12 @@ final class NcclTopoXmlReader {
     final Map<El, Integer> nvlinkOwner = new LinkedHashMap<>();
     final List<Topology.Nic> nics = new ArrayList<>();
     final Map<Integer, Integer> nvswitch = new TreeMap<>();
+    final List<String> notes;
 
-    HostBuilder(String hostname, String source) {
+    HostBuilder(String hostname, String source, List<String> notes) {
       this.hostname = hostname;
       this.source = source;
+      this.notes = notes;
     }
 
     String at(El e) {
@@ -191,14 +193,23 @@ final class NcclTopoXmlReader {
               : arch.startsWith("ppc") ? "power"
               : vendorAttr == null ? null : vendorAttr.trim().toLowerCase(Locale.ROOT);
       String vendor = intelGeneration(cpu, vendorBase);
+      boolean again = false;
       for (Topology.Cpu c : cpus) {
-        if (c.id().equals(id)) {
-          throw PathproofException.badInput(at(cpu) + ": two <cpu> with numaid " + numa + " on one host");
-        }
+        again |= c.id().equals(id);
       }
-      cpus.add(JsonInput.build(at(cpu), () -> new Topology.Cpu(id, Math.max(numa, 0), arch, vendor)));
-      if (numa < 0) {
-        inferred.add(hostname + " " + id + ": NUMA id unknown in the dump (numaid=-1), taken as 0");
+      if (again) {
+        // NCCL writes one socket several times: each local rank's XML is fused into rank 0's (topo.cc@v2.28.9-1:
+        // 1492-1529, ncclTopoFuseXml), and a node is only matched when every attribute agrees (graph/xml.h:195-216),
+        // so a rank whose <cpu> lacks the "affinity" rank 0 read from sysfs (xml.cc:476-490) adds its own copy, with
+        // what it kept below it (the virtual NIC NCCL attaches to the first CPU, xml.cc:936-941). Read it as the
+        // same socket: its children join the first copy's.
+        inferred.add(hostname + " " + id + ": <cpu numaid=\"" + numa + "\"> listed again (" + at(cpu)
+            + "; NCCL's intra-node XML fusion keeps a rank's copy whose attributes differ), read as the same socket");
+      } else {
+        cpus.add(JsonInput.build(at(cpu), () -> new Topology.Cpu(id, Math.max(numa, 0), arch, vendor)));
+        if (numa < 0) {
+          inferred.add(hostname + " " + id + ": NUMA id unknown in the dump (numaid=-1), taken as 0");
+        }
       }
       for (El sub : cpu.subs) {
         if (sub.name.equals("pci")) {
@@ -247,6 +258,9 @@ final class NcclTopoXmlReader {
           inferred.add(hostname + " GPU" + dev + ": model '" + model + "' from PCI device id " + device);
         }
         if (gpus.containsKey(dev)) {
+          if (bus.equals(gpus.get(dev).busId())) {
+            return; // the same GPU in a socket's second copy (see addCpu)
+          }
           throw PathproofException.badInput(at(gpu) + ": two GPUs with dev " + dev);
         }
         int g = gen;
@@ -281,7 +295,13 @@ final class NcclTopoXmlReader {
       String id = bus;
       int g = gen;
       int w = width;
-      switches.add(JsonInput.build(at(pci), () -> new Topology.PciSwitch(id, parent, g, w)));
+      boolean known = false;
+      for (Topology.PciSwitch sw : switches) {
+        known |= sw.id().equals(id);
+      }
+      if (!known) { // a switch is listed again below a socket's second copy (see addCpu)
+        switches.add(JsonInput.build(at(pci), () -> new Topology.PciSwitch(id, parent, g, w)));
+      }
       for (El s : pci.subs) {
         if (s.name.equals("pci")) {
           addPci(s, id, inferred);
@@ -299,6 +319,17 @@ final class NcclTopoXmlReader {
         String name = net.attr("name");
         if (name == null) {
           throw PathproofException.badInput(at(net) + ": <net> without name");
+        }
+        boolean seen = false;
+        for (Topology.Nic n : nics) {
+          seen |= n.name().equals(name);
+        }
+        if (seen) {
+          // The same NIC: NCCL fills one <net> per name (ncclTopoFillNet, graph/xml.cc@v2.28.9-1:910-913); a second
+          // one comes with a socket's second copy (see addCpu). NCCL itself, building its system from the fused XML,
+          // makes a second CPU node and NET node with the same ids (topo.cc:518, :362); pathproof keeps one of each.
+          notes.add(hostname + " NIC " + name + ": listed again (" + at(net) + "), read as the same NIC");
+          continue;
         }
         long speed = intAttr(net, "speed", 0);
         if (speed <= 0) {

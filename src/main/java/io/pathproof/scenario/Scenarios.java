@@ -62,6 +62,40 @@ public final class Scenarios {
     return WorkloadReader.read(read(p), nameOrFile, baseName(p));
   }
 
+  /**
+   * {@code --topology NODE --nodes N}: a cluster of {@code nodes} identical copies of a one-node topology (an NCCL dump,
+   * JSON, preset or nvidia-smi text of one machine), host names suffixed {@code -0 … -(N-1)}; ranks then go node by
+   * node as on any cluster. A topology that already has {@code nodes} nodes is returned as it is; one with another
+   * count of nodes is a usage error (it is not one node to copy).
+   */
+  public static Topology cluster(Topology perNode, int nodes) {
+    if (nodes < 1) {
+      throw PathproofException.usage("--nodes " + nodes + ": at least 1");
+    }
+    int have = perNode.nodes().size();
+    if (have == nodes) {
+      return perNode;
+    }
+    if (have != 1) {
+      throw PathproofException.usage("--nodes " + nodes + ": topology '" + perNode.name() + "' already has " + have
+          + " nodes; --nodes copies a topology of one node");
+    }
+    Topology.Node one = perNode.nodes().get(0);
+    java.util.List<Topology.Node> copies = new java.util.ArrayList<>(nodes);
+    for (int i = 0; i < nodes; i++) {
+      copies.add(new Topology.Node(one.hostname() + "-" + i, one.cpus(), one.pciSwitches(), one.gpus(), one.nvlinks(),
+          one.nics()));
+    }
+    java.util.List<String> inferred = new java.util.ArrayList<>(perNode.inferred());
+    inferred.add(nodes + " identical nodes from the one-node topology '" + perNode.name() + "' (--nodes " + nodes
+        + "): each with its CPUs, PCIe, NVLinks and NICs as given");
+    if (nodes > 1 && one.nics().isEmpty()) {
+      inferred.add("'" + perNode.name() + "' has no NIC: how its nodes reach each other is unknown (give a topology"
+          + " with its NICs, or nvidia-smi text with --nic-speed)");
+    }
+    return new Topology(perNode.name() + "-x" + nodes + "-nodes", copies, inferred);
+  }
+
   /** A topology preset, a topology JSON, an NCCL topology dump (XML) or {@code nvidia-smi topo -m} text. */
   public static Topology topology(String nameOrFile) {
     return topology(nameOrFile, TopologyHints.NONE);

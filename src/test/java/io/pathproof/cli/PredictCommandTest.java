@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The predict verb end to end, on the seed scenario of the method (issue 2's "done when"). */
 class PredictCommandTest {
@@ -38,6 +40,62 @@ class PredictCommandTest {
     assertThat(c.path("busBytes").asLong()).isEqualTo(100663296L);
     assertThat(p.at("/communicator/collChannels").asInt()).isEqualTo(12);
     assertThat(p.at("/communicator/ringGraph/nChannels").asInt()).isEqualTo(6);
+  }
+
+  /** The NCCL versions torch wheels ship, on every preset scenario. */
+  @ParameterizedTest
+  @CsvSource({
+    "seed, 2.21.5", "seed, 2.26.2", "seed, 2.27.3", "seed, 2.27.5",
+    "h200-x4, 2.21.5", "h200-x4, 2.26.2", "h200-x4, 2.27.5",
+    "h200-x8, 2.21.5", "h200-x8, 2.26.2", "h200-x8, 2.27.3", "h200-x8, 2.27.5",
+    "h800-x8, 2.21.5", "h800-x8, 2.26.2", "h800-x8, 2.27.5",
+    "h200-1rank, 2.21.5", "h200-1rank, 2.26.2", "h200-1rank, 2.27.5",
+    "cpu-x4-gloo, 2.21.5", "cpu-x4-small, 2.27.5"})
+  void everyPresetPredictsOnTheWheelVersions(String preset, String nccl) throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--scenario", preset, "--nccl", nccl, "--format", "json"));
+    assertThat(p.at("/inputs/versions/nccl/text").asText()).isEqualTo(nccl);
+    assertThat(p.at("/buckets/rebuilt").size()).isPositive();
+  }
+
+  /** A cluster from NCCL's own dump of one emulated 4 x H200 node (one 10 GbE NIC, no GPUDirect), twice. */
+  @Test
+  void aClusterFromOneNodesDumpAndNodes() throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--topology", "samples/emulated-h200-x4/run/nccl-topo.xml", "--nodes", "2",
+        "--workload", "one-64mib-fp32", "--torch", "2.11.0", "--nccl", "2.28.9", "--env", "NCCL_NVLS_ENABLE=0",
+        "--format", "json"));
+    assertThat(p.at("/inputs/ranks").asInt()).isEqualTo(8);
+    assertThat(p.at("/inputs/topology/nodes")).hasSize(2);
+    assertThat(p.at("/communicator/nNodes").asInt()).isEqualTo(2);
+    assertThat(p.at("/communicator/cannotPredict").isNull() || p.at("/communicator/cannotPredict").isMissingNode())
+        .isTrue();
+    assertThat(p.at("/communicator/transport").asText()).contains("NET/");
+    assertThat(p.at("/collectives/0/algorithm").asText()).isIn("Ring", "Tree");
+    // The same machine as a JSON with nodes[] gives the same prediction.
+    Path json = dir.resolve("cluster.json");
+    Files.writeString(json, Json.mapper().writeValueAsString(p.at("/inputs/topology")));
+    JsonNode q = json(MainTest.run("predict", "--topology", json.toString(), "--workload", "one-64mib-fp32",
+        "--torch", "2.11.0", "--nccl", "2.28.9", "--env", "NCCL_NVLS_ENABLE=0", "--format", "json"));
+    assertThat(q.at("/communicator")).isEqualTo(p.at("/communicator"));
+    assertThat(q.at("/collectives")).isEqualTo(p.at("/collectives"));
+  }
+
+  @Test
+  void nvidiaSmiTextOfOneNodeWithNicSpeedAndNodes() throws Exception {
+    JsonNode p = json(MainTest.run("predict", "--topology",
+        "src/test/resources/io/pathproof/scenario/testdata/topology-smi-h200-x8-nvswitch.input", "--nodes", "2",
+        "--nic-speed", "400000", "--gpu-model", "NVIDIA H200", "--gpu-cc", "90", "--workload", "one-64mib-fp32",
+        "--torch", "2.11.0", "--nccl", "2.27.5", "--env", "NCCL_NVLS_ENABLE=0", "--format", "json"));
+    assertThat(p.at("/inputs/ranks").asInt()).isEqualTo(16);
+    assertThat(p.at("/communicator/nNodes").asInt()).isEqualTo(2);
+    assertThat(p.at("/inputs/topology/nodes/1/nics")).hasSize(2);
+  }
+
+  @Test
+  void nodesOnATopologyOfSeveralNodesIsAUsageError() {
+    MainTest.Result r = MainTest.run("predict", "--topology", "samples/emulated-h200-x4/run/nccl-topo.xml",
+        "--nodes", "0", "--workload", "one-64mib-fp32", "--torch", "2.11.0", "--nccl", "2.28.9");
+    assertThat(r.code).isEqualTo(2);
+    assertThat(r.err).contains("--nodes 0");
   }
 
   @Test

@@ -53,6 +53,18 @@ final class Topologies {
         sws, gpus, List.of(), nicList);
   }
 
+  /** As {@link #hopper} with another compute capability (a Blackwell NVSwitch box: 100). */
+  static Topology hopperWithCc(String model, int n, int links, int cc) {
+    Topology.Node h = hopperNode("node0", model, n, links, false);
+    List<Topology.Gpu> gpus = new ArrayList<>();
+    for (Topology.Gpu g : h.gpus()) {
+      gpus.add(new Topology.Gpu(g.index(), g.model(), cc, g.busId(), g.pciParent(), g.pciGen(), g.pciWidth(),
+          g.nvswitchLinks()));
+    }
+    return new Topology(model + "-x" + n, List.of(new Topology.Node(h.hostname(), h.cpus(), h.pciSwitches(), gpus,
+        h.nvlinks(), h.nics())));
+  }
+
   static Topology hopper(String model, int n, int links) {
     return new Topology(model + "-x" + n, List.of(hopperNode("node0", model, n, links, false)));
   }
