@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The tables of the versions torch wheels ship (2.21.5, 2.26.2, 2.27.3, 2.27.5) and of 2.27.6-2.27.7, constant by
  * constant, and the corrections their reading brought to the older tables. Each value sits in a table next to a
  * comment citing its line; {@link #PINS} holds those lines' text, which {@link #eachPinIsOnItsSourceLine} checks
- * against NCCL's own source wherever a git mirror of NVIDIA/nccl is at hand ($PATHPROOF_NCCL_MIRROR, else
- * /work/.mirror/NVIDIA+nccl/repo); without one only the values are checked.
+ * against NCCL's own source wherever a git clone or mirror of NVIDIA/nccl is at hand ($PATHPROOF_NCCL_MIRROR, else
+ * .emu/nccl-mirror, a link in the ignored .emu/); without one only the values are checked.
  */
 class NcclVersionTableTest {
   /** Line {@code line} of src/{@code file} at {@code tag} contains {@code text}. */
@@ -318,7 +318,7 @@ class NcclVersionTableTest {
   @ParameterizedTest
   @MethodSource("pins")
   void eachPinIsOnItsSourceLine(Pin pin) throws Exception {
-    Path mirror = Path.of(System.getenv().getOrDefault("PATHPROOF_NCCL_MIRROR", "/work/.mirror/NVIDIA+nccl/repo"));
+    Path mirror = Path.of(System.getenv().getOrDefault("PATHPROOF_NCCL_MIRROR", ".emu/nccl-mirror"));
     Assumptions.assumeTrue(Files.isDirectory(mirror), "no NCCL source mirror at " + mirror);
     List<String> lines = source(mirror, pin.tag(), "src/" + pin.file());
     assertThat(pin.line()).isLessThanOrEqualTo(lines.size());
@@ -332,7 +332,7 @@ class NcclVersionTableTest {
     if (cached != null) {
       return cached;
     }
-    Process p = new ProcessBuilder("git", "--git-dir=" + mirror, "show", key).redirectErrorStream(false).start();
+    Process p = new ProcessBuilder("git", "-C", mirror.toString(), "show", key).redirectErrorStream(false).start();
     byte[] out = p.getInputStream().readAllBytes();
     Assumptions.assumeTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "git show " + key + " failed");
     List<String> lines = List.of(new String(out, StandardCharsets.UTF_8).split("\n", -1));
