@@ -4,6 +4,7 @@ import io.pathproof.accept.Acceptance;
 import io.pathproof.accept.AcceptanceTable;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
 import java.io.IOException;
@@ -59,7 +60,7 @@ public final class AcceptCommand implements Callable<Integer> {
     }
     Options o = new Options(prediction != null ? prediction : own, run, format, junit, strict);
     Prediction p = PredictionIo.readVerified(o.prediction()); // a broken seal is refused before the run is read
-    Evidence e = RunDirs.read(o.run());
+    Evidence e = Ingest.readRun(o.run());
     AcceptanceTable t = Acceptance.accept(p, e);
     spec.commandLine().getOut().print(Acceptance.render(t, o.format()));
     spec.commandLine().getOut().flush();

@@ -4,6 +4,7 @@ import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -53,8 +54,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
   public Integer call() {
     Options o = new Options(baseline, variant, format, Diagnosis.Rule.withMargin(margin / 100));
     RunDirs.distinct("diagnose", RunDirs.given("--baseline", o.baseline(), "--variant", o.variant()));
-    List<Evidence> b = o.baseline().stream().map(RunDirs::read).toList();
-    List<Evidence> v = o.variant().stream().map(RunDirs::read).toList();
+    List<Evidence> b = o.baseline().stream().map(Ingest::readRun).toList();
+    List<Evidence> v = o.variant().stream().map(Ingest::readRun).toList();
     Diagnosis d = Diagnosis.diagnose(b, v, o.rule());
     spec.commandLine().getOut().print(Diagnosis.render(d, o.format()));
     spec.commandLine().getOut().flush();

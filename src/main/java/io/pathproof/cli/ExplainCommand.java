@@ -4,6 +4,7 @@ import io.pathproof.callgraph.CallGraph;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
 import io.pathproof.explain.Explainer;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -51,8 +52,8 @@ public final class ExplainCommand implements Callable<Integer> {
     if (baseline != null && run == null) {
       throw PathproofException.usage("--baseline needs --run (the run to diagnose against it)");
     }
-    Evidence e = run == null ? null : RunDirs.read(run);
-    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(RunDirs.read(baseline), e);
+    Evidence e = run == null ? null : Ingest.readRun(run);
+    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(Ingest.readRun(baseline), e);
     List<Explainer.Answer> answers = Explainer.explain(p, e, d);
     List<CallGraph.Coverage> cov = CallGraph.coverage(e);
     var out = spec.commandLine().getOut();

@@ -4,6 +4,7 @@ import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
+import io.pathproof.evidence.Ingest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -56,8 +57,8 @@ public final class VerifyFixCommand implements Callable<Integer> {
   public Integer call() {
     Options o = new Options(baseline, variant, fixed, format, Diagnosis.Rule.withMargin(margin / 100));
     RunDirs.distinct("verify-fix", RunDirs.given("--baseline", o.baseline(), "--variant", o.variant(), "--fixed", o.fixed()));
-    FixVerification f = Diagnosis.verifyFix(o.baseline().stream().map(RunDirs::read).toList(), o.variant().stream().map(RunDirs::read).toList(),
-        o.fixed().stream().map(RunDirs::read).toList(), List.of(), o.rule());
+    FixVerification f = Diagnosis.verifyFix(o.baseline().stream().map(Ingest::readRun).toList(), o.variant().stream().map(Ingest::readRun).toList(),
+        o.fixed().stream().map(Ingest::readRun).toList(), List.of(), o.rule());
     spec.commandLine().getOut().print(Diagnosis.render(f, o.format()));
     spec.commandLine().getOut().flush();
     return f.fixed() ? ExitCode.OK : FixVerification.INCONCLUSIVE.equals(f.verdict()) ? ExitCode.INCONCLUSIVE : ExitCode.FAIL;

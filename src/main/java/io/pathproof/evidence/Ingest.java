@@ -1,6 +1,7 @@
 package io.pathproof.evidence;
 
 import io.pathproof.core.Messages;
+import io.pathproof.core.PathproofException;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,6 +51,21 @@ public final class Ingest {
    */
   public static Evidence read(List<Path> inputs) {
     return read(inputs, Math.max(1, Runtime.getRuntime().availableProcessors()));
+  }
+
+  /**
+   * One run directory (or one evidence file) that a verb cannot do without: read as {@link #read(List)}, but a path
+   * that does not exist, or that holds nothing readable, is bad input (exit 3) instead of an empty evidence set.
+   */
+  public static Evidence readRun(Path dir) {
+    if (!Files.exists(dir)) {
+      throw PathproofException.badInput("no such run directory: " + dir);
+    }
+    Evidence e = read(List.of(dir));
+    if (e == null || !e.anythingRead()) {
+      throw PathproofException.badInput(dir + ": no readable evidence");
+    }
+    return e;
   }
 
   /** As {@link #read(List)} with at most {@code threads} files read at once. */

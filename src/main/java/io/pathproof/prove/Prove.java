@@ -220,7 +220,7 @@ public final class Prove {
 
     // 2. baseline run
     files.put("baseline", "baseline");
-    Evidence eb = read(baseline);
+    Evidence eb = Ingest.readRun(baseline);
     String backend = eb.manifest() == null ? "unknown" : eb.manifest().path("backend").asText("unknown");
     int ranks = plan.job() instanceof StandIn si ? si.nproc() : s.ranks();
     proof.put("backend", backend);
@@ -265,7 +265,7 @@ public final class Prove {
 
     // 5. diagnose blind: run directories, nothing else; an inconclusive step time is settled by more runs of both
     //    configurations, interleaved and pooled like with like, the looks sharing the error rates (Sequential)
-    Evidence ev = read(variant);
+    Evidence ev = Ingest.readRun(variant);
     ArrayNode runs = proof.putArray("runs");
     addRun(runs, "baseline", "baseline", "baseline");
     addRun(runs, "variant", "variant", "variant");
@@ -280,7 +280,7 @@ public final class Prove {
       Path dir = run(plan, out, name, role.equals("variant") ? variantEnv : scenarioEnv, predictionFile);
       addRun(runs, role, name, label(role, k));
       phase(phases, say, t0, label(role, k) + " run", "one more run of the " + roleName(role) + " configuration, to decide the step time");
-      return read(dir);
+      return Ingest.readRun(dir);
     };
     Sequential.Looks said = l -> looks.add(Json.mapper().valueToTree(l));
     Sequential.Diagnosed dx = Sequential.diagnose(eb, ev, extend ? plan.maxRuns() : 1, plan.rule(), more, said);
@@ -320,9 +320,9 @@ public final class Prove {
         }
         phase(phases, say, t0, label(role, k), role.equals("baselineAgain") ? "the baseline run again right after the fixed run, under the "
             + "machine's present load" : "the fixed configuration run again beside the new baseline");
-        return read(dir);
+        return Ingest.readRun(dir);
       };
-      Sequential.Verified vx = Sequential.verify(dx, read(fixed), plan.maxRuns(), extend && !fix.removed().isEmpty(), plan.rule(), again, said);
+      Sequential.Verified vx = Sequential.verify(dx, Ingest.readRun(fixed), plan.maxRuns(), extend && !fix.removed().isEmpty(), plan.rule(), again, said);
       fv = vx.verification();
       verification(out, dx, vx, proof, files);
       notVerified = notVerified(fix, fv);
@@ -569,14 +569,6 @@ public final class Prove {
     } catch (IOException e) {
       throw PathproofException.badInput("prove: cannot copy " + from + " to " + to + ": " + e.getMessage());
     }
-  }
-
-  private static Evidence read(Path dir) {
-    Evidence e = Ingest.read(List.of(dir));
-    if (e == null || !e.anythingRead()) {
-      throw PathproofException.badInput(dir + ": no readable evidence");
-    }
-    return e;
   }
 
   /**

@@ -127,7 +127,7 @@ public final class Report {
           throw PathproofException.usage("report: at most three run directories (baseline, variant, fixed): " + in);
         }
         String label = LABELS.get(runs.size());
-        runs.put(label, read(in));
+        runs.put(label, Ingest.readRun(in));
         dirs.put(label, in.toString());
         continue;
       }
@@ -186,7 +186,7 @@ public final class Report {
         // The first of each configuration keeps its old key (the page's ids and the chart data use them).
         String key = k == 1 ? role : role.equals("fixed") && k == 2 ? "fixedAgain" : r.path("label").asText(d).replace(' ', '-');
         if (!d.isEmpty() && Files.isDirectory(dir.resolve(d))) {
-          runs.put(key, read(dir.resolve(d)));
+          runs.put(key, Ingest.readRun(dir.resolve(d)));
           dirs.put(key, d);
           roles.put(key, role);
           shown.put(key, r.path("label").asText(d));
@@ -204,7 +204,7 @@ public final class Report {
     for (String label : labels) {
       if (files.hasNonNull(label) && Files.isDirectory(dir.resolve(files.get(label).asText()))) {
         Path r = dir.resolve(files.get(label).asText());
-        runs.put(label, read(r));
+        runs.put(label, Ingest.readRun(r));
         dirs.put(label, files.get(label).asText());
       }
     }
@@ -218,14 +218,6 @@ public final class Report {
     }
     Path f = dir.resolve(files.get(key).asText());
     return Files.isRegularFile(f) ? json(f) : null;
-  }
-
-  private static Evidence read(Path dir) {
-    Evidence e = Ingest.read(List.of(dir));
-    if (e == null || !e.anythingRead()) {
-      throw PathproofException.badInput(dir + ": no readable evidence");
-    }
-    return e;
   }
 
   private static JsonNode json(Path f) {
