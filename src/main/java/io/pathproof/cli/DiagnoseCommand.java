@@ -1,6 +1,7 @@
 package io.pathproof.cli;
 
 import io.pathproof.cli.FormatOption.Format;
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.ExitCode;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
@@ -56,7 +57,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
     Diagnosis d = Diagnosis.diagnose(b, v, o.rule());
     spec.commandLine().getOut().print(Diagnosis.render(d, o.format().id()));
     spec.commandLine().getOut().flush();
-    boolean bad = d.regression().detected() || "FAIL".equals(d.correctness().verdict());
+    boolean bad = d.regression().detected() || d.correctness().verdict() == Verdict.FAIL;
     return bad ? ExitCode.FAIL : "inconclusive".equals(d.conclusion()) ? ExitCode.INCONCLUSIVE : ExitCode.OK;
   }
 }

@@ -1,5 +1,6 @@
 package io.pathproof.diagnose;
 
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
 import java.util.ArrayList;
@@ -107,11 +108,11 @@ final class Diagnoser {
     Diagnosis.Correctness unproven = null;
     for (Fingerprint f : vs) {
       Diagnosis.Correctness c = correctness(f);
-      if ("FAIL".equals(c.verdict())) {
-        return new Diagnosis.Correctness("FAIL", f.e.runDir() + ": " + c.evidence());
+      if (c.verdict() == Verdict.FAIL) {
+        return new Diagnosis.Correctness(Verdict.FAIL, f.e.runDir() + ": " + c.evidence());
       }
-      if ("UNPROVEN".equals(c.verdict()) && unproven == null) {
-        unproven = new Diagnosis.Correctness("UNPROVEN", f.e.runDir() + ": " + c.evidence());
+      if (c.verdict() == Verdict.UNPROVEN && unproven == null) {
+        unproven = new Diagnosis.Correctness(Verdict.UNPROVEN, f.e.runDir() + ": " + c.evidence());
       }
     }
     return unproven != null ? unproven : first;
@@ -120,11 +121,11 @@ final class Diagnoser {
   private Diagnosis.Correctness correctness(Fingerprint variant) {
     Fingerprint.Correctness c = variant.correctness;
     if (!c.known()) {
-      return new Diagnosis.Correctness("UNPROVEN", "the variant has no replica digests");
+      return new Diagnosis.Correctness(Verdict.UNPROVEN, "the variant has no replica digests");
     }
     if (c.broken()) {
       List<Integer> minority = c.minorityRanks();
-      return new Diagnosis.Correctness("FAIL", "replicas differ after training: rank(s) " + minority + " end with other parameters than "
+      return new Diagnosis.Correctness(Verdict.FAIL, "replicas differ after training: rank(s) " + minority + " end with other parameters than "
           + "the rest (" + c.digestGroups().size() + " distinct digests, " + c.source() + ")");
     }
     List<Double> sb = fb.correctness.samples();
@@ -134,7 +135,7 @@ final class Diagnoser {
     // AllReduce (not associative), and training amplifies that: then the samples of two runs are no evidence.
     List<String> reordered = pathDiffs().stream().filter(Diagnosis.LayerDiff::changed).map(Diagnosis.LayerDiff::layer).toList();
     if (!reordered.isEmpty() && !sb.equals(sv)) {
-      return new Diagnosis.Correctness("PASS", "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
+      return new Diagnosis.Correctness(Verdict.PASS, "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
           + " rank(s); the parameter samples differ from the baseline's, but the reduction path changed (" + String.join(", ", reordered)
           + "), which reorders the AllReduce's floating-point sums: no evidence of a wrong gradient (" + c.source() + ")");
     }
@@ -143,12 +144,12 @@ final class Diagnoser {
         double x = sb.get(i);
         double y = sv.get(i);
         if (Double.isNaN(y) != Double.isNaN(x) || Math.abs(x - y) > NUMERICS_RTOL * Math.max(Math.abs(x), Math.abs(y)) + 1e-6) {
-          return new Diagnosis.Correctness("FAIL", "replicas agree with each other but parameter sample " + i + " is " + y
+          return new Diagnosis.Correctness(Verdict.FAIL, "replicas agree with each other but parameter sample " + i + " is " + y
               + " against " + x + " in the baseline: every rank applied a wrong gradient (" + c.source() + ")");
         }
       }
     }
-    return new Diagnosis.Correctness("PASS", "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
+    return new Diagnosis.Correctness(Verdict.PASS, "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
         + " rank(s)" + (sb.isEmpty() ? "" : " and parameter samples agree with the baseline") + " (" + c.source() + ")");
   }
 
@@ -345,9 +346,9 @@ final class Diagnoser {
     // Elimination, in order.
     List<Diagnosis.Elimination> eliminated = new ArrayList<>();
     List<Diagnosis.Elimination> unexamined = new ArrayList<>();
-    if ("PASS".equals(correctness.verdict())) {
+    if (correctness.verdict() == Verdict.PASS) {
       eliminated.add(new Diagnosis.Elimination(Fingerprint.CORRECTNESS, "wrong results excluded: " + correctness.evidence()));
-    } else if ("UNPROVEN".equals(correctness.verdict())) {
+    } else if (correctness.verdict() == Verdict.UNPROVEN) {
       unexamined.add(new Diagnosis.Elimination(Fingerprint.CORRECTNESS, correctness.evidence()));
     }
     List<String> changedLayers = new ArrayList<>();
@@ -380,7 +381,7 @@ final class Diagnoser {
     String effect = emulated() ? "step time not judged: " + EMULATED_RULE : reg.ratio() == null ? "step time unknown" : effect(reg);
     boolean effectSeen = "regression".equals(reg.verdict()) || "improvement".equals(reg.verdict());
 
-    if ("FAIL".equals(correctness.verdict())) {
+    if (correctness.verdict() == Verdict.FAIL) {
       conclusion = "root cause";
       root = Remedies.correctness(correctness, fv.correctness, changedLayers.isEmpty(), effect, describe(variables));
     } else if (variables.size() >= 2) {
@@ -575,7 +576,7 @@ final class Diagnoser {
       reasons.add("configuration still differs from the baseline: " + describe(still));
     }
     Diagnosis.Correctness c = correctness();
-    if ("FAIL".equals(c.verdict())) {
+    if (c.verdict() == Verdict.FAIL) {
       reasons.add("correctness: " + c.evidence());
     }
     if (fb.correctness.known() && vs.stream().anyMatch(f -> !f.correctness.known())) {

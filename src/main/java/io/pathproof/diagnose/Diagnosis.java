@@ -1,6 +1,7 @@
 package io.pathproof.diagnose;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
@@ -46,7 +47,7 @@ public record Diagnosis(
   }
 
   /** Correctness of the variant: PASS, FAIL or UNPROVEN, and why. */
-  public record Correctness(String verdict, String evidence) {}
+  public record Correctness(Verdict verdict, String evidence) {}
 
   /**
    * Step time: ratio of medians variant/baseline with its 95 % bootstrap interval ({@code ciLow..ciHigh}, shown) and the
@@ -286,7 +287,7 @@ public record Diagnosis(
 
   /** True when nothing is wrong: no regression, correctness not failed, no path change. */
   public boolean clean() {
-    return !regression.detected() && !"FAIL".equals(correctness.verdict()) && "no change".equals(conclusion);
+    return !regression.detected() && correctness.verdict() != Verdict.FAIL && "no change".equals(conclusion);
   }
 
   public static String render(Diagnosis d, String format) {

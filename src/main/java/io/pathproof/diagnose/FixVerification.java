@@ -1,5 +1,6 @@
 package io.pathproof.diagnose;
 
+import io.pathproof.accept.Verdict;
 import java.util.List;
 
 /**
@@ -22,7 +23,7 @@ public record FixVerification(
     boolean fixed,
     boolean fingerprintEqual,
     List<Diagnosis.LayerDiff> differences,
-    String correctness,
+    Verdict correctness,
     Double medianMs,
     Double bandLowMs,
     Double bandHighMs,
@@ -53,7 +54,7 @@ public record FixVerification(
 
   /** The record before "nothing to fix" was told apart: fixed or not fixed. */
   public FixVerification(String schema, String baseline, String fixedRun, boolean fixed, boolean fingerprintEqual,
-      List<Diagnosis.LayerDiff> differences, String correctness, Double medianMs, Double bandLowMs, Double bandHighMs,
+      List<Diagnosis.LayerDiff> differences, Verdict correctness, Double medianMs, Double bandLowMs, Double bandHighMs,
       Diagnosis.Regression regression, List<String> reasons, String variantRun, Diagnosis.Regression againstVariant,
       boolean onlyStepTime, List<String> notes) {
     this(schema, baseline, fixedRun, fixed, fingerprintEqual, differences, correctness, medianMs, bandLowMs, bandHighMs, regression,

@@ -182,7 +182,7 @@ public final class Explainer {
       sb.append(", layer ").append(d.rootCause().layer()).append(" (owner ").append(d.rootCause().owner()).append("): ")
           .append(d.rootCause().change()).append(". ");
     }
-    sb.append("Correctness ").append(d.correctness().verdict()).append("; step time ").append(d.regression().verdict());
+    sb.append("Correctness ").append(d.correctness().verdict().label()).append("; step time ").append(d.regression().verdict());
     if (d.regression().ratio() != null) {
       sb.append(String.format(Locale.ROOT, " (median ratio %.3f, 95%% CI %.3f..%.3f)", d.regression().ratio(),
           d.regression().ciLow(), d.regression().ciHigh()));

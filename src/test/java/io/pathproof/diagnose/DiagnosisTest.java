@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.accept.SyntheticRuns;
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.evidence.Evidence;
 import java.util.List;
@@ -61,7 +62,7 @@ class DiagnosisTest {
     });
     Diagnosis d = diagnose(baseline(), v);
     assertThat(d.conclusion()).isEqualTo("root cause");
-    assertThat(d.correctness().verdict()).isEqualTo("PASS");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.PASS);
     assertThat(d.regression().detected()).isTrue();
     assertThat(d.regression().ratio()).isBetween(3.3, 3.6);
     assertThat(d.regression().ciLow()).isGreaterThan(3.0);
@@ -221,7 +222,7 @@ class DiagnosisTest {
       s.inject.put("corrupt_grad_rank", 2);
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.correctness().verdict()).isEqualTo("FAIL");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.FAIL);
     assertThat(d.rootCause().layer()).isEqualTo("correctness");
     assertThat(d.rootCause().change()).contains("rank(s) [2]");
     assertThat(d.regression().detected()).isFalse();
@@ -240,7 +241,7 @@ class DiagnosisTest {
       s.inject.put("bucket_cap_mb", 32);
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.correctness().verdict()).isEqualTo("PASS");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.PASS);
     assertThat(d.correctness().evidence()).contains("reduction path changed (ddp-buckets");
     assertThat(d.rootCause().layer()).isEqualTo("ddp-buckets");
   }
@@ -249,7 +250,7 @@ class DiagnosisTest {
   void theSameReductionEndingElsewhereIsAWrongGradientOnEveryRank() {
     SyntheticRuns.Spec v = variant(s -> s.finalSamples = List.of(0.0131, -0.0441, 0.00012));
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.correctness().verdict()).isEqualTo("FAIL");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.FAIL);
     assertThat(d.correctness().evidence()).contains("every rank applied a wrong gradient");
   }
 

@@ -2,6 +2,7 @@ package io.pathproof.explain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pathproof.accept.Verdict;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.Predictor;
@@ -42,7 +43,7 @@ class ExplainerTest {
 
   @Test
   void withADiagnosisAnswers14And15AreThatDiagnosis() {
-    Diagnosis d = new Diagnosis(Diagnosis.SCHEMA, "base", "var", "root cause", new Diagnosis.Correctness("PASS", "equal"),
+    Diagnosis d = new Diagnosis(Diagnosis.SCHEMA, "base", "var", "root cause", new Diagnosis.Correctness(Verdict.PASS, "equal"),
         new Diagnosis.Regression(true, 1.31, 1.2, 1.4, "regression", 10.0, 13.1, 24, 24, "rule"),
         List.of(new Diagnosis.LayerDiff("protocol", "Simple", "LL", true, List.of(), List.of())), List.of(),
         List.of(new Diagnosis.Elimination("correctness", "equal"), new Diagnosis.Elimination("ddp-buckets", "same")), List.of(),

@@ -2,6 +2,7 @@ package io.pathproof.prove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pathproof.accept.Verdict;
 import io.pathproof.diagnose.Diagnosis;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -9,7 +10,7 @@ import org.junit.jupiter.api.Test;
 /** The fix undoes only what the diagnosis names: a wrong diagnosis leaves the fault in place. */
 class FixTest {
   static Diagnosis diagnosis(String layer, List<Diagnosis.ConfigChange> config) {
-    return new Diagnosis(Diagnosis.SCHEMA, "b", "v", "root cause", new Diagnosis.Correctness("PASS", ""),
+    return new Diagnosis(Diagnosis.SCHEMA, "b", "v", "root cause", new Diagnosis.Correctness(Verdict.PASS, ""),
         new Diagnosis.Regression(true, 2.0, 1.9, 2.1, "regression", 1.0, 2.0, 24, 24, ""), List.of(), config, List.of(), List.of(),
         new Diagnosis.RootCause(layer, "owner", "change", List.of(), "the fix", List.of(), "rerun"), List.of());
   }
@@ -52,7 +53,7 @@ class FixTest {
     Fix nothing = Fix.apply(diagnosis("none", List.of()), slow);
     assertThat(nothing.removed()).isEmpty();
     io.pathproof.diagnose.FixVerification looksFine = new io.pathproof.diagnose.FixVerification(io.pathproof.diagnose.FixVerification.SCHEMA,
-        "b", "f", true, true, List.of(), "PASS", 30.0, 25.0, 40.0, new Diagnosis.Regression(false, 1.0, 0.9, 1.1, "no change", 30.0, 30.0,
+        "b", "f", true, true, List.of(), Verdict.PASS, 30.0, 25.0, 40.0, new Diagnosis.Regression(false, 1.0, 0.9, 1.1, "no change", 30.0, 30.0,
             24, 24, ""), List.of(), "v", null, false, List.of());
     assertThat(Prove.notVerified(nothing, looksFine)).singleElement().asString().startsWith("nothing was undone");
     Fix undone = Fix.apply(diagnosis("compute", List.of()), slow);
