@@ -170,20 +170,20 @@ public record Diagnosis(
   }
 
   /** One layer of the fingerprint in both runs. */
-  public record LayerDiff(String layer, String baseline, String variant, boolean changed, List<String> evidence, List<String> provenance) {}
+  public record LayerDiff(Layer layer, String baseline, String variant, boolean changed, List<String> evidence, List<String> provenance) {}
 
   /** One configuration fact that differs. */
-  public record ConfigChange(String key, String baseline, String variant, String variable, String layer, List<String> evidence) {}
+  public record ConfigChange(String key, String baseline, String variant, String variable, Layer layer, List<String> evidence) {}
 
   /** A layer excluded (or left unexamined) and the evidence for it. */
-  public record Elimination(String layer, String evidence) {}
+  public record Elimination(Layer layer, String evidence) {}
 
   /** The root cause. */
-  public record RootCause(String layer, String owner, String change, List<String> evidence, String fix, List<String> wrongMitigations,
+  public record RootCause(Layer layer, String owner, String change, List<String> evidence, String fix, List<String> wrongMitigations,
       String rerun) {}
 
   /** One candidate of a confounded (or unexplained) diagnosis. */
-  public record Candidate(String variable, String layer, String change, boolean pathAgrees) {}
+  public record Candidate(String variable, Layer layer, String change, boolean pathAgrees) {}
 
   /**
    * Diagnoses {@code variant} against {@code baseline}; never reads the harness's fault-knob record. Refuses (exit 3)

@@ -11,6 +11,7 @@ import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
+import io.pathproof.diagnose.Layer;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.explain.Explainer;
@@ -243,7 +244,7 @@ public final class Prove {
     List<Fault> catalogue = Faults.catalogue(s, p, backend, ranks, plan.seed());
     if (plan.emulate() != null) {
       // Emulated timings are not physical: a fault seen only in the step time could never be diagnosed here.
-      catalogue = catalogue.stream().filter(f -> !f.layer().equals("compute")).toList();
+      catalogue = catalogue.stream().filter(f -> f.layer() != Layer.COMPUTE).toList();
     }
     Fault fault = plan.fault() == null || plan.fault().equals("random") ? Faults.draw(catalogue, plan.seed())
         : Faults.given(plan.fault(), catalogue);
@@ -288,7 +289,7 @@ public final class Prove {
     write(out.resolve("diagnosis.json"), Diagnosis.render(d, "json"));
     write(out.resolve("diagnosis.md"), Diagnosis.render(d, "markdown"));
     files.put("diagnosis", "diagnosis.json");
-    String diagnosed = d.rootCause() == null ? "none" : d.rootCause().layer();
+    Layer diagnosed = d.rootCause() == null ? Layer.NONE : d.rootCause().layer();
     phase(phases, say, t0, "diagnose", d.conclusion() + ": layer " + diagnosed
         + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()) + lookText(dx.looks()));
     boolean undecided = dx.inconclusive();
@@ -349,7 +350,7 @@ public final class Prove {
     phase(phases, say, t0, "explain", "16 answers, 35 stages" + (recorded.isEmpty() ? "" : "; " + recorded.size() + " recorded GPU sample(s) accepted"));
 
     // the reveal
-    boolean match = fault.layer().equals(diagnosed);
+    boolean match = fault.layer() == diagnosed;
     if (!match && !undecided) {
       reasons.add("diagnosis named layer " + diagnosed + " but the injected fault acts on " + fault.layer());
     }
@@ -357,7 +358,7 @@ public final class Prove {
     reveal.set("injected", Json.mapper().valueToTree(fault));
     ObjectNode dn = reveal.putObject("diagnosed");
     dn.put("conclusion", d.conclusion());
-    dn.put("layer", diagnosed);
+    dn.put("layer", diagnosed.id());
     dn.put("owner", d.rootCause() == null ? null : d.rootCause().owner());
     dn.put("change", d.rootCause() == null ? null : d.rootCause().change());
     dn.put("fix", d.rootCause() == null ? null : d.rootCause().fix());
@@ -590,7 +591,7 @@ public final class Prove {
       }
     }
     n.put("kind", f.kind());
-    n.put("layer", f.layer());
+    n.put("layer", f.layer().id());
     n.put("description", f.description());
     n.put("seed", seed);
     ArrayNode kinds = n.putArray("drawnFrom");
