@@ -69,7 +69,7 @@ public record Diagnosis(
       }
     }
 
-    /** The record before the rule's interval was kept (one run per side, the rule not stated apart). */
+    /** One run per side without the rule's own interval: for a caller that builds a comparison by hand. */
     public Regression(boolean detected, Double ratio, Double ciLow, Double ciHigh, String verdict, Double baselineMedianMs, Double variantMedianMs,
         int nBaseline, int nVariant, String rule) {
       this(detected, ratio, ciLow, ciHigh, verdict, baselineMedianMs, variantMedianMs, nBaseline, nVariant, rule, null, null, null, null, null,
@@ -83,7 +83,7 @@ public record Diagnosis(
   }
 
   /**
-   * The step-time rule (issue 19 §2): regression or improvement when the ratio of medians is at least 2 % from 1 and
+   * The step-time rule: regression or improvement when the ratio of medians is at least 2 % from 1 and
    * the rule's interval excludes 1; no change only when that interval lies inside 1 ± {@code margin} (the equivalence
    * margin: a change smaller than this is not worth a reader's attention, default {@value #MARGIN}); otherwise
    * inconclusive. {@code alpha} is the error rate of the whole sequence of looks (two-sided; half of it for each of a

@@ -290,8 +290,8 @@ final class Fingerprint {
    * done where the run has GPU boundaries, else to future done), the median over ranks. What is left is forward,
    * backward outside communication and the optimizer: the compute a slower model, data loader or clock would change.
    * The communication time is the union of the buckets' intervals, not their sum: on gloo the next bucket is ready
-   * while the previous one is still in flight, and a sum counted that time twice (a negative compute on a loaded
-   * machine, issue 11). The union lies inside the step, so the estimate is never negative; it is clamped at 0 for
+   * while the previous one is still in flight, and a sum counts that time twice (a negative compute on a loaded
+   * machine). The union lies inside the step, so the estimate is never negative; it is clamped at 0 for
    * clocks that disagree. On NCCL the future completes at enqueue, not when the AllReduce finished (the harness's
    * note; ProcessGroupNCCL futures are CUDA-aware), so only GPU done bounds the communication there.
    */

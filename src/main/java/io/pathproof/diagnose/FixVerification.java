@@ -52,7 +52,7 @@ public record FixVerification(
     notes = notes == null ? List.of() : List.copyOf(notes);
   }
 
-  /** The record before "nothing to fix" was told apart: fixed or not fixed. */
+  /** A verdict that is only fixed or not fixed: for a caller that does not tell "nothing to fix" apart. */
   public FixVerification(String schema, String baseline, String fixedRun, boolean fixed, boolean fingerprintEqual,
       List<Diagnosis.LayerDiff> differences, Verdict correctness, Double medianMs, Double bandLowMs, Double bandHighMs,
       Diagnosis.Regression regression, List<String> reasons, String variantRun, Diagnosis.Regression againstVariant,

@@ -116,7 +116,7 @@ public final class Ingest {
   private static void walk(Path dir, List<Task> tasks, List<Problem> problems) {
     List<Path> files;
     try (Stream<Path> s = Files.walk(dir, MAX_DEPTH)) {
-      // fault.sealed.json holds what a run injected: never opened here, so a diagnosis cannot be told (issue 11 §4).
+      // fault.sealed.json holds what a run injected: never opened here, so a diagnosis cannot be told what to find.
       // Hidden files and folders are not evidence: a run's .pathproof/ holds the instrumentation that ran.
       files = s.filter(Files::isRegularFile).filter(p -> !hidden(dir.relativize(p)))
           .filter(p -> !p.getFileName().toString().equals("fault.sealed.json")).sorted().toList();

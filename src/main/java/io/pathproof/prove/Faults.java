@@ -48,8 +48,8 @@ final class Faults {
 
   /**
    * The compute slowdown of this prediction and seed, in whole ms: from the model's step (parameter bytes on a CPU,
-   * predicted AllReduce time on a GPU), never under {@link #MIN_DELAY_MS}, scaled by the seed. It was sized from the
-   * baseline's measured median, so one seed gave 40 ms on one run and 61 ms on the next.
+   * predicted AllReduce time on a GPU), never under {@link #MIN_DELAY_MS}, scaled by the seed. Never from a
+   * measurement: the baseline's median differs from run to run, and one seed must give one fault on any machine.
    */
   static double computeDelayMs(Prediction p, String backend, long seed) {
     double base;

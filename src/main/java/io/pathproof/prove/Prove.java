@@ -411,7 +411,7 @@ public final class Prove {
   /**
    * Why the fix is not verified; empty when it is. A fix that undid nothing is never verified, whatever the timings
    * say: the fixed run is then the variant's configuration again, and a step that looks like the baseline's only shows
-   * that the machine's load hid the fault (the old seed 8).
+   * that the machine's load hid the fault, and a loaded machine can hide one as large as the smallest compute fault.
    */
   static List<String> notVerified(Fix fix, FixVerification fv) {
     List<String> out = new ArrayList<>();

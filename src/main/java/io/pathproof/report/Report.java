@@ -71,13 +71,13 @@ public final class Report {
       pooled = java.util.Collections.unmodifiableMap(pl);
     }
 
-    /** A source of the old shape: each run's role is its label. */
+    /** A source whose runs are named by their role alone (run directories, or a proof that lists no runs). */
     public Source(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain, Map<String, Evidence> runs,
         Map<String, String> runDirs, List<String> inputs) {
       this(proof, acceptance, diagnosis, verifyFix, explain, runs, runDirs, inputs, null, null, null, null);
     }
 
-    /** The configuration of a run prove named by its old key: the fixed configuration again is the fixed one. */
+    /** The configuration of a run by the key prove gives it: "fixedAgain" is the fixed configuration run again. */
     static String roleOf(String key) {
       return key.equals("fixedAgain") ? "fixed" : key;
     }
@@ -183,7 +183,7 @@ public final class Report {
         String role = r.path("role").asText();
         String d = r.path("dir").asText();
         int k = count.merge(role, 1, Integer::sum);
-        // The first of each configuration keeps its old key (the page's ids and the chart data use them).
+        // The first run of each configuration is keyed by its role alone (the page's ids and the chart data use them).
         String key = k == 1 ? role : role.equals("fixed") && k == 2 ? "fixedAgain" : r.path("label").asText(d).replace(' ', '-');
         if (!d.isEmpty() && Files.isDirectory(dir.resolve(d))) {
           runs.put(key, Ingest.readRun(dir.resolve(d)));

@@ -127,7 +127,7 @@ final class Texts {
         suite(b, "recorded " + r.path("name").asText() + " (" + r.path("label").asText() + ")", r.path("acceptance"));
       }
       JsonNode r = s.proof().path("reveal");
-      // An undecided claim is neither passed nor failed: skipped, with the reason (issue 19 §2: inconclusive).
+      // An undecided claim is neither passed nor failed: skipped, with the reason, so CI shows it as neither.
       boolean undecidedDiagnosis = "inconclusive".equals(t(r.path("diagnosed").path("conclusion")));
       boolean undecidedFix = undecidedDiagnosis || "inconclusive".equals(t(r.path("fixVerdict")));
       b.append("  <testsuite name=\"prove\" tests=\"2\">\n");

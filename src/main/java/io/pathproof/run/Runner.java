@@ -103,7 +103,7 @@ public final class Runner {
   }
 
   /**
-   * What the instrumentation costs (issue 13): the recording Python comm hook runs on every {@code hookEvery}-th
+   * What the instrumentation costs: the recording Python comm hook runs on every {@code hookEvery}-th
    * measured iteration (and iterations 0, 1 and the profiler window; 1 = every iteration), DDP's own C++ allreduce on
    * the others; {@code profilerPlugin} is "auto", "none" or the path of pathproof's NCCL profiler plugin.
    */
@@ -376,7 +376,8 @@ public final class Runner {
         null, Instant.now().toString(), req.workload().name(), req.workloadLabel(), req.topologyLabel(),
         lower(req.backend()), req.nproc(), req.nnodes(), req.nodeRank(), req.iters(), req.warmup(), req.timeoutSec(),
         new LaunchRequest.PredictionRef(req.prediction() == null ? null : req.prediction().toString(), sealSha)));
-    // Blind by construction (issue 11 §4): what was injected goes to a file diagnose never opens, not the manifest.
+    // Blind by construction: what was injected goes to a file diagnose never opens, not the manifest, so a
+    // diagnosis cannot be told what it has to find.
     inj.writeSealed(dir);
     RunManifest.write(dir, RunOutcome.pending(null));
     LaunchStart.Builder started = LaunchStart.builder();
