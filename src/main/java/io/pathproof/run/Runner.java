@@ -371,11 +371,11 @@ public final class Runner {
     writeWorkload(req.workload(), dir.resolve("workload.json"));
     copyHarness(dir.resolve(HARNESS));
 
-    RunManifest.write(dir, new LaunchRequest(RunManifest.SCHEMA, req.tool(),
-        Injection.blind(req.commandLine(), "--inject"), // the fault is in fault.sealed.json only
-        null, Instant.now().toString(), req.workload().name(), req.workloadLabel(), req.topologyLabel(),
-        lower(req.backend()), req.nproc(), req.nnodes(), req.nodeRank(), req.iters(), req.warmup(), req.timeoutSec(),
-        new LaunchRequest.PredictionRef(req.prediction() == null ? null : req.prediction().toString(), sealSha)));
+    RunManifest.write(dir, LaunchRequest.builder(req.tool(), Instant.now().toString())
+        .commandLine(Injection.blind(req.commandLine(), "--inject")) // the fault is in fault.sealed.json only
+        .workload(req.workload().name(), req.workloadLabel()).topology(req.topologyLabel()).backendRequested(lower(req.backend()))
+        .ranks(req.nproc(), req.nnodes(), req.nodeRank()).sizes(req.iters(), req.warmup()).timeoutSec(req.timeoutSec())
+        .prediction(req.prediction() == null ? null : req.prediction().toString(), sealSha).build());
     // Blind by construction: what was injected goes to a file diagnose never opens, not the manifest, so a
     // diagnosis cannot be told what it has to find.
     inj.writeSealed(dir);
