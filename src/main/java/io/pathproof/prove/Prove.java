@@ -517,9 +517,9 @@ public final class Prove {
     Sizes z = plan.sizes();
     Runner.Result r;
     if (plan.job() instanceof StandIn si) {
-      Runner.Request req = new Runner.Request(si.scenario().workload(), si.label(), si.scenario().topology().name(),
-          si.backend(), si.nproc(), 1, 0, null, z.iters(), z.warmup(), z.profileIters(), inject, prediction,
-          z.timeoutSec(), dir, Runner.Launcher.AUTO, z.python(), false, cl, plan.tool());
+      Runner.Request req = Runner.Request.builder(si.scenario().workload(), dir).labels(si.label(), si.scenario().topology().name())
+          .backend(si.backend()).ranks(si.nproc(), 1, 0).sizes(z.iters(), z.warmup(), z.profileIters()).inject(inject)
+          .prediction(prediction).timeoutSec(z.timeoutSec()).python(z.python()).recorded(cl, plan.tool()).build();
       r = Runner.run(req, null, si.emulate());
     } else {
       OwnCommand oc = (OwnCommand) plan.job();

@@ -100,6 +100,118 @@ public final class Runner {
     int worldSize() {
       return nproc * nnodes;
     }
+
+    /**
+     * A request to run {@code workload} into {@code out}, everything else by name and otherwise as {@code pathproof
+     * run} defaults it: one node of one rank, 5 warm-up and 48 measured iterations, 3 under the profiler, no timeout.
+     */
+    public static Builder builder(Workload workload, Path out) {
+      return new Builder(workload, out);
+    }
+
+    /** Request's parts by name, so that no caller lists twenty values in order. */
+    public static final class Builder {
+      private final Workload workload;
+      private final Path out;
+      private String workloadLabel;
+      private String topologyLabel;
+      private Backend backend = Backend.AUTO;
+      private int nproc = 1;
+      private int nnodes = 1;
+      private int nodeRank;
+      private String rdzvEndpoint;
+      private int iters = 48;
+      private int warmup = 5;
+      private int profileIters = 3;
+      private List<String> inject = List.of();
+      private Path prediction;
+      private long timeoutSec;
+      private Launcher launcher = Launcher.AUTO;
+      private String python;
+      private boolean overhead;
+      private List<String> commandLine = List.of();
+      private String tool;
+
+      private Builder(Workload workload, Path out) {
+        this.workload = workload;
+        this.out = out;
+      }
+
+      /** How the manifest names the workload and the topology (a preset's name or a file). */
+      public Builder labels(String workloadName, String topologyName) {
+        workloadLabel = workloadName;
+        topologyLabel = topologyName;
+        return this;
+      }
+
+      public Builder backend(Backend v) {
+        backend = v;
+        return this;
+      }
+
+      /** Ranks per node, nodes, and the node this launcher is. */
+      public Builder ranks(int perNode, int nodes, int node) {
+        nproc = perNode;
+        nnodes = nodes;
+        nodeRank = node;
+        return this;
+      }
+
+      public Builder rdzvEndpoint(String v) {
+        rdzvEndpoint = v;
+        return this;
+      }
+
+      /** Measured, warm-up and profiled iterations. */
+      public Builder sizes(int measured, int warmupIters, int profiled) {
+        iters = measured;
+        warmup = warmupIters;
+        profileIters = profiled;
+        return this;
+      }
+
+      public Builder inject(List<String> v) {
+        inject = v;
+        return this;
+      }
+
+      public Builder prediction(Path v) {
+        prediction = v;
+        return this;
+      }
+
+      public Builder timeoutSec(long v) {
+        timeoutSec = v;
+        return this;
+      }
+
+      public Builder launcher(Launcher v) {
+        launcher = v;
+        return this;
+      }
+
+      public Builder python(String v) {
+        python = v;
+        return this;
+      }
+
+      public Builder overhead(boolean v) {
+        overhead = v;
+        return this;
+      }
+
+      /** The command line the manifest records (as given) and the tool's version. */
+      public Builder recorded(List<String> givenCommandLine, String toolVersion) {
+        commandLine = givenCommandLine;
+        tool = toolVersion;
+        return this;
+      }
+
+      public Request build() {
+        return new Request(workload, workloadLabel, topologyLabel, backend, nproc, nnodes, nodeRank, rdzvEndpoint, iters, warmup,
+            profileIters, inject, prediction, timeoutSec, out, launcher, python, overhead, commandLine, tool);
+      }
+    }
   }
 
   /**
