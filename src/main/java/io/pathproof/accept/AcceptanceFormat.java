@@ -1,5 +1,6 @@
 package io.pathproof.accept;
 
+import io.pathproof.core.Xml;
 import io.pathproof.evidence.Evidence;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,25 +151,11 @@ final class AcceptanceFormat {
     return sb.toString();
   }
 
+  /**
+   * A control character in a row (an ANSI colour code in a log line) is written as a space: JUnit viewers show the
+   * message as text, and this file has always read so.
+   */
   private static String xml(String s) {
-    StringBuilder b = new StringBuilder(s.length());
-    for (int i = 0; i < s.length(); i++) {
-      char ch = s.charAt(i);
-      switch (ch) {
-        case '<' -> b.append("&lt;");
-        case '>' -> b.append("&gt;");
-        case '&' -> b.append("&amp;");
-        case '"' -> b.append("&quot;");
-        case '\'' -> b.append("&apos;");
-        default -> {
-          if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
-            b.append(' ');
-          } else {
-            b.append(ch);
-          }
-        }
-      }
-    }
-    return b.toString();
+    return Xml.escape(s, " ");
   }
 }

@@ -23,6 +23,16 @@ public enum Verdict {
     return label;
   }
 
+  /** The verdict whose {@link #label()} is {@code label} (as acceptance.json holds it), or null for any other word. */
+  public static Verdict of(String label) {
+    for (Verdict v : values()) {
+      if (v.label.equals(label)) {
+        return v;
+      }
+    }
+    return null;
+  }
+
   /** Combines the verdicts of the parts of one check: any FAIL fails, then any UNPROVEN, then PASS. */
   static Verdict worst(Verdict a, Verdict b) {
     if (a == FAIL || b == FAIL) {

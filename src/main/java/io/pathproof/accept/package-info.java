@@ -3,7 +3,8 @@
  * check by check, as in the seed's acceptance table (payload, buckets, collective, algorithm, protocol, channels,
  * launch shape, transport, kernels, replicas). Public entry: {@link io.pathproof.accept.Acceptance}.
  *
- * <p>Evidence facts are read only through the published Evidence records (issue 3/4 contract). Checked against the
+ * <p>Evidence facts are read only through the published Evidence records, so a reader may change without a check
+ * changing with it. Checked against the
  * log formats of NCCL 2.22.3 (TUNING with {@code time %f}) and 2.28.9 (TUNING with {@code channel{Lo..Hi}}, no
  * time at INFO), and the facts of the real one-H200 run (one rank: no TUNING line, no NCCL kernel). Rules kept:
  * protocol only from TUNING, never a kernel symbol (all AllReduce kernels are named {@code …_RING_LL},

@@ -1,18 +1,20 @@
 package io.pathproof.cli;
 
+import io.pathproof.cli.FormatOption.Format;
 import io.pathproof.accept.Acceptance;
 import io.pathproof.accept.AcceptanceTable;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,8 +35,7 @@ public final class AcceptCommand implements Callable<Integer> {
   @Option(names = "--run", required = true, paramLabel = "RUNDIR", description = "run directory (or an evidence file)")
   Path run;
 
-  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
-  String format;
+  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON, Format.MARKDOWN);
 
   @Option(names = "--junit", paramLabel = "FILE", description = "also write JUnit XML: one testcase per row")
   Path junit;
@@ -43,13 +44,7 @@ public final class AcceptCommand implements Callable<Integer> {
   boolean strict;
 
   /** The parsed command line. */
-  record Options(Path prediction, Path run, String format, Path junit, boolean strict) {
-    Options {
-      if (!List.of("table", "json", "markdown").contains(format)) {
-        throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
-      }
-    }
-  }
+  record Options(Path prediction, Path run, Format format, Path junit, boolean strict) {}
 
   @Override
   public Integer call() {
@@ -57,11 +52,11 @@ public final class AcceptCommand implements Callable<Integer> {
     if (prediction == null && own == null) {
       throw PathproofException.usage("accept: --prediction FILE is needed: " + run + " holds no prediction sealed in the run");
     }
-    Options o = new Options(prediction != null ? prediction : own, run, format, junit, strict);
+    Options o = new Options(prediction != null ? prediction : own, run, format.get(), junit, strict);
     Prediction p = PredictionIo.readVerified(o.prediction()); // a broken seal is refused before the run is read
-    Evidence e = RunDirs.read(o.run());
+    Evidence e = Ingest.readRun(o.run());
     AcceptanceTable t = Acceptance.accept(p, e);
-    spec.commandLine().getOut().print(Acceptance.render(t, o.format()));
+    spec.commandLine().getOut().print(Acceptance.render(t, o.format().id()));
     spec.commandLine().getOut().flush();
     if (o.junit() != null) {
       try {

@@ -1,13 +1,16 @@
 package io.pathproof.cli;
 
+import io.pathproof.cli.FormatOption.Format;
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.ExitCode;
-import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -35,15 +38,11 @@ public final class DiagnoseCommand implements Callable<Integer> {
       description = "equivalence margin in %%: \"no change\" only when the interval lies inside +-PCT (default ${DEFAULT-VALUE})")
   double margin;
 
-  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
-  String format;
+  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON, Format.MARKDOWN);
 
   /** The parsed command line. */
-  record Options(List<Path> baseline, List<Path> variant, String format, Diagnosis.Rule rule) {
+  record Options(List<Path> baseline, List<Path> variant, Format format, Diagnosis.Rule rule) {
     Options {
-      if (!List.of("table", "json", "markdown").contains(format)) {
-        throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
-      }
       baseline = List.copyOf(baseline);
       variant = List.copyOf(variant);
     }
@@ -51,14 +50,14 @@ public final class DiagnoseCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Options o = new Options(baseline, variant, format, Diagnosis.Rule.withMargin(margin / 100));
+    Options o = new Options(baseline, variant, format.get(), Diagnosis.Rule.withMargin(margin / 100));
     RunDirs.distinct("diagnose", RunDirs.given("--baseline", o.baseline(), "--variant", o.variant()));
-    List<Evidence> b = o.baseline().stream().map(RunDirs::read).toList();
-    List<Evidence> v = o.variant().stream().map(RunDirs::read).toList();
+    List<Evidence> b = o.baseline().stream().map(Ingest::readRun).toList();
+    List<Evidence> v = o.variant().stream().map(Ingest::readRun).toList();
     Diagnosis d = Diagnosis.diagnose(b, v, o.rule());
-    spec.commandLine().getOut().print(Diagnosis.render(d, o.format()));
+    spec.commandLine().getOut().print(Diagnosis.render(d, o.format().id()));
     spec.commandLine().getOut().flush();
-    boolean bad = d.regression().detected() || "FAIL".equals(d.correctness().verdict());
+    boolean bad = d.regression().detected() || d.correctness().verdict() == Verdict.FAIL;
     return bad ? ExitCode.FAIL : "inconclusive".equals(d.conclusion()) ? ExitCode.INCONCLUSIVE : ExitCode.OK;
   }
 }

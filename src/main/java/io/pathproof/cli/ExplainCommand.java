@@ -1,9 +1,11 @@
 package io.pathproof.cli;
 
 import io.pathproof.callgraph.CallGraph;
+import io.pathproof.cli.FormatOption.Format;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.Ingest;
 import io.pathproof.explain.Explainer;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -19,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code explain}: the 35-stage call graph with owners, and numeric answers to the method's 16 questions. */
-@Command(name = "explain", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "explain", resourceBundle = "io.pathproof.cli.table-or-json", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Explain the path: the 35-stage call graph with owners (and, with --run, which stages the run's",
         "evidence shows), then the method's 16 questions answered with this scenario's numbers.",
         "Example: pathproof explain --scenario seed"})
@@ -38,8 +40,7 @@ public final class ExplainCommand implements Callable<Integer> {
       description = "With --run: diagnose the run against this baseline, so that answers 14 and 15 are that diagnosis.")
   Path baseline;
 
-  @Option(names = "--format", paramLabel = "table|json", defaultValue = "table")
-  String format;
+  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
 
   @Override
   public Integer call() throws Exception {
@@ -51,20 +52,17 @@ public final class ExplainCommand implements Callable<Integer> {
     if (baseline != null && run == null) {
       throw PathproofException.usage("--baseline needs --run (the run to diagnose against it)");
     }
-    Evidence e = run == null ? null : RunDirs.read(run);
-    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(RunDirs.read(baseline), e);
+    Evidence e = run == null ? null : Ingest.readRun(run);
+    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(Ingest.readRun(baseline), e);
     List<Explainer.Answer> answers = Explainer.explain(p, e, d);
     List<CallGraph.Coverage> cov = CallGraph.coverage(e);
     var out = spec.commandLine().getOut();
-    if (format.equals("json")) {
+    if (format.get() == Format.JSON) {
       Map<String, Object> doc = new LinkedHashMap<>();
       doc.put("callgraph", cov);
       doc.put("answers", answers);
       out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(doc));
       return 0;
-    }
-    if (!format.equals("table")) {
-      throw PathproofException.usage("--format must be table or json");
     }
     out.println("35-stage call graph (owner · stage" + (e == null ? "" : " · shown by this run's evidence") + ")");
     for (CallGraph.Coverage c : cov) {

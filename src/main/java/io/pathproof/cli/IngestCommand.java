@@ -1,8 +1,8 @@
 package io.pathproof.cli;
 
+import io.pathproof.cli.FormatOption.Format;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
-import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.evidence.Problem;
@@ -13,14 +13,15 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code ingest}: read evidence files and run directories; print the normalized facts. */
 @Command(
     name = "ingest",
+    resourceBundle = "io.pathproof.cli.table-or-json",
     mixinStandardHelpOptions = true,
     description = {
       "Read NCCL debug logs, DDP's own debug log (TORCH_DISTRIBUTED_DEBUG), Kineto traces (.json, .json.gz), Nsight Systems SQLite exports, Nsight Compute CSV,"
@@ -36,15 +37,11 @@ public final class IngestCommand implements Callable<Integer> {
   @Parameters(arity = "1..*", paramLabel = "FILE|DIR", description = "evidence files and run directories")
   List<Path> inputs;
 
-  @Option(names = "--format", defaultValue = "table", description = "table or json (default: ${DEFAULT-VALUE})")
-  String format;
+  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
 
   @Override
   public Integer call() throws Exception {
-    if (!format.equals("table") && !format.equals("json")) {
-      throw PathproofException.usage("--format must be table or json, not " + format);
-    }
-    if (format.equals("json")) {
+    if (format.get() == Format.JSON) {
       // Jackson builds its serializers of the evidence records on first use (class loading, reflection: about 0.4
       // CPU-s); built on the second core while the files are read, they are ready when the JSON is written.
       Thread warm = new Thread(IngestCommand::prepareJson, "pathproof-json-warm-up");
@@ -55,7 +52,7 @@ public final class IngestCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     boolean anything = ev.anythingRead();
-    if (format.equals("json")) {
+    if (format.get() == Format.JSON) {
       // Streamed, not built as one String first: the JSON of a large log set is tens of MB.
       Json.mapper().writerWithDefaultPrettyPrinter().writeValue(new java.io.FilterWriter(out) {
         @Override

@@ -1,5 +1,6 @@
 package io.pathproof.cli;
 
+import io.pathproof.cli.FormatOption.Format;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.predict.Prediction;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code predict}: DDP buckets and NCCL's per-bucket AllReduce decisions, before anything runs. */
-@Command(name = "predict", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "predict", resourceBundle = "io.pathproof.cli.table-or-json", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Predict DDP buckets and, per bucket, what NCCL will do — before anything runs.",
         "Example: pathproof predict --scenario seed --format json -o pred.json"})
 public final class PredictCommand implements Callable<Integer> {
@@ -22,8 +23,7 @@ public final class PredictCommand implements Callable<Integer> {
 
   @Mixin ScenarioOptions scenario = new ScenarioOptions();
 
-  @Option(names = "--format", paramLabel = "table|json", defaultValue = "table", description = "Output format (default: table).")
-  String format;
+  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
 
   @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the prediction, sealed, to FILE.")
   Path output;
@@ -63,9 +63,6 @@ public final class PredictCommand implements Callable<Integer> {
       out.println("seal OK: " + verify + " sha256 " + p.seal().sha256() + " created " + p.seal().createdAt() + " by " + p.seal().tool());
       return 0;
     }
-    if (!format.equals("table") && !format.equals("json")) {
-      throw PathproofException.usage("--format must be table or json, not " + format);
-    }
     io.pathproof.scenario.Scenario s = scenario.resolve();
     if (readyOrder != null) {
       s = s.withWorkload(s.workload().withReadyOrder(io.pathproof.scenario.ReadyOrder.parse(readyOrder)));
@@ -77,8 +74,8 @@ public final class PredictCommand implements Callable<Integer> {
     if (output != null) {
       p = PredictionIo.writeSealed(p, output, ToolVersion.get());
     }
-    out.print(format.equals("json") ? PredictionIo.toJson(p) + "\n" : PredictionTable.render(p));
-    if (output != null && format.equals("table")) {
+    out.print(format.get() == Format.JSON ? PredictionIo.toJson(p) + "\n" : PredictionTable.render(p));
+    if (output != null && format.get() == Format.TABLE) {
       out.println("sealed: " + output + " sha256 " + p.seal().sha256());
     }
     out.flush();

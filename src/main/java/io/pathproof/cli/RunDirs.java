@@ -1,8 +1,6 @@
 package io.pathproof.cli;
 
 import io.pathproof.core.PathproofException;
-import io.pathproof.evidence.Evidence;
-import io.pathproof.evidence.Ingest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,18 +15,6 @@ import java.util.List;
  */
 final class RunDirs {
   private RunDirs() {}
-
-  /** Reads one run directory; a missing one or one with nothing readable is exit 3. */
-  static Evidence read(Path dir) {
-    if (!Files.exists(dir)) {
-      throw PathproofException.badInput("no such run directory: " + dir);
-    }
-    Evidence e = Ingest.read(List.of(dir));
-    if (e == null || !e.anythingRead()) {
-      throw PathproofException.badInput(dir + ": no readable evidence");
-    }
-    return e;
-  }
 
   /** A run directory as one option gave it; {@code dir} is null where the option was not given. */
   record Given(String option, Path dir) {}
@@ -86,7 +72,7 @@ final class RunDirs {
         return "copies of one run (their manifest.json files are identical)";
       }
     } catch (IOException e) {
-      return null; // unreadable here is read again, and reported, by read()
+      return null; // unreadable here is read again, and reported, by Ingest.readRun
     }
     return null;
   }

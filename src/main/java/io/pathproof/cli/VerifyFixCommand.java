@@ -1,13 +1,15 @@
 package io.pathproof.cli;
 
+import io.pathproof.cli.FormatOption.Format;
 import io.pathproof.core.ExitCode;
-import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
+import io.pathproof.evidence.Ingest;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -37,15 +39,11 @@ public final class VerifyFixCommand implements Callable<Integer> {
       description = "equivalence margin in %% of the step comparisons (default ${DEFAULT-VALUE})")
   double margin;
 
-  @Option(names = "--format", defaultValue = "table", paramLabel = "FORMAT", description = "table, json or markdown (default ${DEFAULT-VALUE})")
-  String format;
+  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON, Format.MARKDOWN);
 
   /** The parsed command line. */
-  record Options(List<Path> baseline, List<Path> variant, List<Path> fixed, String format, Diagnosis.Rule rule) {
+  record Options(List<Path> baseline, List<Path> variant, List<Path> fixed, Format format, Diagnosis.Rule rule) {
     Options {
-      if (!List.of("table", "json", "markdown").contains(format)) {
-        throw PathproofException.usage("--format: '" + format + "' is not one of table, json, markdown");
-      }
       baseline = List.copyOf(baseline);
       variant = variant == null ? List.of() : List.copyOf(variant);
       fixed = List.copyOf(fixed);
@@ -54,11 +52,11 @@ public final class VerifyFixCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Options o = new Options(baseline, variant, fixed, format, Diagnosis.Rule.withMargin(margin / 100));
+    Options o = new Options(baseline, variant, fixed, format.get(), Diagnosis.Rule.withMargin(margin / 100));
     RunDirs.distinct("verify-fix", RunDirs.given("--baseline", o.baseline(), "--variant", o.variant(), "--fixed", o.fixed()));
-    FixVerification f = Diagnosis.verifyFix(o.baseline().stream().map(RunDirs::read).toList(), o.variant().stream().map(RunDirs::read).toList(),
-        o.fixed().stream().map(RunDirs::read).toList(), List.of(), o.rule());
-    spec.commandLine().getOut().print(Diagnosis.render(f, o.format()));
+    FixVerification f = Diagnosis.verifyFix(o.baseline().stream().map(Ingest::readRun).toList(), o.variant().stream().map(Ingest::readRun).toList(),
+        o.fixed().stream().map(Ingest::readRun).toList(), List.of(), o.rule());
+    spec.commandLine().getOut().print(Diagnosis.render(f, o.format().id()));
     spec.commandLine().getOut().flush();
     return f.fixed() ? ExitCode.OK : FixVerification.INCONCLUSIVE.equals(f.verdict()) ? ExitCode.INCONCLUSIVE : ExitCode.FAIL;
   }

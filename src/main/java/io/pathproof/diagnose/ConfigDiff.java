@@ -22,10 +22,10 @@ final class ConfigDiff {
   private ConfigDiff() {}
 
   /** One changed fact; {@code variable} names the mechanism it acts on (several keys can be one variable). */
-  record Change(String key, String baseline, String variant, List<String> kinds, String variable, String layer) {}
+  record Change(String key, String baseline, String variant, List<String> kinds, String variable, Layer layer) {}
 
   private static final List<String> MANIFEST_TREES = List.of("env", "environment", "versions", "topology", "workload", "ddp", "gpus");
-  /** Top-level manifest values that are configuration (the run harness's names, issue 4, and common synonyms). */
+  /** Top-level manifest values that are configuration (the run harness's names and common synonyms). */
   private static final List<String> MANIFEST_SCALARS =
       List.of("backend", "nproc", "nnodes", "worldSize", "world_size", "workloadName", "nvidiaSmiTopoM");
   private static final List<String> DDP_LOGGING_KEYS = List.of("bucket_cap_bytes", "find_unused_parameters", "gradient_as_bucket_view",

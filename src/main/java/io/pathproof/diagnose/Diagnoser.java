@@ -1,5 +1,6 @@
 package io.pathproof.diagnose;
 
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
 import java.util.ArrayList;
@@ -68,7 +69,7 @@ final class Diagnoser {
       if (!changes.isEmpty()) {
         differ.add("configuration " + describe(changes));
       }
-      for (String layer : Fingerprint.PATH_LAYERS) {
+      for (Layer layer : Layer.PATH) {
         String x = first.path.get(layer) == null ? null : first.path.get(layer).value();
         String y = f.path.get(layer) == null ? null : f.path.get(layer).value();
         if (!Objects.equals(x, y)) {
@@ -107,11 +108,11 @@ final class Diagnoser {
     Diagnosis.Correctness unproven = null;
     for (Fingerprint f : vs) {
       Diagnosis.Correctness c = correctness(f);
-      if ("FAIL".equals(c.verdict())) {
-        return new Diagnosis.Correctness("FAIL", f.e.runDir() + ": " + c.evidence());
+      if (c.verdict() == Verdict.FAIL) {
+        return new Diagnosis.Correctness(Verdict.FAIL, f.e.runDir() + ": " + c.evidence());
       }
-      if ("UNPROVEN".equals(c.verdict()) && unproven == null) {
-        unproven = new Diagnosis.Correctness("UNPROVEN", f.e.runDir() + ": " + c.evidence());
+      if (c.verdict() == Verdict.UNPROVEN && unproven == null) {
+        unproven = new Diagnosis.Correctness(Verdict.UNPROVEN, f.e.runDir() + ": " + c.evidence());
       }
     }
     return unproven != null ? unproven : first;
@@ -120,11 +121,11 @@ final class Diagnoser {
   private Diagnosis.Correctness correctness(Fingerprint variant) {
     Fingerprint.Correctness c = variant.correctness;
     if (!c.known()) {
-      return new Diagnosis.Correctness("UNPROVEN", "the variant has no replica digests");
+      return new Diagnosis.Correctness(Verdict.UNPROVEN, "the variant has no replica digests");
     }
     if (c.broken()) {
       List<Integer> minority = c.minorityRanks();
-      return new Diagnosis.Correctness("FAIL", "replicas differ after training: rank(s) " + minority + " end with other parameters than "
+      return new Diagnosis.Correctness(Verdict.FAIL, "replicas differ after training: rank(s) " + minority + " end with other parameters than "
           + "the rest (" + c.digestGroups().size() + " distinct digests, " + c.source() + ")");
     }
     List<Double> sb = fb.correctness.samples();
@@ -132,10 +133,10 @@ final class Diagnoser {
     // Another run ends on the same parameters only if it did the same arithmetic in the same order. A changed bucket
     // layout, algorithm, protocol, transport, channel count or launch reorders the floating-point sums of the
     // AllReduce (not associative), and training amplifies that: then the samples of two runs are no evidence.
-    List<String> reordered = pathDiffs().stream().filter(Diagnosis.LayerDiff::changed).map(Diagnosis.LayerDiff::layer).toList();
+    List<Layer> reordered = pathDiffs().stream().filter(Diagnosis.LayerDiff::changed).map(Diagnosis.LayerDiff::layer).toList();
     if (!reordered.isEmpty() && !sb.equals(sv)) {
-      return new Diagnosis.Correctness("PASS", "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
-          + " rank(s); the parameter samples differ from the baseline's, but the reduction path changed (" + String.join(", ", reordered)
+      return new Diagnosis.Correctness(Verdict.PASS, "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
+          + " rank(s); the parameter samples differ from the baseline's, but the reduction path changed (" + Layer.joined(reordered)
           + "), which reorders the AllReduce's floating-point sums: no evidence of a wrong gradient (" + c.source() + ")");
     }
     if (!sb.isEmpty() && sb.size() == sv.size()) {
@@ -143,12 +144,12 @@ final class Diagnoser {
         double x = sb.get(i);
         double y = sv.get(i);
         if (Double.isNaN(y) != Double.isNaN(x) || Math.abs(x - y) > NUMERICS_RTOL * Math.max(Math.abs(x), Math.abs(y)) + 1e-6) {
-          return new Diagnosis.Correctness("FAIL", "replicas agree with each other but parameter sample " + i + " is " + y
+          return new Diagnosis.Correctness(Verdict.FAIL, "replicas agree with each other but parameter sample " + i + " is " + y
               + " against " + x + " in the baseline: every rank applied a wrong gradient (" + c.source() + ")");
         }
       }
     }
-    return new Diagnosis.Correctness("PASS", "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
+    return new Diagnosis.Correctness(Verdict.PASS, "replicas equal on " + c.digestGroups().values().stream().mapToInt(List::size).sum()
         + " rank(s)" + (sb.isEmpty() ? "" : " and parameter samples agree with the baseline") + " (" + c.source() + ")");
   }
 
@@ -220,7 +221,7 @@ final class Diagnoser {
 
   List<Diagnosis.LayerDiff> pathDiffs() {
     List<Diagnosis.LayerDiff> out = new ArrayList<>();
-    for (String layer : Fingerprint.PATH_LAYERS) {
+    for (Layer layer : Layer.PATH) {
       Fingerprint.Facet x = fb.path.get(layer);
       Fingerprint.Facet y = fv.path.get(layer);
       if (x == null && y == null) {
@@ -290,10 +291,10 @@ final class Diagnoser {
   }
 
   /** The path layers that had evidence in both runs and did not change. */
-  private static List<String> examinedPath(List<Diagnosis.Elimination> eliminated) {
-    List<String> out = new ArrayList<>();
+  private static List<Layer> examinedPath(List<Diagnosis.Elimination> eliminated) {
+    List<Layer> out = new ArrayList<>();
     for (Diagnosis.Elimination e : eliminated) {
-      if (Fingerprint.PATH_LAYERS.contains(e.layer())) {
+      if (Layer.PATH.contains(e.layer())) {
         out.add(e.layer());
       }
     }
@@ -318,7 +319,7 @@ final class Diagnoser {
     List<Diagnosis.LayerDiff> all = new ArrayList<>(diffs);
     LoadComparison load = loadComparison(reg, compute);
     if (load != null) {
-      all.add(new Diagnosis.LayerDiff(Fingerprint.MACHINE_LOAD, load.baseline().describe(), load.variant().describe() + " (steps without "
+      all.add(new Diagnosis.LayerDiff(Layer.MACHINE_LOAD, load.baseline().describe(), load.variant().describe() + " (steps without "
           + "run-queue wait: " + ratio(load.withoutWait()) + ")", load.explains(), List.of("manifest"), List.of()));
     }
     boolean computeChanged = compute != null && (compute.regression() || compute.improvement());
@@ -328,11 +329,11 @@ final class Diagnoser {
         || compute.improvement() && "improvement".equals(reg.verdict()));
     boolean kernelChanged = kernels != null && (kernels.regression() || kernels.improvement());
     if (compute != null) {
-      all.add(new Diagnosis.LayerDiff(Fingerprint.COMPUTE, "median " + ms(compute.baselineMedian()), "median " + ms(compute.variantMedian())
+      all.add(new Diagnosis.LayerDiff(Layer.COMPUTE, "median " + ms(compute.baselineMedian()), "median " + ms(compute.variantMedian())
           + " (" + ratio(compute) + ")", computeChanged, List.of("hook"), List.of()));
     }
     if (kernels != null) {
-      all.add(new Diagnosis.LayerDiff("kernel-time", String.format(Locale.ROOT, "median %.1f us", kernels.baselineMedian()),
+      all.add(new Diagnosis.LayerDiff(Layer.KERNEL_TIME, String.format(Locale.ROOT, "median %.1f us", kernels.baselineMedian()),
           String.format(Locale.ROOT, "median %.1f us (%s)", kernels.variantMedian(), ratio(kernels)), kernelChanged, List.of("kernel-trace"), List.of()));
     }
     List<ConfigDiff.Change> changes = ConfigDiff.diff(b, v);
@@ -345,13 +346,13 @@ final class Diagnoser {
     // Elimination, in order.
     List<Diagnosis.Elimination> eliminated = new ArrayList<>();
     List<Diagnosis.Elimination> unexamined = new ArrayList<>();
-    if ("PASS".equals(correctness.verdict())) {
-      eliminated.add(new Diagnosis.Elimination(Fingerprint.CORRECTNESS, "wrong results excluded: " + correctness.evidence()));
-    } else if ("UNPROVEN".equals(correctness.verdict())) {
-      unexamined.add(new Diagnosis.Elimination(Fingerprint.CORRECTNESS, correctness.evidence()));
+    if (correctness.verdict() == Verdict.PASS) {
+      eliminated.add(new Diagnosis.Elimination(Layer.CORRECTNESS, "wrong results excluded: " + correctness.evidence()));
+    } else if (correctness.verdict() == Verdict.UNPROVEN) {
+      unexamined.add(new Diagnosis.Elimination(Layer.CORRECTNESS, correctness.evidence()));
     }
-    List<String> changedLayers = new ArrayList<>();
-    for (String layer : Fingerprint.PATH_LAYERS) {
+    List<Layer> changedLayers = new ArrayList<>();
+    for (Layer layer : Layer.PATH) {
       Diagnosis.LayerDiff d = find(diffs, layer);
       if (d == null || d.baseline().equals("(no evidence)") || d.variant().equals("(no evidence)")) {
         unexamined.add(new Diagnosis.Elimination(layer, d == null ? "no evidence of this layer in either run"
@@ -364,13 +365,13 @@ final class Diagnoser {
       }
     }
     if (compute == null) {
-      unexamined.add(new Diagnosis.Elimination(Fingerprint.COMPUTE, "no hook records with step times in both runs"));
+      unexamined.add(new Diagnosis.Elimination(Layer.COMPUTE, "no hook records with step times in both runs"));
     } else if (!computeChanged) {
-      eliminated.add(new Diagnosis.Elimination(Fingerprint.COMPUTE, "compute outside communication " + ms(compute.baselineMedian()) + " → "
+      eliminated.add(new Diagnosis.Elimination(Layer.COMPUTE, "compute outside communication " + ms(compute.baselineMedian()) + " → "
           + ms(compute.variantMedian()) + " per step (" + ratio(compute) + "; hook + steps)"));
     }
     if (changes.isEmpty()) {
-      eliminated.add(new Diagnosis.Elimination(Fingerprint.CONFIGURATION,
+      eliminated.add(new Diagnosis.Elimination(Layer.CONFIGURATION,
           "no difference in env, versions, topology or DDP flags (manifest, NCCL env echo, DDP logging)"));
     }
 
@@ -380,16 +381,16 @@ final class Diagnoser {
     String effect = emulated() ? "step time not judged: " + EMULATED_RULE : reg.ratio() == null ? "step time unknown" : effect(reg);
     boolean effectSeen = "regression".equals(reg.verdict()) || "improvement".equals(reg.verdict());
 
-    if ("FAIL".equals(correctness.verdict())) {
+    if (correctness.verdict() == Verdict.FAIL) {
       conclusion = "root cause";
       root = Remedies.correctness(correctness, fv.correctness, changedLayers.isEmpty(), effect, describe(variables));
     } else if (variables.size() >= 2) {
       conclusion = "confounded";
       for (Map.Entry<String, List<ConfigDiff.Change>> en : variables.entrySet()) {
-        String layer = en.getValue().get(0).layer();
+        Layer layer = en.getValue().get(0).layer();
         candidates.add(new Diagnosis.Candidate(en.getKey(), layer, describe(en.getValue()), agrees(layer, changedLayers)));
       }
-      root = new Diagnosis.RootCause(Fingerprint.CONFIGURATION, "application",
+      root = new Diagnosis.RootCause(Layer.CONFIGURATION, Layer.Owner.APPLICATION,
           "confounded: " + variables.size() + " variables changed at once (" + String.join("; ", variables.keySet()) + ")",
           evidence(describe(variables), changedLayers, diffs, effect),
           "change one variable at a time: re-run the baseline with each candidate alone and diagnose each against the baseline",
@@ -398,11 +399,11 @@ final class Diagnoser {
           "for each candidate: pathproof run with only that change, then pathproof diagnose --baseline B --variant THAT_RUN");
     } else if (variables.size() == 1) {
       Map.Entry<String, List<ConfigDiff.Change>> only = variables.entrySet().iterator().next();
-      String layer = only.getValue().get(0).layer();
+      Layer layer = only.getValue().get(0).layer();
       boolean pathAgrees = agrees(layer, changedLayers);
       if (pathAgrees) {
         conclusion = "root cause";
-        String target = layer.equals(Fingerprint.CONFIGURATION) ? changedLayers.get(0) : layer;
+        Layer target = layer == Layer.CONFIGURATION ? changedLayers.get(0) : layer;
         root = Remedies.configured(layer, target, only.getKey(), only.getValue(), changedLayers, diffs, effect, effectSeen, fb);
       } else if (computeWithStep) {
         conclusion = "root cause";
@@ -475,11 +476,11 @@ final class Diagnoser {
    * of a layer it feeds counts (protocol → threads and channels, via maxThreads and the nc/nt loop of
    * enqueue.cc:1617-1658@v2.22.3-1); a layer with evidence that did not change never agrees.
    */
-  private boolean agrees(String layer, List<String> changedLayers) {
-    if (layer.equals(Fingerprint.CONFIGURATION)) {
+  private boolean agrees(Layer layer, List<Layer> changedLayers) {
+    if (layer == Layer.CONFIGURATION) {
       return !changedLayers.isEmpty();
     }
-    if (layer.equals(Fingerprint.DDP_CONFIG)) {
+    if (layer == Layer.DDP_CONFIG) {
       // The flag is itself the layer: DDP's logging data (_get_ddp_logging_data) records what the reducer ran with.
       return true;
     }
@@ -490,22 +491,13 @@ final class Diagnoser {
     if (!unseen) {
       return false;
     }
-    for (String d : DOWNSTREAM.getOrDefault(layer, List.of())) {
+    for (Layer d : layer.feeds()) {
       if (changedLayers.contains(d)) {
         return true;
       }
     }
     return false;
   }
-
-  /** The layers whose outcome a layer's decision feeds (NCCL: tuning → launch shape; topology → graph → channels). */
-  static final Map<String, List<String>> DOWNSTREAM = Map.of(
-      Fingerprint.BUCKETS, List.of(Fingerprint.ALGORITHM, Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS),
-      Fingerprint.ALGORITHM, List.of(Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS),
-      Fingerprint.PROTOCOL, List.of(Fingerprint.CHANNELS, Fingerprint.THREADS),
-      Fingerprint.TRANSPORT, List.of(Fingerprint.CHANNELS, Fingerprint.ALGORITHM, Fingerprint.PROTOCOL),
-      Fingerprint.CHANNELS, List.of(Fingerprint.THREADS),
-      Fingerprint.THREADS, List.of());
 
   static String describe(List<ConfigDiff.Change> cs) {
     List<String> out = new ArrayList<>();
@@ -521,10 +513,10 @@ final class Diagnoser {
     return String.join("; ", out);
   }
 
-  static List<String> evidence(String configDiff, List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
+  static List<String> evidence(String configDiff, List<Layer> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
     List<String> out = new ArrayList<>();
     out.add("configuration diff: " + (configDiff.isEmpty() ? "none" : configDiff));
-    for (String l : changedLayers) {
+    for (Layer l : changedLayers) {
       Diagnosis.LayerDiff d = find(diffs, l);
       out.add("path diff " + l + ": " + d.baseline() + " → " + d.variant() + " (" + String.join(", ", d.evidence()) + ")");
     }
@@ -532,9 +524,9 @@ final class Diagnoser {
     return out;
   }
 
-  static Diagnosis.LayerDiff find(List<Diagnosis.LayerDiff> diffs, String layer) {
+  static Diagnosis.LayerDiff find(List<Diagnosis.LayerDiff> diffs, Layer layer) {
     for (Diagnosis.LayerDiff d : diffs) {
-      if (d.layer().equals(layer)) {
+      if (d.layer() == layer) {
         return d;
       }
     }
@@ -557,7 +549,7 @@ final class Diagnoser {
     List<String> notes = new ArrayList<>();
     List<Diagnosis.LayerDiff> differences = new ArrayList<>();
     boolean equal = true;
-    for (String layer : Fingerprint.PATH_LAYERS) {
+    for (Layer layer : Layer.PATH) {
       Fingerprint.Facet x = fb.path.get(layer);
       Fingerprint.Facet y = fv.path.get(layer);
       String vx = x == null ? null : x.value();
@@ -575,7 +567,7 @@ final class Diagnoser {
       reasons.add("configuration still differs from the baseline: " + describe(still));
     }
     Diagnosis.Correctness c = correctness();
-    if ("FAIL".equals(c.verdict())) {
+    if (c.verdict() == Verdict.FAIL) {
       reasons.add("correctness: " + c.evidence());
     }
     if (fb.correctness.known() && vs.stream().anyMatch(f -> !f.correctness.known())) {
@@ -762,11 +754,5 @@ final class Diagnoser {
       }
     }
     return r;
-  }
-
-  static Map<String, String> layerValues(Fingerprint f) {
-    Map<String, String> m = new LinkedHashMap<>();
-    f.path.forEach((k, x) -> m.put(k, x == null ? null : x.value()));
-    return m;
   }
 }

@@ -1,6 +1,7 @@
 package io.pathproof.diagnose;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
@@ -46,7 +47,7 @@ public record Diagnosis(
   }
 
   /** Correctness of the variant: PASS, FAIL or UNPROVEN, and why. */
-  public record Correctness(String verdict, String evidence) {}
+  public record Correctness(Verdict verdict, String evidence) {}
 
   /**
    * Step time: ratio of medians variant/baseline with its 95 % bootstrap interval ({@code ciLow..ciHigh}, shown) and the
@@ -68,7 +69,7 @@ public record Diagnosis(
       }
     }
 
-    /** The record before the rule's interval was kept (one run per side, the rule not stated apart). */
+    /** One run per side without the rule's own interval: for a caller that builds a comparison by hand. */
     public Regression(boolean detected, Double ratio, Double ciLow, Double ciHigh, String verdict, Double baselineMedianMs, Double variantMedianMs,
         int nBaseline, int nVariant, String rule) {
       this(detected, ratio, ciLow, ciHigh, verdict, baselineMedianMs, variantMedianMs, nBaseline, nVariant, rule, null, null, null, null, null,
@@ -82,7 +83,7 @@ public record Diagnosis(
   }
 
   /**
-   * The step-time rule (issue 19 §2): regression or improvement when the ratio of medians is at least 2 % from 1 and
+   * The step-time rule: regression or improvement when the ratio of medians is at least 2 % from 1 and
    * the rule's interval excludes 1; no change only when that interval lies inside 1 ± {@code margin} (the equivalence
    * margin: a change smaller than this is not worth a reader's attention, default {@value #MARGIN}); otherwise
    * inconclusive. {@code alpha} is the error rate of the whole sequence of looks (two-sided; half of it for each of a
@@ -169,20 +170,20 @@ public record Diagnosis(
   }
 
   /** One layer of the fingerprint in both runs. */
-  public record LayerDiff(String layer, String baseline, String variant, boolean changed, List<String> evidence, List<String> provenance) {}
+  public record LayerDiff(Layer layer, String baseline, String variant, boolean changed, List<String> evidence, List<String> provenance) {}
 
   /** One configuration fact that differs. */
-  public record ConfigChange(String key, String baseline, String variant, String variable, String layer, List<String> evidence) {}
+  public record ConfigChange(String key, String baseline, String variant, String variable, Layer layer, List<String> evidence) {}
 
   /** A layer excluded (or left unexamined) and the evidence for it. */
-  public record Elimination(String layer, String evidence) {}
+  public record Elimination(Layer layer, String evidence) {}
 
   /** The root cause. */
-  public record RootCause(String layer, String owner, String change, List<String> evidence, String fix, List<String> wrongMitigations,
+  public record RootCause(Layer layer, String owner, String change, List<String> evidence, String fix, List<String> wrongMitigations,
       String rerun) {}
 
   /** One candidate of a confounded (or unexplained) diagnosis. */
-  public record Candidate(String variable, String layer, String change, boolean pathAgrees) {}
+  public record Candidate(String variable, Layer layer, String change, boolean pathAgrees) {}
 
   /**
    * Diagnoses {@code variant} against {@code baseline}; never reads the harness's fault-knob record. Refuses (exit 3)
@@ -286,7 +287,7 @@ public record Diagnosis(
 
   /** True when nothing is wrong: no regression, correctness not failed, no path change. */
   public boolean clean() {
-    return !regression.detected() && !"FAIL".equals(correctness.verdict()) && "no change".equals(conclusion);
+    return !regression.detected() && correctness.verdict() != Verdict.FAIL && "no change".equals(conclusion);
   }
 
   public static String render(Diagnosis d, String format) {

@@ -10,7 +10,7 @@ final class DiagnosisFormat {
   static String text(Diagnosis d) {
     StringBuilder sb = new StringBuilder();
     sb.append("diagnosis: ").append(d.conclusion()).append("  (baseline ").append(d.baseline()).append(", variant ").append(d.variant()).append(")\n");
-    sb.append("1. correctness: ").append(d.correctness().verdict()).append(" — ").append(d.correctness().evidence()).append('\n');
+    sb.append("1. correctness: ").append(d.correctness().verdict().label()).append(" — ").append(d.correctness().evidence()).append('\n');
     Diagnosis.Regression r = d.regression();
     sb.append("2. step time: ").append(r.verdict());
     if (r.ratio() != null) {
@@ -65,7 +65,7 @@ final class DiagnosisFormat {
     Diagnosis.Regression r = d.regression();
     sb.append("### pathproof diagnose: ").append(d.conclusion()).append(r.detected() ? " (regression)" : "").append("\n\n");
     sb.append("| step | result |\n|---|---|\n");
-    sb.append("| correctness | ").append(md(d.correctness().verdict() + ": " + d.correctness().evidence())).append(" |\n");
+    sb.append("| correctness | ").append(md(d.correctness().verdict().label() + ": " + d.correctness().evidence())).append(" |\n");
     sb.append("| step time | ").append(md(r.verdict() + (r.ratio() == null ? "" : ": " + step(r)) + (r.why() == null ? "" : "; " + r.why())))
         .append(" |\n");
     if (r.ratio() != null) {
@@ -108,7 +108,7 @@ final class DiagnosisFormat {
     StringBuilder sb = new StringBuilder();
     sb.append("verify-fix: ").append(f.verdict().toUpperCase(java.util.Locale.ROOT)).append(" (baseline ").append(f.baseline()).append(", fixed ")
         .append(f.fixedRun()).append(")\n");
-    sb.append("fingerprint equal: ").append(f.fingerprintEqual()).append("; correctness: ").append(f.correctness()).append('\n');
+    sb.append("fingerprint equal: ").append(f.fingerprintEqual()).append("; correctness: ").append(f.correctness().label()).append('\n');
     if (f.medianMs() != null) {
       sb.append(String.format("step median %.3f ms, baseline band %.3f..%.3f ms%n", f.medianMs(), f.bandLowMs(), f.bandHighMs()));
     }
@@ -138,7 +138,7 @@ final class DiagnosisFormat {
     };
     sb.append("### pathproof verify-fix: ").append(icon).append(' ').append(f.verdict()).append("\n\n");
     sb.append("- fingerprint equal to the baseline's: ").append(f.fingerprintEqual()).append('\n');
-    sb.append("- correctness: ").append(f.correctness()).append('\n');
+    sb.append("- correctness: ").append(f.correctness().label()).append('\n');
     if (f.medianMs() != null) {
       sb.append(String.format("- step median %.3f ms; baseline band %.3f..%.3f ms%n", f.medianMs(), f.bandLowMs(), f.bandHighMs()));
     }

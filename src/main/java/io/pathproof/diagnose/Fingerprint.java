@@ -19,32 +19,11 @@ import java.util.TreeSet;
  * and the within-run correctness facts. A layer whose evidence is absent has a null value (not comparable).
  */
 final class Fingerprint {
-  static final String CORRECTNESS = "correctness";
-  static final String BUCKETS = "ddp-buckets";
-  static final String ALGORITHM = "algorithm";
-  static final String PROTOCOL = "protocol";
-  static final String TRANSPORT = "transport";
-  static final String CHANNELS = "channels";
-  static final String THREADS = "threads";
-  static final String COMPUTE = "compute";
-  static final String CONFIGURATION = "configuration";
-  /**
-   * DDP's constructor flags that are not the bucket layout (find_unused_parameters, static_graph,
-   * gradient_as_bucket_view): DDP's own logging data records them, so a change is seen on that layer itself.
-   */
-  static final String DDP_CONFIG = "ddp-config";
-  static final String NONE = "none";
-  /** Not a layer of the job: the machine was busier during one run (run-queue wait), which explains the change. */
-  static final String MACHINE_LOAD = "machine-load";
-
-  /** The structural layers, upstream first: the order of elimination (seed, 回归根因推理). */
-  static final List<String> PATH_LAYERS = List.of(BUCKETS, ALGORITHM, PROTOCOL, TRANSPORT, CHANNELS, THREADS);
-
   /** One layer's canonical value, the evidence kinds behind it and where it was read. */
   record Facet(String value, List<String> kinds, List<String> provenance) {}
 
   final Evidence e;
-  final Map<String, Facet> path = new LinkedHashMap<>();
+  final Map<Layer, Facet> path = new LinkedHashMap<>();
   /** Per measured iteration, the step time of the job (ms): the slowest rank gates a synchronous DDP step. */
   final double[] steps;
   /** Per measured iteration, step time minus the time the buckets spent in communication (ms). */
@@ -179,7 +158,7 @@ final class Fingerprint {
       kinds.add("nccl-log");
       prov.add(first);
     }
-    path.put(BUCKETS, parts.isEmpty() ? null : new Facet(String.join("; ", parts), kinds, provs(prov.toArray(new String[0]))));
+    path.put(Layer.BUCKETS, parts.isEmpty() ? null : new Facet(String.join("; ", parts), kinds, provs(prov.toArray(new String[0]))));
   }
 
   private void tuning() {
@@ -198,8 +177,8 @@ final class Fingerprint {
         }
       }
     }
-    path.put(ALGORITHM, algos.isEmpty() ? null : new Facet(bySize(algos), List.of("nccl-log"), provs(first)));
-    path.put(PROTOCOL, protos.isEmpty() ? null : new Facet(bySize(protos), List.of("nccl-log"), provs(first)));
+    path.put(Layer.ALGORITHM, algos.isEmpty() ? null : new Facet(bySize(algos), List.of("nccl-log"), provs(first)));
+    path.put(Layer.PROTOCOL, protos.isEmpty() ? null : new Facet(bySize(protos), List.of("nccl-log"), provs(first)));
   }
 
   private static String bySize(TreeMap<Long, TreeSet<String>> m) {
@@ -230,7 +209,7 @@ final class Fingerprint {
         }
       }
     }
-    path.put(TRANSPORT, ts.isEmpty() ? null : new Facet(String.join(", ", ts), List.of("nccl-log"), provs(first)));
+    path.put(Layer.TRANSPORT, ts.isEmpty() ? null : new Facet(String.join(", ", ts), List.of("nccl-log"), provs(first)));
   }
 
   private void channels() {
@@ -277,7 +256,7 @@ final class Fingerprint {
       parts.add("gridX " + grid);
       kinds.add("kernel-trace");
     }
-    path.put(CHANNELS, parts.isEmpty() ? null : new Facet(String.join("; ", parts), kinds, provs(prov.toArray(new String[0]))));
+    path.put(Layer.CHANNELS, parts.isEmpty() ? null : new Facet(String.join("; ", parts), kinds, provs(prov.toArray(new String[0]))));
   }
 
   private void threads() {
@@ -291,7 +270,7 @@ final class Fingerprint {
         }
       }
     }
-    path.put(THREADS, block.isEmpty() ? null : new Facet("blockX " + block, List.of("kernel-trace"), provs(first)));
+    path.put(Layer.THREADS, block.isEmpty() ? null : new Facet("blockX " + block, List.of("kernel-trace"), provs(first)));
   }
 
   // ------------------------------------------------------------------ measurements
@@ -311,8 +290,8 @@ final class Fingerprint {
    * done where the run has GPU boundaries, else to future done), the median over ranks. What is left is forward,
    * backward outside communication and the optimizer: the compute a slower model, data loader or clock would change.
    * The communication time is the union of the buckets' intervals, not their sum: on gloo the next bucket is ready
-   * while the previous one is still in flight, and a sum counted that time twice (a negative compute on a loaded
-   * machine, issue 11). The union lies inside the step, so the estimate is never negative; it is clamped at 0 for
+   * while the previous one is still in flight, and a sum counts that time twice (a negative compute on a loaded
+   * machine). The union lies inside the step, so the estimate is never negative; it is clamped at 0 for
    * clocks that disagree. On NCCL the future completes at enqueue, not when the AllReduce finished (the harness's
    * note; ProcessGroupNCCL futures are CUDA-aware), so only GPU done bounds the communication there.
    */

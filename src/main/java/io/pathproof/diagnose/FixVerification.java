@@ -1,5 +1,6 @@
 package io.pathproof.diagnose;
 
+import io.pathproof.accept.Verdict;
 import java.util.List;
 
 /**
@@ -22,7 +23,7 @@ public record FixVerification(
     boolean fixed,
     boolean fingerprintEqual,
     List<Diagnosis.LayerDiff> differences,
-    String correctness,
+    Verdict correctness,
     Double medianMs,
     Double bandLowMs,
     Double bandHighMs,
@@ -51,9 +52,9 @@ public record FixVerification(
     notes = notes == null ? List.of() : List.copyOf(notes);
   }
 
-  /** The record before "nothing to fix" was told apart: fixed or not fixed. */
+  /** A verdict that is only fixed or not fixed: for a caller that does not tell "nothing to fix" apart. */
   public FixVerification(String schema, String baseline, String fixedRun, boolean fixed, boolean fingerprintEqual,
-      List<Diagnosis.LayerDiff> differences, String correctness, Double medianMs, Double bandLowMs, Double bandHighMs,
+      List<Diagnosis.LayerDiff> differences, Verdict correctness, Double medianMs, Double bandLowMs, Double bandHighMs,
       Diagnosis.Regression regression, List<String> reasons, String variantRun, Diagnosis.Regression againstVariant,
       boolean onlyStepTime, List<String> notes) {
     this(schema, baseline, fixedRun, fixed, fingerprintEqual, differences, correctness, medianMs, bandLowMs, bandHighMs, regression,

@@ -16,7 +16,7 @@ import java.util.Set;
 final class Knobs {
   private Knobs() {}
 
-  record Knob(String variable, String layer) {}
+  record Knob(String variable, Layer layer) {}
 
   private static final Set<String> CHANNELS = Set.of("NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS",
       "NCCL_NCHANNELS_PER_NET_PEER", "NCCL_NCHANNELS_PER_PEER", "NCCL_MIN_NRINGS", "NCCL_MAX_NRINGS");
@@ -35,55 +35,46 @@ final class Knobs {
     String upper = name.toUpperCase(Locale.ROOT);
     if (scope.equals("env")) {
       if (CHANNELS.contains(upper)) {
-        return new Knob("NCCL channel limits", Fingerprint.CHANNELS);
+        return new Knob("NCCL channel limits", Layer.CHANNELS);
       }
       if (TRANSPORT.contains(upper)) {
-        return new Knob("NCCL transport selection", Fingerprint.TRANSPORT);
+        return new Knob("NCCL transport selection", Layer.TRANSPORT);
       }
       if (ALGORITHM.contains(upper)) {
-        return new Knob("NCCL algorithm selection", Fingerprint.ALGORITHM);
+        return new Knob("NCCL algorithm selection", Layer.ALGORITHM);
       }
       if (PROTOCOL.contains(upper)) {
-        return new Knob("NCCL protocol selection", Fingerprint.PROTOCOL);
+        return new Knob("NCCL protocol selection", Layer.PROTOCOL);
       }
       if (THREADS.contains(upper)) {
-        return new Knob("NCCL threads per block", Fingerprint.THREADS);
+        return new Knob("NCCL threads per block", Layer.THREADS);
       }
-      return new Knob(name, Fingerprint.CONFIGURATION);
+      return new Knob(name, Layer.CONFIGURATION);
     }
     String lower = name.toLowerCase(Locale.ROOT).replace("_", "");
     if ((scope.equals("ddp") || scope.equals("workload")) && lower.contains("bucketcap")) {
-      return new Knob("DDP bucket cap", Fingerprint.BUCKETS);
+      return new Knob("DDP bucket cap", Layer.BUCKETS);
     }
     if ((scope.equals("ddp") || scope.equals("workload"))
         && (lower.contains("findunused") || lower.contains("staticgraph") || lower.contains("gradientasbucketview"))) {
-      return new Knob("DDP flags", Fingerprint.DDP_CONFIG);
+      return new Knob("DDP flags", Layer.DDP_CONFIG);
     }
     if (scope.equals("workload") || scope.equals("ddp")) {
-      return new Knob("workload", Fingerprint.CONFIGURATION);
+      return new Knob("workload", Layer.CONFIGURATION);
     }
     if (scope.equals("versions")) {
       return new Knob(name.toLowerCase(Locale.ROOT).startsWith("nccl") ? "NCCL version"
-          : name.toLowerCase(Locale.ROOT).startsWith("torch") ? "torch version" : name + " version", Fingerprint.CONFIGURATION);
+          : name.toLowerCase(Locale.ROOT).startsWith("torch") ? "torch version" : name + " version", Layer.CONFIGURATION);
     }
     if (scope.equals("topology") || scope.equals("gpus")) {
-      return new Knob("topology", Fingerprint.CONFIGURATION);
+      return new Knob("topology", Layer.CONFIGURATION);
     }
     if (key.equals("world_size")) {
-      return new Knob("world size", Fingerprint.CONFIGURATION);
+      return new Knob("world size", Layer.CONFIGURATION);
     }
     if (key.equals("backend")) {
-      return new Knob("backend", Fingerprint.CONFIGURATION);
+      return new Knob("backend", Layer.CONFIGURATION);
     }
-    return new Knob(key, Fingerprint.CONFIGURATION);
-  }
-
-  /** Who owns a layer (seed, 所有权边界). */
-  static String owner(String layer) {
-    return switch (layer) {
-      case Fingerprint.BUCKETS, Fingerprint.DDP_CONFIG -> "PyTorch";
-      case Fingerprint.ALGORITHM, Fingerprint.PROTOCOL, Fingerprint.CHANNELS, Fingerprint.THREADS, Fingerprint.TRANSPORT -> "NCCL host";
-      default -> "application";
-    };
+    return new Knob(key, Layer.CONFIGURATION);
   }
 }

@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * from {@code /proc/thread-self/schedstat}, the 1-minute load average). Run-queue wait is time the rank was runnable
  * but not running: the machine was busy with something else. {@code jobWaitMs}: the median over steps of that wait
  * summed over the ranks, the most the machine can have added to one synchronous step. A step that is slower only by
- * that much is slower because of the machine, not the job (issue 11: an A/A pair three minutes apart on a shared
+ * that much is slower because of the machine, not the job (an A/A pair three minutes apart on a shared
  * 2-core machine read as +14 %). {@code stepsWithoutWait} and {@code jobCpuPerStep} hold one array per run, so a
  * comparison pools them like the step times.
  */

@@ -53,80 +53,80 @@ final class Remedies {
     return out;
   }
 
-  private static String base(Fingerprint fb, String layer) {
+  private static String base(Fingerprint fb, Layer layer) {
     Fingerprint.Facet f = fb.path.get(layer);
     return f == null ? "(unknown)" : f.value();
   }
 
-  static Diagnosis.RootCause configured(String layer, String target, String variable, List<ConfigDiff.Change> changes,
-      List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect, boolean effectSeen, Fingerprint fb) {
+  static Diagnosis.RootCause configured(Layer layer, Layer target, String variable, List<ConfigDiff.Change> changes,
+      List<Layer> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect, boolean effectSeen, Fingerprint fb) {
     String configDiff = Diagnoser.describe(changes);
     List<String> evidence = Diagnoser.evidence(configDiff, changedLayers, diffs, effect);
-    if (target.equals(Fingerprint.DDP_CONFIG)) {
+    if (target == Layer.DDP_CONFIG) {
       evidence.add("DDP's own logging data records the changed flag" + (changedLayers.isEmpty() ? "; the path (bucket layout, collectives) "
           + "is unchanged" : "") + (effectSeen ? "; the step time changed with it" : "; no step-time effect measured"));
     } else {
       evidence.add(effectSeen ? "configuration diff, path diff and effect agree" : "configuration diff and path diff agree; no step-time effect measured");
     }
     String change = variable + ": " + configDiff + (changedLayers.size() > 1
-        ? "; downstream of it: " + String.join(", ", changedLayers.subList(1, changedLayers.size())) + " changed too" : "");
+        ? "; downstream of it: " + Layer.joined(changedLayers.subList(1, changedLayers.size())) + " changed too" : "");
     List<String> wrong = new ArrayList<>();
     wrong.add("a larger timeout (ProcessGroup / NCCL): the collective is slower or different, not hung");
     String fix;
     switch (target) {
-      case Fingerprint.CHANNELS -> {
-        fix = undo(changes) + " in the job's environment so that NCCL chooses the channel count again (baseline: " + base(fb, Fingerprint.CHANNELS) + ")";
+      case CHANNELS -> {
+        fix = undo(changes) + " in the job's environment so that NCCL chooses the channel count again (baseline: " + base(fb, Layer.CHANNELS) + ")";
         wrong.add("a larger DDP bucket (bucket_cap_mb): the bucket is unchanged; a bigger message over fewer channels is still fewer channels");
-        wrong.add("blaming or replacing NVLink: the transport is unchanged (" + base(fb, Fingerprint.TRANSPORT) + "); a channel cap is configuration, not a link fault");
+        wrong.add("blaming or replacing NVLink: the transport is unchanged (" + base(fb, Layer.TRANSPORT) + "); a channel cap is configuration, not a link fault");
         wrong.add("forcing NCCL_ALGO or NCCL_PROTO: algorithm and protocol did not change");
       }
-      case Fingerprint.PROTOCOL -> {
-        fix = undo(changes) + " so that the tuner picks the protocol per message size again (baseline: " + base(fb, Fingerprint.PROTOCOL) + ")";
+      case PROTOCOL -> {
+        fix = undo(changes) + " so that the tuner picks the protocol per message size again (baseline: " + base(fb, Layer.PROTOCOL) + ")";
         wrong.add("more channels (NCCL_MIN_NCHANNELS): the protocol, not the channel count, was forced");
         wrong.add("a larger DDP bucket: a forced protocol stays forced at every size");
       }
-      case Fingerprint.ALGORITHM -> {
-        fix = undo(changes) + " so that the tuner picks the algorithm again (baseline: " + base(fb, Fingerprint.ALGORITHM) + ")";
+      case ALGORITHM -> {
+        fix = undo(changes) + " so that the tuner picks the algorithm again (baseline: " + base(fb, Layer.ALGORITHM) + ")";
         wrong.add("more channels or another protocol: the algorithm was forced");
         wrong.add("a larger DDP bucket: a forced algorithm stays forced at every size");
       }
-      case Fingerprint.TRANSPORT -> {
-        fix = undo(changes) + " so that peers connect over " + base(fb, Fingerprint.TRANSPORT) + " again";
+      case TRANSPORT -> {
+        fix = undo(changes) + " so that peers connect over " + base(fb, Layer.TRANSPORT) + " again";
         wrong.add("replacing NVLink or the GPUs: the configuration turned the peer path off; the links were never tried");
         wrong.add("more channels or a larger bucket: the data still goes through the fallback transport");
       }
-      case Fingerprint.THREADS -> {
-        fix = undo(changes) + " so that NCCL sizes its thread blocks itself again (baseline: " + base(fb, Fingerprint.THREADS) + ")";
+      case THREADS -> {
+        fix = undo(changes) + " so that NCCL sizes its thread blocks itself again (baseline: " + base(fb, Layer.THREADS) + ")";
         wrong.add("more channels: the block size, not the channel count, changed");
         wrong.add("a larger DDP bucket: the launch shape is set by the thread limit");
       }
-      case Fingerprint.DDP_CONFIG -> {
+      case DDP_CONFIG -> {
         fix = undo(changes) + " in the DDP constructor (find_unused_parameters=True makes the reducer walk the autograd graph after "
             + "every forward and keeps the buckets in construction order)";
         wrong.add("NCCL tuning (NCCL_ALGO, NCCL_PROTO, channels): the collectives are not what changed");
         wrong.add("a larger DDP bucket: the flag, not the bucket size, changed");
       }
-      case Fingerprint.BUCKETS -> {
-        fix = undo(changes) + " in the DDP constructor so that the gradients are bucketed as before (baseline: " + base(fb, Fingerprint.BUCKETS) + ")";
+      case BUCKETS -> {
+        fix = undo(changes) + " in the DDP constructor so that the gradients are bucketed as before (baseline: " + base(fb, Layer.BUCKETS) + ")";
         wrong.add("NCCL tuning (NCCL_ALGO, NCCL_PROTO, channels): NCCL chose correctly for the new message sizes; the messages changed");
       }
       default -> {
-        fix = "revert " + configDiff + " (it changed " + String.join(", ", changedLayers) + ")";
+        fix = "revert " + configDiff + " (it changed " + Layer.joined(changedLayers) + ")";
         wrong.add("tuning the layers downstream of the change one by one instead of reverting it");
       }
     }
-    return new Diagnosis.RootCause(target, Knobs.owner(target), change, evidence, fix, wrong, RERUN);
+    return new Diagnosis.RootCause(target, target.owner(), change, evidence, fix, wrong, RERUN);
   }
 
-  static Diagnosis.RootCause unconfigured(String layer, List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
+  static Diagnosis.RootCause unconfigured(Layer layer, List<Layer> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
     List<String> evidence = Diagnoser.evidence("", changedLayers, diffs, effect);
     Diagnosis.LayerDiff d = Diagnoser.find(diffs, layer);
     String change = "the " + layer + " changed without any configuration change: " + d.baseline() + " → " + d.variant();
-    String owner = layer.equals(Fingerprint.TRANSPORT) || layer.equals(Fingerprint.CHANNELS) ? "CUDA+hardware" : Knobs.owner(layer);
+    String owner = layer == Layer.TRANSPORT || layer == Layer.CHANNELS ? Layer.Owner.HARDWARE : layer.owner();
     String fix = switch (layer) {
-      case Fingerprint.TRANSPORT, Fingerprint.CHANNELS -> "find why NCCL saw a different topology on the same configuration (nvidia-smi topo -m, "
+      case TRANSPORT, CHANNELS -> "find why NCCL saw a different topology on the same configuration (nvidia-smi topo -m, "
           + "the peer-access matrix, NVLink state, driver / IOMMU / ACS settings) and restore the peer path";
-      case Fingerprint.BUCKETS -> "find why DDP formed other buckets with the same flags (model code, parameter order, unused parameters)";
+      case BUCKETS -> "find why DDP formed other buckets with the same flags (model code, parameter order, unused parameters)";
       default -> "find why NCCL decided differently with the same configuration and versions (a tuner plugin, the topology it detected)";
     };
     return new Diagnosis.RootCause(layer, owner, change, evidence, fix,
@@ -146,10 +146,10 @@ final class Remedies {
   }
 
   /** Every path layer with evidence is unchanged and nothing else explains the step: the residual is compute. */
-  static Diagnosis.RootCause residualCompute(StepStats.Comparison compute, String effect, List<String> unchanged, String loadNote) {
-    String change = "the step regressed with every examined path layer unchanged (" + String.join(", ", unchanged)
+  static Diagnosis.RootCause residualCompute(StepStats.Comparison compute, String effect, List<Layer> unchanged, String loadNote) {
+    String change = "the step regressed with every examined path layer unchanged (" + Layer.joined(unchanged)
         + "), no configuration change and no slower communication: the residual is compute outside communication";
-    List<String> evidence = new ArrayList<>(List.of("configuration diff: none", "path diff: none (" + String.join(", ", unchanged) + " equal)",
+    List<String> evidence = new ArrayList<>(List.of("configuration diff: none", "path diff: none (" + Layer.joined(unchanged) + " equal)",
         "effect: " + effect));
     if (compute != null) {
       evidence.add(String.format(Locale.ROOT, "compute estimate %.3f → %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f): too noisy to decide "
@@ -162,7 +162,7 @@ final class Remedies {
   }
 
   private static Diagnosis.RootCause computeCause(String change, List<String> evidence) {
-    return new Diagnosis.RootCause(Fingerprint.COMPUTE, "application", change, evidence,
+    return new Diagnosis.RootCause(Layer.COMPUTE, Layer.Owner.APPLICATION, change, evidence,
         "find what slowed forward, backward or the optimizer step (model code, data loading, a sleep or sync, GPU clocks) and undo it; "
             + "profile the compute kernels and CPU ranges of one step on each rank",
         List.of("NCCL tuning (channels, NCCL_ALGO, NCCL_PROTO): the communication path and its time are unchanged",
@@ -183,7 +183,7 @@ final class Remedies {
     String change = String.format(Locale.ROOT, "confounded by machine load: the %s run's ranks waited %.3f ms per step for a CPU "
         + "(the %s run's %.3f ms); %s", slower ? "variant" : "baseline", (slower ? load.variant() : load.baseline()).runQueueMs(),
         slower ? "baseline" : "variant", (slower ? load.baseline() : load.variant()).runQueueMs(), why);
-    return new Diagnosis.RootCause(Fingerprint.MACHINE_LOAD, "CUDA+hardware", change,
+    return new Diagnosis.RootCause(Layer.MACHINE_LOAD, Layer.Owner.HARDWARE, change,
         List.of("configuration diff: none", "path diff: none", "effect: " + effect, "machine load: baseline " + load.baseline().describe(),
             "machine load: variant " + load.variant().describe()),
         "nothing in the job to fix: re-run baseline and variant interleaved (or both on a quiet machine) and diagnose again",
@@ -198,8 +198,8 @@ final class Remedies {
 
   static Diagnosis.RootCause slowerLinks(StepStats.Comparison kernels, String effect, Fingerprint fb) {
     String change = String.format(Locale.ROOT, "same path (%s), but NCCL kernels take %.1f instead of %.1f us (ratio %.3f)",
-        base(fb, Fingerprint.TRANSPORT), kernels.variantMedian(), kernels.baselineMedian(), kernels.ratio());
-    return new Diagnosis.RootCause(Fingerprint.TRANSPORT, "CUDA+hardware", change,
+        base(fb, Layer.TRANSPORT), kernels.variantMedian(), kernels.baselineMedian(), kernels.ratio());
+    return new Diagnosis.RootCause(Layer.TRANSPORT, Layer.Owner.HARDWARE, change,
         List.of("configuration diff: none", "path diff: none (buckets, algorithm, protocol, transport, channels, threads equal)",
             "kernel time: " + change, "effect: " + effect),
         "check the links and clocks of these GPUs (nvidia-smi nvlink -s / -e for errors and down links, clocks and throttling, other jobs on the GPUs)",
@@ -223,24 +223,24 @@ final class Remedies {
         : "find what writes the gradients or parameters of rank(s) " + ranks + " outside the AllReduce (a per-rank hook or optimizer "
             + "state, a data path that differs per rank) and fix it; if the code is identical on every rank, suspect the GPU of rank(s) "
             + ranks + " (CUDA+hardware: memory errors, run the same canary pinned to another GPU)";
-    return new Diagnosis.RootCause(Fingerprint.CORRECTNESS, "application", change, evidence, fix,
+    return new Diagnosis.RootCause(Layer.CORRECTNESS, Layer.Owner.APPLICATION, change, evidence, fix,
         List.of("re-broadcasting parameters from rank 0 every step: hides the divergence, the wrong update still happens",
             "a larger timeout or NCCL tuning: the collective completed and did what it was given",
             "accepting the run because every NCCL kernel ran (common error 10)"),
         "re-run the same canary and require equal replica digests on every rank (pathproof accept, row replicas) and verify-fix");
   }
 
-  static Diagnosis.RootCause unexplained(String why, List<String> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
+  static Diagnosis.RootCause unexplained(String why, List<Layer> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
     List<String> evidence = Diagnoser.evidence("", changedLayers, diffs, effect);
     evidence.set(0, "unexplained: " + why);
-    return new Diagnosis.RootCause(changedLayers.isEmpty() ? Fingerprint.NONE : changedLayers.get(0), "application", "unexplained: " + why,
+    return new Diagnosis.RootCause(changedLayers.isEmpty() ? Layer.NONE : changedLayers.get(0), Layer.Owner.APPLICATION, "unexplained: " + why,
         evidence, "collect the missing evidence and diagnose again: NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P, "
             + "a profiler window (kernel trace) and the comm hook on both runs, with one variable changed at a time",
         List.of("acting on a guess: the evidence does not single out a cause"), RERUN);
   }
 
   static Diagnosis.RootCause none(String why, String effect) {
-    return new Diagnosis.RootCause(Fingerprint.NONE, "application", "no change: " + why, List.of("effect: " + effect), "nothing to fix",
+    return new Diagnosis.RootCause(Layer.NONE, Layer.Owner.APPLICATION, "no change: " + why, List.of("effect: " + effect), "nothing to fix",
         List.of("any tuning: there is no difference to correct"), "none needed");
   }
 
@@ -251,7 +251,7 @@ final class Remedies {
   static Diagnosis.RootCause inconclusive(String why, String effect, Diagnosis.Regression reg) {
     String more = reg.stepsNeeded() == null ? "more runs of both configurations, interleaved"
         : "about " + reg.stepsNeeded() + " steps per configuration (" + reg.nBaseline() + " and " + reg.nVariant() + " now), interleaved runs";
-    return new Diagnosis.RootCause(Fingerprint.NONE, "application", "inconclusive: " + why, List.of("effect: " + effect, "rule: " + reg.rule()),
+    return new Diagnosis.RootCause(Layer.NONE, Layer.Owner.APPLICATION, "inconclusive: " + why, List.of("effect: " + effect, "rule: " + reg.rule()),
         "nothing to fix yet: measure more — " + more + " — and diagnose the runs pooled (diagnose --baseline A --baseline A2 … --variant B "
             + "--variant B2 …)",
         List.of("calling it no change: a change of the margin's size is not excluded", "acting on the ratio alone: it is not shown to differ from 1"),

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * definition of a run's step time and its median ({@link #stepTimes}). Seeded, so the same samples always give the same
  * interval.
  *
- * <p>Decision rule (issue 19 §2; the rule's interval is the {@link Diagnosis.Rule#level()} one, 99 % for one look):
+ * <p>Decision rule (the rule's interval is the {@link Diagnosis.Rule#level()} one, 99 % for one look):
  * <ul>
  *   <li>regression: the ratio at least {@link #MIN_EFFECT} above 1 and the rule's interval wholly above 1;
  *   <li>improvement: symmetrically below;
@@ -180,7 +180,7 @@ final class StepStats {
   }
 
   /**
-   * One look of the sequential rule for adaptive iterations (issue 11 §3): with {@code looks} planned looks (e.g. at
+   * One look of the sequential rule for adaptive iterations: with {@code looks} planned looks (e.g. at
    * 48, 96, 192, 384 iterations) each look spends 1 %/looks of one-sided false-alarm rate (Bonferroni), so stopping at
    * the first decided look keeps A/A false alarms ≤ 1 %. "regression": ratio ≥ 1 + MIN_EFFECT and the lower bound above
    * 1; "no regression": the upper bound below 1 + {@code effect} (a regression that large is excluded); else

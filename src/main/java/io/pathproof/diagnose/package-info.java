@@ -2,7 +2,7 @@
  * Blind regression diagnosis between two runs and fix verification. Public entry:
  * {@link io.pathproof.diagnose.Diagnosis#diagnose} and {@link io.pathproof.diagnose.Diagnosis#verifyFix}.
  *
- * <p>Reads only {@link io.pathproof.evidence.Evidence} (the published contract of issues 3/4): NCCL log facts
+ * <p>Reads only {@link io.pathproof.evidence.Evidence} (its published contract): NCCL log facts
  * (INIT channel counts, TUNING in the 2.22 {@code time %f} and 2.24+ {@code channel{Lo..Hi}} formats, connector
  * lines, env echoes), kernel traces (gridX, blockX, durations), hook records and step times, replica digests, DDP
  * logging data (torch 1.13 – 2.11 key names, logger.cpp) and the run manifest's {@code env}, {@code versions},

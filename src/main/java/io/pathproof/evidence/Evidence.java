@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * Everything read from one run: normalized facts, each with its {@link Source}, plus the problems met while reading.
- * The JSON names are a published contract (issues 3 and 4): scripts and {@code accept}/{@code diagnose} rely on them.
+ * The JSON names are a published contract: scripts and {@code accept}/{@code diagnose} rely on them.
  */
 public record Evidence(
     String runDir,
@@ -52,8 +52,8 @@ public record Evidence(
   }
 
   /**
-   * The first contract (issues 3 and 4), before distributed[], copies[], flightRecorderDumps[], emulation and NCCL's
-   * profiler plugin (issue 13) joined the evidence.
+   * Evidence without distributed[], copies[], flightRecorderDumps[], emulation and NCCL's profiler plugin: for a
+   * caller that builds one by hand from these facts only.
    */
   public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
       List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
@@ -118,7 +118,7 @@ public record Evidence(
       List<RankInit> rankInits,
       Source source,
       List<String> launcherLabels) {
-    /** The first contract, before launcherLabels (the launchers' tags seen on its lines, e.g. "[1,3]<stdout>:"). */
+    /** A communicator whose lines carried no launcher tags (launcherLabels, e.g. "[1,3]<stdout>:"). */
     public Communicator(String commId, List<Integer> ranks, Integer nRanks, Integer nNodes, Integer localRanks,
         Integer collChannels, Integer p2pChannels, Integer p2pChannelsPerPeer, Integer nvlsChannels, List<String> rings,
         List<String> trees, List<Graph> graphs, String threadThresholds, List<String> transports,
@@ -132,7 +132,8 @@ public record Evidence(
 
   /**
    * The comm-init facts of one rank of a communicator. {@code nvmlDev} and the {@code Init timings} line (total and
-   * per phase, seconds as printed) were added after the first contract; the old constructor is kept.
+   * per phase, seconds as printed) are null where the log does not print them; the short constructor is for a caller
+   * that has neither.
    */
   public record RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Integer nvmlDev,
       BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source, EmulatedDevice emulated,

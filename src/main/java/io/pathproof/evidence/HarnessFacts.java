@@ -3,7 +3,7 @@ package io.pathproof.evidence;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
-/** What the run harness's own files in a run directory say (issue 4), before they join the rest of the evidence. */
+/** What the run harness's own files in a run directory say, before they join the rest of the evidence. */
 public record HarnessFacts(
     Evidence.Ddp ddp,
     List<Evidence.Step> steps,

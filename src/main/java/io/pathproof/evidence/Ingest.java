@@ -1,6 +1,7 @@
 package io.pathproof.evidence;
 
 import io.pathproof.core.Messages;
+import io.pathproof.core.PathproofException;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -52,6 +53,21 @@ public final class Ingest {
     return read(inputs, Math.max(1, Runtime.getRuntime().availableProcessors()));
   }
 
+  /**
+   * One run directory (or one evidence file) that a verb cannot do without: read as {@link #read(List)}, but a path
+   * that does not exist, or that holds nothing readable, is bad input (exit 3) instead of an empty evidence set.
+   */
+  public static Evidence readRun(Path dir) {
+    if (!Files.exists(dir)) {
+      throw PathproofException.badInput("no such run directory: " + dir);
+    }
+    Evidence e = read(List.of(dir));
+    if (e == null || !e.anythingRead()) {
+      throw PathproofException.badInput(dir + ": no readable evidence");
+    }
+    return e;
+  }
+
   /** As {@link #read(List)} with at most {@code threads} files read at once. */
   public static Evidence read(List<Path> inputs, int threads) {
     List<Task> tasks = new ArrayList<>();
@@ -100,7 +116,7 @@ public final class Ingest {
   private static void walk(Path dir, List<Task> tasks, List<Problem> problems) {
     List<Path> files;
     try (Stream<Path> s = Files.walk(dir, MAX_DEPTH)) {
-      // fault.sealed.json holds what a run injected: never opened here, so a diagnosis cannot be told (issue 11 §4).
+      // fault.sealed.json holds what a run injected: never opened here, so a diagnosis cannot be told what to find.
       // Hidden files and folders are not evidence: a run's .pathproof/ holds the instrumentation that ran.
       files = s.filter(Files::isRegularFile).filter(p -> !hidden(dir.relativize(p)))
           .filter(p -> !p.getFileName().toString().equals("fault.sealed.json")).sorted().toList();

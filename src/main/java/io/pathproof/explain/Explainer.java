@@ -2,6 +2,7 @@ package io.pathproof.explain;
 
 import io.pathproof.ddp.Bucket;
 import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.diagnose.Layer;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
@@ -182,14 +183,14 @@ public final class Explainer {
       sb.append(", layer ").append(d.rootCause().layer()).append(" (owner ").append(d.rootCause().owner()).append("): ")
           .append(d.rootCause().change()).append(". ");
     }
-    sb.append("Correctness ").append(d.correctness().verdict()).append("; step time ").append(d.regression().verdict());
+    sb.append("Correctness ").append(d.correctness().verdict().label()).append("; step time ").append(d.regression().verdict());
     if (d.regression().ratio() != null) {
       sb.append(String.format(Locale.ROOT, " (median ratio %.3f, 95%% CI %.3f..%.3f)", d.regression().ratio(),
           d.regression().ciLow(), d.regression().ciHigh()));
     }
     sb.append(". Eliminated in order: ");
-    sb.append(d.eliminated().isEmpty() ? "none" : d.eliminated().stream().map(Diagnosis.Elimination::layer).collect(Collectors.joining(", ")));
-    List<String> changed = d.diffs().stream().filter(Diagnosis.LayerDiff::changed).map(Diagnosis.LayerDiff::layer).toList();
+    sb.append(d.eliminated().isEmpty() ? "none" : d.eliminated().stream().map(e -> e.layer().id()).collect(Collectors.joining(", ")));
+    List<String> changed = d.diffs().stream().filter(Diagnosis.LayerDiff::changed).map(l -> l.layer().id()).toList();
     sb.append("; changed in the path fingerprint: ").append(changed.isEmpty() ? "nothing" : String.join(", ", changed)).append('.');
     return new Answer(14, q, sb.toString(), "pathproof diagnose of " + d.variant() + " against " + d.baseline());
   }
@@ -201,7 +202,7 @@ public final class Explainer {
       return new Answer(15, q, "Not decided yet: the step-time comparison is inconclusive, so no fault is named and none can be fixed; "
           + d.rootCause().fix() + ".", "pathproof diagnose: inconclusive");
     }
-    if (d == null || d.rootCause() == null || "none".equals(d.rootCause().layer()) && !d.regression().detected()) {
+    if (d == null || d.rootCause() == null || d.rootCause().layer() == Layer.NONE && !d.regression().detected()) {
       return new Answer(15, q, "No regression here, so nothing to fix; a mitigation applied anyway would only add a change to explain.",
           d == null ? "no diagnosis given" : "pathproof diagnose: " + d.conclusion());
     }

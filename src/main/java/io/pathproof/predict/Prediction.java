@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * A prediction made before the run: the buckets DDP will form, and per bucket what NCCL will do. {@code inputs} is
  * the full scenario it was derived from; {@code seal} is null until the prediction is written with {@code -o}.
- * JSON names are a published contract (issue 2).
+ * JSON names are a published contract: a renamed one would break every prediction sealed before it.
  */
 public record Prediction(
     String schema,

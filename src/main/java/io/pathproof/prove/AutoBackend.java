@@ -5,7 +5,7 @@ import io.pathproof.core.PathproofException;
 import io.pathproof.run.Runner;
 
 /**
- * {@code prove --backend auto} (issue 10): NCCL on a machine with two or more GPUs; on one GPU with the emulator
+ * {@code prove --backend auto}: NCCL on a machine with two or more GPUs; on one GPU with the emulator
  * library, an emulated H200 x 4; otherwise gloo on the CPU. A pure function of what was probed (the GPUs torch sees,
  * whether torch has NCCL, the emulator library found and valid) and of the scenario asked for, so every branch is
  * tested with real inputs and no GPU; the probing itself is run's ({@link Runner#probe}, {@link Runner#findEmulator}).

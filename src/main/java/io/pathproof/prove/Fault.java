@@ -1,14 +1,15 @@
 package io.pathproof.prove;
 
+import io.pathproof.diagnose.Layer;
 import java.util.List;
 
 /**
  * One deliberate fault of a variant run: its kind, the {@code run --inject K=V} settings that make it, and the layer
- * of the path it acts on (the diagnose room's layer names), which is what the blind diagnosis must name.
+ * of the path it acts on (the diagnose room's {@link Layer}), which is what the blind diagnosis must name.
  */
-public record Fault(String kind, List<String> settings, String layer, String description) {
+public record Fault(String kind, List<String> settings, Layer layer, String description) {
   public Fault {
-    if (kind == null || kind.isBlank() || layer == null || layer.isBlank()) {
+    if (kind == null || kind.isBlank() || layer == null) {
       throw new IllegalArgumentException("a fault needs a kind and a layer");
     }
     settings = List.copyOf(settings);

@@ -2,6 +2,7 @@ package io.pathproof.prove;
 
 import io.pathproof.core.PathproofException;
 import io.pathproof.ddp.Bucket;
+import io.pathproof.diagnose.Layer;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.Predictor;
@@ -47,8 +48,8 @@ final class Faults {
 
   /**
    * The compute slowdown of this prediction and seed, in whole ms: from the model's step (parameter bytes on a CPU,
-   * predicted AllReduce time on a GPU), never under {@link #MIN_DELAY_MS}, scaled by the seed. It was sized from the
-   * baseline's measured median, so one seed gave 40 ms on one run and 61 ms on the next.
+   * predicted AllReduce time on a GPU), never under {@link #MIN_DELAY_MS}, scaled by the seed. Never from a
+   * measurement: the baseline's median differs from run to run, and one seed must give one fault on any machine.
    */
   static double computeDelayMs(Prediction p, String backend, long seed) {
     double base;
@@ -70,21 +71,21 @@ final class Faults {
   static List<Fault> catalogue(Scenario s, Prediction p, String backend, int worldSize, long seed) {
     List<Fault> out = new ArrayList<>();
     double delay = computeDelayMs(p, backend, seed);
-    out.add(new Fault("compute slowdown", List.of("compute_delay_ms=" + fmt(delay)), "compute",
+    out.add(new Fault("compute slowdown", List.of("compute_delay_ms=" + fmt(delay)), Layer.COMPUTE,
         "every rank spends " + fmt(delay) + " ms more between forward and backward in each step, outside communication"));
     if (worldSize >= 2) {
-      out.add(new Fault("corrupted gradient", List.of("corrupt_grad_rank=" + (worldSize - 1)), "correctness",
+      out.add(new Fault("corrupted gradient", List.of("corrupt_grad_rank=" + (worldSize - 1)), Layer.CORRECTNESS,
           "rank " + (worldSize - 1) + " adds an error to its gradient after the AllReduce, so its replica drifts"));
     }
     String cap = smallerCapThatRebuckets(s, p);
     if (cap != null) {
-      out.add(new Fault("bucket-cap change", List.of("bucket_cap_mb=" + cap), "ddp-buckets",
+      out.add(new Fault("bucket-cap change", List.of("bucket_cap_mb=" + cap), Layer.BUCKETS,
           "DDP is built with bucket_cap_mb=" + cap + " instead of " + fmt(capOf(s.workload())) + ", which the planner says forms other buckets"));
     }
     if (!s.workload().findUnusedParameters()) {
       // A DDP constructor flag, not the bucket cap: DDP's logging data records it and the diagnose room names it on its
       // own layer, ddp-config (the steady buckets need not change at all).
-      out.add(new Fault("find_unused_parameters", List.of("find_unused_parameters=true"), "ddp-config",
+      out.add(new Fault("find_unused_parameters", List.of("find_unused_parameters=true"), Layer.DDP_CONFIG,
           "DDP is built with find_unused_parameters=True: a graph walk every step and an extra used-map AllReduce"));
     }
     if (backend.equals("nccl")) {
@@ -104,26 +105,26 @@ final class Faults {
     CollectivePrediction big = p.collectives().stream().filter(c -> !c.noKernel() && c.bucket() >= 0)
         .max(Comparator.comparingLong(CollectivePrediction::bytes)).orElse(null);
     if (p.communicator() != null && p.communicator().collChannels() > 1) {
-      out.add(new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), "channels",
+      out.add(new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), Layer.CHANNELS,
           "the seed's variant: one channel instead of " + p.communicator().collChannels()));
     }
     if (big == null) {
       return out; // one rank: NCCL copies, no algorithm, protocol or launch shape to change
     }
     String proto = big.protocol().equals("Simple") ? "LL" : "Simple";
-    out.add(new Fault("protocol", List.of("NCCL_PROTO=" + proto), "protocol",
+    out.add(new Fault("protocol", List.of("NCCL_PROTO=" + proto), Layer.PROTOCOL,
         "NCCL_PROTO=" + proto + " where the tuner picks " + big.protocol() + " for the largest bucket"));
     String algo = big.algorithm().equals("Ring") ? "Tree" : "Ring";
     String algoEnv = "NCCL_ALGO=" + (perFunctionLists ? "allreduce:" + algo.toLowerCase(Locale.ROOT) : algo);
-    out.add(new Fault("algorithm", List.of(algoEnv), "algorithm",
+    out.add(new Fault("algorithm", List.of(algoEnv), Layer.ALGORITHM,
         algoEnv + " where the tuner picks " + big.algorithm() + " for the largest bucket"));
     if (big.transport() != null && big.transport().toUpperCase(Locale.ROOT).contains("P2P")) {
-      out.add(new Fault("P2P disabled", List.of("NCCL_P2P_DISABLE=1"), "transport",
+      out.add(new Fault("P2P disabled", List.of("NCCL_P2P_DISABLE=1"), Layer.TRANSPORT,
           "NCCL_P2P_DISABLE=1: peers fall back from " + big.transport() + " to SHM"));
     }
     if (big.blockX() > 64) {
       int threads = Math.max(64, big.blockX() / 2 / 32 * 32); // NCCL_NTHREADS must be a multiple of the warp (32)
-      out.add(new Fault("threads", List.of("NCCL_NTHREADS=" + threads), "threads",
+      out.add(new Fault("threads", List.of("NCCL_NTHREADS=" + threads), Layer.THREADS,
           "NCCL_NTHREADS=" + threads + " where NCCL launches " + big.blockX() + " threads per block"));
     }
     return out;
@@ -139,8 +140,9 @@ final class Faults {
   }
 
   /**
-   * A fault given as {@code K=V} (several with commas): the layer is the one the diagnose room's knob table gives its
-   * name, found through the catalogue where the name is there, else from the name's family.
+   * A fault given as {@code K=V} (several with commas): the layer is the catalogue's where the name is there, else the
+   * one the diagnose room's knob table gives the name ({@link Layer#actedOnBy}); the harness's own knobs act on the
+   * job's compute and correctness, which no knob table holds.
    */
   static Fault given(String spec, List<Fault> catalogue) {
     List<String> settings = new ArrayList<>();
@@ -157,17 +159,11 @@ final class Faults {
         return new Fault(f.kind(), settings, f.layer(), "given on the command line: " + String.join(", ", settings));
       }
     }
-    String layer = switch (key) {
-      case "compute_delay_ms" -> "compute";
-      case "corrupt_grad_rank" -> "correctness";
-      case "bucket_cap_mb" -> "ddp-buckets";
-      case "find_unused_parameters" -> "ddp-config";
-      case "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS" -> "channels";
-      case "NCCL_PROTO" -> "protocol";
-      case "NCCL_ALGO" -> "algorithm";
-      case "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_SHM_DISABLE" -> "transport";
-      case "NCCL_NTHREADS" -> "threads";
-      default -> "configuration";
+    Layer layer = switch (key) {
+      // The harness's own faults act on what the job does, which no configuration the diagnosis reads shows.
+      case "compute_delay_ms" -> Layer.COMPUTE;
+      case "corrupt_grad_rank" -> Layer.CORRECTNESS;
+      default -> Layer.actedOnBy(key);
     };
     return new Fault("given", settings, layer, "given on the command line: " + String.join(", ", settings));
   }

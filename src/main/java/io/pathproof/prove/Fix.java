@@ -1,6 +1,7 @@
 package io.pathproof.prove;
 
 import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.diagnose.Layer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,17 +22,17 @@ record Fix(List<String> removed, List<String> kept, String reason) {
   static Fix apply(Diagnosis d, Fault fault) {
     List<String> removed = new ArrayList<>();
     List<String> kept = new ArrayList<>();
-    String layer = d.rootCause() == null ? "none" : d.rootCause().layer();
+    Layer layer = d.rootCause() == null ? Layer.NONE : d.rootCause().layer();
     List<String> named = new ArrayList<>();
     for (Diagnosis.ConfigChange c : d.configuration()) {
       named.add(normal(c.key()));
     }
-    boolean applicationLayer = layer.equals("compute") || layer.equals("correctness");
+    boolean applicationLayer = layer == Layer.COMPUTE || layer == Layer.CORRECTNESS;
     for (String s : fault.settings()) {
       String key = normal(s.substring(0, s.indexOf('=')));
       boolean byConfig = named.stream().anyMatch(n -> n.equals(key) || n.endsWith("." + key) || (key.equals("bucket_cap_mb") && n.endsWith("bucket_cap_bytes")));
-      boolean byLayer = applicationLayer && fault.layer().equals(layer);
-      if ((byConfig && !"none".equals(layer)) || byLayer) {
+      boolean byLayer = applicationLayer && fault.layer() == layer;
+      if ((byConfig && layer != Layer.NONE) || byLayer) {
         removed.add(s);
       } else {
         kept.add(s);

@@ -11,6 +11,7 @@ import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
+import io.pathproof.diagnose.Layer;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.explain.Explainer;
@@ -173,146 +174,212 @@ public final class Prove {
   public static final String SCHEMA = "pathproof.proof/1";
 
   public static Outcome run(Plan plan, Progress progress) {
-    long t0 = System.nanoTime();
-    Progress say = progress == null ? (n, ms, d) -> { } : progress;
     Faults.check(plan.fault());
-    Path out = plan.out().toAbsolutePath().normalize();
-    prepare(out);
-    ObjectNode proof = Json.mapper().createObjectNode();
-    proof.put("schema", SCHEMA);
-    proof.put("tool", plan.tool());
-    proof.put("createdAt", Instant.now().toString());
-    proof.put("scenario", plan.job().label());
-    ArrayNode cl = proof.putArray("commandLine");
-    plan.commandLine().forEach(cl::add);
-    ArrayNode phases = proof.putArray("phases");
-    ObjectNode files = proof.putObject("files");
-    List<String> reasons = new ArrayList<>();
-    ObjectNode bc = proof.putObject("backendChoice");
-    bc.put("requested", plan.choice().requested());
-    bc.put("branch", plan.choice().branch());
-    bc.put("reason", plan.choice().reason());
-    // Which branch, and why, before anything runs; the caller says it in its first line, so it is only recorded here.
-    phase(phases, (n, ms, d) -> { }, t0, "backend", plan.choice().line());
+    Proving p = new Proving(plan, progress);
+    p.predictAndRunBaseline();
+    p.accept();
+    p.injectFaultAndRunVariant();
+    p.diagnoseBlind();
+    p.fixAndVerify();
+    p.explain();
+    p.reveal();
+    return p.report();
+  }
 
-    // 1. predict and seal, before anything runs (the user's own job seals its prediction itself, in its baseline run,
-    //    before its first gradient AllReduce: its model exists only there)
-    Path predictionFile = out.resolve("prediction.json");
-    List<String> scenarioEnv = new ArrayList<>();
-    Prediction p;
-    Path baseline;
-    if (plan.job() instanceof StandIn si) {
-      p = PredictionIo.writeSealed(Predictor.predict(si.scenario()), predictionFile, plan.tool());
-      phase(phases, say, t0, "predict", "sealed " + p.seal().sha256().substring(0, 12) + " at " + p.seal().createdAt() + ": "
-          + steady(p) + " bucket(s), backend " + p.backend());
-      si.scenario().env().forEach((k, v) -> scenarioEnv.add(k + "=" + v));
-      baseline = run(plan, out, "baseline", scenarioEnv, predictionFile);
-    } else {
-      baseline = run(plan, out, "baseline", scenarioEnv, null);
-      Path own = Vocabulary.ownPrediction(baseline);
-      if (own == null) {
-        throw PathproofException.badInput("prove: the baseline run sealed no prediction (see "
-            + baseline.resolve(RunManifest.FILE) + ", instrumentation.predictions)");
+  /**
+   * One proof in progress, one method per step of the seed's chain. Each step adds its part to the proof document
+   * and its phase line as it ends, and writes its files at once, so a proof that fails half way leaves them behind.
+   */
+  private static final class Proving {
+    private final Plan plan;
+    private final Progress say;
+    private final long t0 = System.nanoTime();
+    private final Path out;
+    private final ObjectNode proof = Json.mapper().createObjectNode();
+    private final ArrayNode phases;
+    private final ObjectNode files;
+    private final List<String> reasons = new ArrayList<>();
+    private final Path predictionFile;
+    /** The scenario's own environment: every run gets it; the variant adds the fault, the fixed run what is kept. */
+    private final List<String> scenarioEnv = new ArrayList<>();
+    private Prediction prediction;
+    private Scenario scenario;
+    private Evidence baseline;
+    private String backend;
+    private int ranks;
+    private AcceptanceTable table;
+    private Fault fault;
+    private String faultSha;
+    private List<String> variantEnv;
+    private ArrayNode runs;
+    private Sequential.Looks said;
+    private boolean extend;
+    private Sequential.Diagnosed dx;
+    private Diagnosis diagnosis;
+    private Layer diagnosed;
+    private boolean undecided;
+    private Fix fix;
+    private FixVerification fv;
+    private List<String> notVerified = new ArrayList<>();
+    private ArrayNode recorded;
+    private boolean proven;
+    private boolean fixed;
+    private String verdict;
+    private int exit;
+
+    /** The output directory, emptied, and the proof document's head: the tool, the command line, the backend choice. */
+    Proving(Plan plan, Progress progress) {
+      this.plan = plan;
+      say = progress == null ? (n, ms, d) -> { } : progress;
+      out = plan.out().toAbsolutePath().normalize();
+      prepare(out);
+      predictionFile = out.resolve("prediction.json");
+      proof.put("schema", SCHEMA);
+      proof.put("tool", plan.tool());
+      proof.put("createdAt", Instant.now().toString());
+      proof.put("scenario", plan.job().label());
+      ArrayNode cl = proof.putArray("commandLine");
+      plan.commandLine().forEach(cl::add);
+      phases = proof.putArray("phases");
+      files = proof.putObject("files");
+      ObjectNode bc = proof.putObject("backendChoice");
+      bc.put("requested", plan.choice().requested());
+      bc.put("branch", plan.choice().branch());
+      bc.put("reason", plan.choice().reason());
+      // Which branch, and why, before anything runs; the caller says it in its first line, so it is only recorded here.
+      Prove.phase(phases, (n, ms, d) -> { }, t0, "backend", plan.choice().line());
+    }
+
+    private void phase(String name, String detail) {
+      Prove.phase(phases, say, t0, name, detail);
+    }
+
+    /**
+     * 1. predict and seal, before anything runs (the user's own job seals its prediction itself, in its baseline run,
+     * before its first gradient AllReduce: its model exists only there); 2. the baseline run.
+     */
+    void predictAndRunBaseline() {
+      Path baselineDir;
+      if (plan.job() instanceof StandIn si) {
+        prediction = PredictionIo.writeSealed(Predictor.predict(si.scenario()), predictionFile, plan.tool());
+        phase("predict", "sealed " + prediction.seal().sha256().substring(0, 12) + " at " + prediction.seal().createdAt() + ": "
+            + steady(prediction) + " bucket(s), backend " + prediction.backend());
+        si.scenario().env().forEach((k, v) -> scenarioEnv.add(k + "=" + v));
+        baselineDir = run(plan, out, "baseline", scenarioEnv, predictionFile);
+      } else {
+        baselineDir = run(plan, out, "baseline", scenarioEnv, null);
+        Path own = Vocabulary.ownPrediction(baselineDir);
+        if (own == null) {
+          throw PathproofException.badInput("prove: the baseline run sealed no prediction (see "
+              + baselineDir.resolve(RunManifest.FILE) + ", instrumentation.predictions)");
+        }
+        copy(own, predictionFile); // the sealed file as the run wrote it: its seal still holds
+        prediction = PredictionIo.readVerified(predictionFile);
+        phase("predict", "sealed in the baseline run before its first gradient AllReduce ("
+            + own.getFileName() + ", " + prediction.seal().sha256().substring(0, 12) + " at " + prediction.seal().createdAt() + "): "
+            + steady(prediction) + " bucket(s), backend " + prediction.backend());
       }
-      copy(own, predictionFile); // the sealed file as the run wrote it: its seal still holds
-      p = PredictionIo.readVerified(predictionFile);
-      phase(phases, say, t0, "predict", "sealed in the baseline run before its first gradient AllReduce ("
-          + own.getFileName() + ", " + p.seal().sha256().substring(0, 12) + " at " + p.seal().createdAt() + "): "
-          + steady(p) + " bucket(s), backend " + p.backend());
-    }
-    files.put("prediction", "prediction.json");
-    Scenario s = plan.job() instanceof StandIn si ? si.scenario()
-        : Scenarios.fromPredictionInputs(p.inputs(), predictionFile.toString());
+      files.put("prediction", "prediction.json");
+      scenario = plan.job() instanceof StandIn si ? si.scenario()
+          : Scenarios.fromPredictionInputs(prediction.inputs(), predictionFile.toString());
 
-    // 2. baseline run
-    files.put("baseline", "baseline");
-    Evidence eb = read(baseline);
-    String backend = eb.manifest() == null ? "unknown" : eb.manifest().path("backend").asText("unknown");
-    int ranks = plan.job() instanceof StandIn si ? si.nproc() : s.ranks();
-    proof.put("backend", backend);
-    proof.put("worldSize", ranks);
-    proof.set("emulation", eb.manifest() == null ? null : eb.manifest().get("emulation"));
-    phase(phases, say, t0, "baseline run", backend + ", " + ranks + " rank(s), " + sizeOf(plan, eb));
-
-    // 3. accept
-    AcceptanceTable table = Acceptance.accept(p, eb);
-    write(out.resolve("acceptance.json"), Acceptance.toJson(table));
-    write(out.resolve("acceptance.md"), Acceptance.render(table, "markdown"));
-    files.put("acceptance", "acceptance.json");
-    if (table.counts().fail() > 0) {
-      reasons.add("acceptance: " + table.counts().fail() + " row(s) FAIL");
-    }
-    phase(phases, say, t0, "accept", table.verdict() + ": " + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
-        + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A");
-
-    // 4. one fault, sealed in prove's own record outside every run directory diagnose reads
-    List<Fault> catalogue = Faults.catalogue(s, p, backend, ranks, plan.seed());
-    if (plan.emulate() != null) {
-      // Emulated timings are not physical: a fault seen only in the step time could never be diagnosed here.
-      catalogue = catalogue.stream().filter(f -> !f.layer().equals("compute")).toList();
-    }
-    Fault fault = plan.fault() == null || plan.fault().equals("random") ? Faults.draw(catalogue, plan.seed())
-        : Faults.given(plan.fault(), catalogue);
-    String sealed = faultRecord(fault, plan.seed(), catalogue);
-    write(out.resolve("fault.sealed.json"), sealed);
-    String faultSha = sha256(sealed);
-    ObjectNode fnode = proof.putObject("fault");
-    fnode.put("sealSha256", faultSha);
-    fnode.put("file", "fault.sealed.json");
-    fnode.put("drawn", plan.fault() == null || plan.fault().equals("random"));
-    fnode.put("seed", plan.seed());
-    ArrayNode kinds = fnode.putArray("catalogue");
-    catalogue.forEach(f -> kinds.add(f.kind()));
-    List<String> variantEnv = new ArrayList<>(scenarioEnv);
-    variantEnv.addAll(fault.settings());
-    Path variant = run(plan, out, "variant", variantEnv, predictionFile);
-    files.put("variant", "variant");
-    phase(phases, say, t0, "variant run", "one fault of " + catalogue.size() + " kinds, sealed " + faultSha.substring(0, 12));
-
-    // 5. diagnose blind: run directories, nothing else; an inconclusive step time is settled by more runs of both
-    //    configurations, interleaved and pooled like with like, the looks sharing the error rates (Sequential)
-    Evidence ev = read(variant);
-    ArrayNode runs = proof.putArray("runs");
-    addRun(runs, "baseline", "baseline", "baseline");
-    addRun(runs, "variant", "variant", "variant");
-    ObjectNode seq = proof.putObject("sequence");
-    seq.put("maxRuns", plan.maxRuns());
-    seq.put("margin", plan.rule().margin());
-    seq.put("rule", plan.rule().at(1, plan.maxRuns()).describe());
-    ArrayNode looks = seq.putArray("looks");
-    boolean extend = plan.emulate() == null; // emulated timings are never judged: more runs cannot decide them
-    Sequential.Runs more = (role, k) -> {
-      String name = dirName(role, k);
-      Path dir = run(plan, out, name, role.equals("variant") ? variantEnv : scenarioEnv, predictionFile);
-      addRun(runs, role, name, label(role, k));
-      phase(phases, say, t0, label(role, k) + " run", "one more run of the " + roleName(role) + " configuration, to decide the step time");
-      return read(dir);
-    };
-    Sequential.Looks said = l -> looks.add(Json.mapper().valueToTree(l));
-    Sequential.Diagnosed dx = Sequential.diagnose(eb, ev, extend ? plan.maxRuns() : 1, plan.rule(), more, said);
-    Diagnosis d = dx.diagnosis();
-    write(out.resolve("diagnosis.json"), Diagnosis.render(d, "json"));
-    write(out.resolve("diagnosis.md"), Diagnosis.render(d, "markdown"));
-    files.put("diagnosis", "diagnosis.json");
-    String diagnosed = d.rootCause() == null ? "none" : d.rootCause().layer();
-    phase(phases, say, t0, "diagnose", d.conclusion() + ": layer " + diagnosed
-        + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()) + lookText(dx.looks()));
-    boolean undecided = dx.inconclusive();
-    if (undecided) {
-      reasons.add("diagnosis inconclusive after " + dx.baselines().size() + " run(s) of each configuration: " + d.regression().why()
-          + runsNeeded(plan, d.regression(), eb));
+      files.put("baseline", "baseline");
+      baseline = Ingest.readRun(baselineDir);
+      backend = baseline.manifest() == null ? "unknown" : baseline.manifest().path("backend").asText("unknown");
+      ranks = plan.job() instanceof StandIn si ? si.nproc() : scenario.ranks();
+      proof.put("backend", backend);
+      proof.put("worldSize", ranks);
+      proof.set("emulation", baseline.manifest() == null ? null : baseline.manifest().get("emulation"));
+      phase("baseline run", backend + ", " + ranks + " rank(s), " + sizeOf(plan, baseline));
     }
 
-    // 6. the diagnosed fix, applied and verified against the baseline (never on an undecided diagnosis: nothing is named)
-    Fix fix = Fix.apply(d, fault);
-    FixVerification fv = null;
-    List<String> notVerified = new ArrayList<>();
-    if (undecided) {
-      phase(phases, say, t0, "fix + verify", "skipped: the diagnosis is inconclusive, so no fault is named and no fix can be shown");
-    } else {
+    /** 3. the sealed prediction accepted against the baseline's evidence. */
+    void accept() {
+      table = Acceptance.accept(prediction, baseline);
+      write(out.resolve("acceptance.json"), Acceptance.toJson(table));
+      write(out.resolve("acceptance.md"), Acceptance.render(table, "markdown"));
+      files.put("acceptance", "acceptance.json");
+      if (table.counts().fail() > 0) {
+        reasons.add("acceptance: " + table.counts().fail() + " row(s) FAIL");
+      }
+      phase("accept", table.verdict() + ": " + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
+          + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A");
+    }
+
+    /** 4. one fault, sealed in prove's own record outside every run directory diagnose reads, and the variant run. */
+    void injectFaultAndRunVariant() {
+      List<Fault> catalogue = Faults.catalogue(scenario, prediction, backend, ranks, plan.seed());
+      if (plan.emulate() != null) {
+        // Emulated timings are not physical: a fault seen only in the step time could never be diagnosed here.
+        catalogue = catalogue.stream().filter(f -> f.layer() != Layer.COMPUTE).toList();
+      }
+      fault = plan.fault() == null || plan.fault().equals("random") ? Faults.draw(catalogue, plan.seed())
+          : Faults.given(plan.fault(), catalogue);
+      String sealed = faultRecord(fault, plan.seed(), catalogue);
+      write(out.resolve("fault.sealed.json"), sealed);
+      faultSha = sha256(sealed);
+      ObjectNode fnode = proof.putObject("fault");
+      fnode.put("sealSha256", faultSha);
+      fnode.put("file", "fault.sealed.json");
+      fnode.put("drawn", plan.fault() == null || plan.fault().equals("random"));
+      fnode.put("seed", plan.seed());
+      ArrayNode kinds = fnode.putArray("catalogue");
+      catalogue.forEach(f -> kinds.add(f.kind()));
+      variantEnv = new ArrayList<>(scenarioEnv);
+      variantEnv.addAll(fault.settings());
+      run(plan, out, "variant", variantEnv, predictionFile);
+      files.put("variant", "variant");
+      phase("variant run", "one fault of " + catalogue.size() + " kinds, sealed " + faultSha.substring(0, 12));
+    }
+
+    /**
+     * 5. diagnose blind: run directories, nothing else; an inconclusive step time is settled by more runs of both
+     * configurations, interleaved and pooled like with like, the looks sharing the error rates ({@link Sequential}).
+     */
+    void diagnoseBlind() {
+      Evidence ev = Ingest.readRun(out.resolve("variant"));
+      runs = proof.putArray("runs");
+      addRun(runs, "baseline", "baseline", "baseline");
+      addRun(runs, "variant", "variant", "variant");
+      ObjectNode seq = proof.putObject("sequence");
+      seq.put("maxRuns", plan.maxRuns());
+      seq.put("margin", plan.rule().margin());
+      seq.put("rule", plan.rule().at(1, plan.maxRuns()).describe());
+      ArrayNode looks = seq.putArray("looks");
+      extend = plan.emulate() == null; // emulated timings are never judged: more runs cannot decide them
+      Sequential.Runs more = (role, k) -> {
+        String name = dirName(role, k);
+        Path dir = run(plan, out, name, role.equals("variant") ? variantEnv : scenarioEnv, predictionFile);
+        addRun(runs, role, name, label(role, k));
+        phase(label(role, k) + " run", "one more run of the " + roleName(role) + " configuration, to decide the step time");
+        return Ingest.readRun(dir);
+      };
+      said = l -> looks.add(Json.mapper().valueToTree(l));
+      dx = Sequential.diagnose(baseline, ev, extend ? plan.maxRuns() : 1, plan.rule(), more, said);
+      diagnosis = dx.diagnosis();
+      write(out.resolve("diagnosis.json"), Diagnosis.render(diagnosis, "json"));
+      write(out.resolve("diagnosis.md"), Diagnosis.render(diagnosis, "markdown"));
+      files.put("diagnosis", "diagnosis.json");
+      diagnosed = diagnosis.rootCause() == null ? Layer.NONE : diagnosis.rootCause().layer();
+      phase("diagnose", diagnosis.conclusion() + ": layer " + diagnosed
+          + (diagnosis.rootCause() == null ? "" : ", owner " + diagnosis.rootCause().owner()) + lookText(dx.looks()));
+      undecided = dx.inconclusive();
+      if (undecided) {
+        reasons.add("diagnosis inconclusive after " + dx.baselines().size() + " run(s) of each configuration: "
+            + diagnosis.regression().why() + runsNeeded(plan, diagnosis.regression(), baseline));
+      }
+    }
+
+    /** 6. the diagnosed fix, applied and verified against the baseline (never on an undecided diagnosis: nothing is named). */
+    void fixAndVerify() {
+      fix = Fix.apply(diagnosis, fault);
+      if (undecided) {
+        phase("fix + verify", "skipped: the diagnosis is inconclusive, so no fault is named and no fix can be shown");
+        return;
+      }
       List<String> fixedEnv = new ArrayList<>(scenarioEnv);
       fixedEnv.addAll(fix.kept());
-      Path fixed = run(plan, out, "fixed", fixedEnv, predictionFile);
+      Path fixedDir = run(plan, out, "fixed", fixedEnv, predictionFile);
       files.put("fixed", "fixed");
       addRun(runs, "fixed", "fixed", "fixed");
       Sequential.Runs again = (role, k) -> {
@@ -324,99 +391,110 @@ public final class Prove {
         } else if (role.equals("fixed") && k == 2) {
           files.put("fixedAgain", name);
         }
-        phase(phases, say, t0, label(role, k), role.equals("baselineAgain") ? "the baseline run again right after the fixed run, under the "
+        phase(label(role, k), role.equals("baselineAgain") ? "the baseline run again right after the fixed run, under the "
             + "machine's present load" : "the fixed configuration run again beside the new baseline");
-        return read(dir);
+        return Ingest.readRun(dir);
       };
-      Sequential.Verified vx = Sequential.verify(dx, read(fixed), plan.maxRuns(), extend && !fix.removed().isEmpty(), plan.rule(), again, said);
+      Sequential.Verified vx = Sequential.verify(dx, Ingest.readRun(fixedDir), plan.maxRuns(), extend && !fix.removed().isEmpty(),
+          plan.rule(), again, said);
       fv = vx.verification();
       verification(out, dx, vx, proof, files);
       notVerified = notVerified(fix, fv);
       if (!notVerified.isEmpty()) {
         reasons.add("verify-fix: " + fv.verdict() + " (" + String.join("; ", notVerified) + ")");
       }
-      phase(phases, say, t0, "fix + verify", (fix.removed().isEmpty() ? "nothing undone" : "undid " + String.join(", ", fix.removed()))
+      phase("fix + verify", (fix.removed().isEmpty() ? "nothing undone" : "undid " + String.join(", ", fix.removed()))
           + "; " + (notVerified.isEmpty() ? "fixed" : FixVerification.INCONCLUSIVE.equals(fv.verdict()) ? "inconclusive" : "NOT fixed")
           + lookText(vx.looks()));
     }
 
-    // 7. explain and the call graph, on the baseline's evidence and this diagnosis
-    ObjectNode explain = Json.mapper().createObjectNode();
-    explain.set("answers", Json.mapper().valueToTree(Explainer.explain(p, eb, d)));
-    explain.set("callgraph", Json.mapper().valueToTree(CallGraph.coverage(eb)));
-    write(out.resolve("explain.json"), pretty(explain));
-    files.put("explain", "explain.json");
-    ArrayNode recorded = proof.putArray("recorded");
-    if (!backend.equals("nccl")) {
-      for (Recorded.Sample r : Recorded.acceptAll(plan.samples())) {
-        recorded.add(Json.mapper().valueToTree(r));
+    /** 7. explain and the call graph, on the baseline's evidence and this diagnosis; recorded GPU samples accepted. */
+    void explain() {
+      ObjectNode explain = Json.mapper().createObjectNode();
+      explain.set("answers", Json.mapper().valueToTree(Explainer.explain(prediction, baseline, diagnosis)));
+      explain.set("callgraph", Json.mapper().valueToTree(CallGraph.coverage(baseline)));
+      write(out.resolve("explain.json"), pretty(explain));
+      files.put("explain", "explain.json");
+      recorded = proof.putArray("recorded");
+      if (!backend.equals("nccl")) {
+        for (Recorded.Sample r : Recorded.acceptAll(plan.samples())) {
+          recorded.add(Json.mapper().valueToTree(r));
+        }
       }
+      phase("explain", "16 answers, 35 stages" + (recorded.isEmpty() ? "" : "; " + recorded.size() + " recorded GPU sample(s) accepted"));
     }
-    phase(phases, say, t0, "explain", "16 answers, 35 stages" + (recorded.isEmpty() ? "" : "; " + recorded.size() + " recorded GPU sample(s) accepted"));
 
-    // the reveal
-    boolean match = fault.layer().equals(diagnosed);
-    if (!match && !undecided) {
-      reasons.add("diagnosis named layer " + diagnosed + " but the injected fault acts on " + fault.layer());
+    /** The reveal: the sealed fault against the layer diagnosed, and the verdict of the whole proof. */
+    void reveal() {
+      boolean match = fault.layer() == diagnosed;
+      if (!match && !undecided) {
+        reasons.add("diagnosis named layer " + diagnosed + " but the injected fault acts on " + fault.layer());
+      }
+      ObjectNode reveal = proof.putObject("reveal");
+      reveal.set("injected", Json.mapper().valueToTree(fault));
+      ObjectNode dn = reveal.putObject("diagnosed");
+      dn.put("conclusion", diagnosis.conclusion());
+      dn.put("layer", diagnosed.id());
+      dn.put("owner", diagnosis.rootCause() == null ? null : diagnosis.rootCause().owner());
+      dn.put("change", diagnosis.rootCause() == null ? null : diagnosis.rootCause().change());
+      dn.put("fix", diagnosis.rootCause() == null ? null : diagnosis.rootCause().fix());
+      reveal.put("match", match);
+      reveal.set("fix", Json.mapper().valueToTree(fix));
+      fixed = fv != null && notVerified.isEmpty();
+      reveal.put("fixed", fixed);
+      reveal.put("fixVerdict", fv == null ? "not tried" : fix.removed().isEmpty() ? "nothing undone" : fv.verdict());
+      reveal.put("faultSealVerified", sha256(readString(out.resolve("fault.sealed.json"))).equals(faultSha));
+      proven = table.counts().fail() == 0 && match && fixed;
+      // Inconclusive only where nothing decided is wrong: no FAIL row, no wrong layer named, no fix refused on evidence.
+      boolean refused = table.counts().fail() > 0 || !undecided && !match
+          || fv != null && !fixed && !FixVerification.INCONCLUSIVE.equals(fv.verdict());
+      verdict = proven ? "PROVEN" : !refused && (undecided || fv != null && FixVerification.INCONCLUSIVE.equals(fv.verdict()))
+          ? "INCONCLUSIVE" : "NOT PROVEN";
+      exit = verdict.equals("PROVEN") ? ExitCode.OK : verdict.equals("INCONCLUSIVE") ? ExitCode.INCONCLUSIVE : ExitCode.FAIL;
+      proof.put("verdict", verdict);
+      proof.put("exitCode", exit);
+      ArrayNode rs = proof.putArray("reasons");
+      reasons.forEach(rs::add);
+      phase("reveal", fault.kind() + " (" + String.join(", ", fault.settings()) + ", layer " + fault.layer()
+          + ") vs diagnosed " + diagnosed + ": " + (undecided ? "undecided (inconclusive)" : match ? "match" : "MISMATCH"));
     }
-    ObjectNode reveal = proof.putObject("reveal");
-    reveal.set("injected", Json.mapper().valueToTree(fault));
-    ObjectNode dn = reveal.putObject("diagnosed");
-    dn.put("conclusion", d.conclusion());
-    dn.put("layer", diagnosed);
-    dn.put("owner", d.rootCause() == null ? null : d.rootCause().owner());
-    dn.put("change", d.rootCause() == null ? null : d.rootCause().change());
-    dn.put("fix", d.rootCause() == null ? null : d.rootCause().fix());
-    reveal.put("match", match);
-    reveal.set("fix", Json.mapper().valueToTree(fix));
-    boolean fixed = fv != null && notVerified.isEmpty();
-    reveal.put("fixed", fixed);
-    reveal.put("fixVerdict", fv == null ? "not tried" : fix.removed().isEmpty() ? "nothing undone" : fv.verdict());
-    reveal.put("faultSealVerified", sha256(readString(out.resolve("fault.sealed.json"))).equals(faultSha));
-    boolean proven = table.counts().fail() == 0 && match && fixed;
-    // Inconclusive only where nothing decided is wrong: no FAIL row, no wrong layer named, no fix refused on evidence.
-    boolean refused = table.counts().fail() > 0 || !undecided && !match
-        || fv != null && !fixed && !FixVerification.INCONCLUSIVE.equals(fv.verdict());
-    String verdict = proven ? "PROVEN" : !refused && (undecided || fv != null && FixVerification.INCONCLUSIVE.equals(fv.verdict()))
-        ? "INCONCLUSIVE" : "NOT PROVEN";
-    int exit = verdict.equals("PROVEN") ? ExitCode.OK : verdict.equals("INCONCLUSIVE") ? ExitCode.INCONCLUSIVE : ExitCode.FAIL;
-    proof.put("verdict", verdict);
-    proof.put("exitCode", exit);
-    ArrayNode rs = proof.putArray("reasons");
-    reasons.forEach(rs::add);
-    phase(phases, say, t0, "reveal", fault.kind() + " (" + String.join(", ", fault.settings()) + ", layer " + fault.layer()
-        + ") vs diagnosed " + diagnosed + ": " + (undecided ? "undecided (inconclusive)" : match ? "match" : "MISMATCH"));
 
-    // 8. report
-    write(out.resolve("proof.json"), pretty(proof));
-    Path html = Report.write(Report.load(List.of(out)), out);
-    phase(phases, say, t0, "report", html.getFileName().toString());
-    write(out.resolve("proof.json"), pretty(proof)); // with the report phase's time
+    /** 8. proof.json and the report, and the lines that tell the outcome. */
+    Outcome report() {
+      write(out.resolve("proof.json"), pretty(proof));
+      Path html = Report.write(Report.load(List.of(out)), out);
+      phase("report", html.getFileName().toString());
+      write(out.resolve("proof.json"), pretty(proof)); // with the report phase's time
+      return new Outcome(exit, proven, out, html, summary(html));
+    }
 
-    List<String> summary = new ArrayList<>();
-    summary.add("prove: " + verdict + " — " + plan.job().label() + ", " + backend + ", " + ranks + " rank(s)");
-    summary.add("  acceptance: " + table.verdict() + " (" + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
-        + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A)");
-    summary.add("  injected:  " + fault.kind() + ": " + String.join(", ", fault.settings()) + " (layer " + fault.layer() + "; sealed " + faultSha.substring(0, 12) + ")");
-    summary.add("  diagnosed: " + d.conclusion() + ": layer " + diagnosed + (d.rootCause() == null ? "" : ", owner " + d.rootCause().owner()
-        + " — " + d.rootCause().change()));
-    summary.add("  fix:       " + (fv == null ? "not tried (nothing diagnosed)" : (fix.removed().isEmpty() ? "nothing undone"
-        : "undid " + String.join(", ", fix.removed())) + " → " + (fixed ? "verified" : FixVerification.INCONCLUSIVE.equals(fv.verdict())
-        ? "inconclusive" : "NOT verified")));
-    if (!reasons.isEmpty() && !proven) {
-      reasons.forEach(r -> summary.add("  why:       " + r));
+    private List<String> summary(Path html) {
+      List<String> summary = new ArrayList<>();
+      summary.add("prove: " + verdict + " — " + plan.job().label() + ", " + backend + ", " + ranks + " rank(s)");
+      summary.add("  acceptance: " + table.verdict() + " (" + table.counts().pass() + " PASS, " + table.counts().fail() + " FAIL, "
+          + table.counts().unproven() + " UNPROVEN, " + table.counts().notApplicable() + " N/A)");
+      summary.add("  injected:  " + fault.kind() + ": " + String.join(", ", fault.settings()) + " (layer " + fault.layer() + "; sealed "
+          + faultSha.substring(0, 12) + ")");
+      summary.add("  diagnosed: " + diagnosis.conclusion() + ": layer " + diagnosed + (diagnosis.rootCause() == null ? ""
+          : ", owner " + diagnosis.rootCause().owner() + " — " + diagnosis.rootCause().change()));
+      summary.add("  fix:       " + (fv == null ? "not tried (nothing diagnosed)" : (fix.removed().isEmpty() ? "nothing undone"
+          : "undid " + String.join(", ", fix.removed())) + " → " + (fixed ? "verified" : FixVerification.INCONCLUSIVE.equals(fv.verdict())
+          ? "inconclusive" : "NOT verified")));
+      if (!reasons.isEmpty() && !proven) {
+        reasons.forEach(r -> summary.add("  why:       " + r));
+      }
+      for (JsonNode r : recorded) {
+        summary.add("  " + r.path("label").asText() + ": " + r.path("name").asText() + " " + r.path("verdict").asText());
+      }
+      summary.add("  report:    " + html);
+      return summary;
     }
-    for (JsonNode r : recorded) {
-      summary.add("  " + r.path("label").asText() + ": " + r.path("name").asText() + " " + r.path("verdict").asText());
-    }
-    summary.add("  report:    " + html);
-    return new Outcome(exit, proven, out, html, summary);
   }
 
   /**
    * Why the fix is not verified; empty when it is. A fix that undid nothing is never verified, whatever the timings
    * say: the fixed run is then the variant's configuration again, and a step that looks like the baseline's only shows
-   * that the machine's load hid the fault (the old seed 8).
+   * that the machine's load hid the fault, and a loaded machine can hide one as large as the smallest compute fault.
    */
   static List<String> notVerified(Fix fix, FixVerification fv) {
     List<String> out = new ArrayList<>();
@@ -463,7 +541,7 @@ public final class Prove {
     return Diagnosis.Rule.withMargin(margin).at(l.look(), l.looks());
   }
 
-  /** A run's directory: the first of each configuration keeps prove's old name, later ones are numbered. */
+  /** A run's directory: the first of each configuration is named by its role alone, later ones are numbered. */
   static String dirName(String role, int k) {
     return switch (role) {
       case "baseline" -> k == 1 ? "baseline" : "baseline-" + k;
@@ -522,9 +600,9 @@ public final class Prove {
     Sizes z = plan.sizes();
     Runner.Result r;
     if (plan.job() instanceof StandIn si) {
-      Runner.Request req = new Runner.Request(si.scenario().workload(), si.label(), si.scenario().topology().name(),
-          si.backend(), si.nproc(), 1, 0, null, z.iters(), z.warmup(), z.profileIters(), inject, prediction,
-          z.timeoutSec(), dir, Runner.Launcher.AUTO, z.python(), false, cl, plan.tool());
+      Runner.Request req = Runner.Request.builder(si.scenario().workload(), dir).labels(si.label(), si.scenario().topology().name())
+          .backend(si.backend()).ranks(si.nproc(), 1, 0).sizes(z.iters(), z.warmup(), z.profileIters()).inject(inject)
+          .prediction(prediction).timeoutSec(z.timeoutSec()).python(z.python()).recorded(cl, plan.tool()).build();
       r = Runner.run(req, null, si.emulate());
     } else {
       OwnCommand oc = (OwnCommand) plan.job();
@@ -577,14 +655,6 @@ public final class Prove {
     }
   }
 
-  private static Evidence read(Path dir) {
-    Evidence e = Ingest.read(List.of(dir));
-    if (e == null || !e.anythingRead()) {
-      throw PathproofException.badInput(dir + ": no readable evidence");
-    }
-    return e;
-  }
-
   /**
    * The fault as the schema {@code pathproof.fault/1} writes it ({"env":{…},"knobs":{…}}), with what prove adds
    * (kind, layer, seed, the kinds it was drawn from). Its SHA-256 is shown before the variant runs.
@@ -604,7 +674,7 @@ public final class Prove {
       }
     }
     n.put("kind", f.kind());
-    n.put("layer", f.layer());
+    n.put("layer", f.layer().id());
     n.put("description", f.description());
     n.put("seed", seed);
     ArrayNode kinds = n.putArray("drawnFrom");

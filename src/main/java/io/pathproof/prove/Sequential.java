@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * prove's sequential extension (issue 19 §2). A comparison that is inconclusive is not settled by a longer run — a
+ * prove's sequential extension. A comparison that is inconclusive is not settled by a longer run — a
  * user's job decides its own number of steps, prove can only run it again — but by more runs, pooled like with like:
  * <ul>
  *   <li>diagnosis: baseline and variant are run again as a pair (B, V, B, V …, so a load that drifts meets both) and

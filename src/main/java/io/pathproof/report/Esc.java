@@ -1,5 +1,7 @@
 package io.pathproof.report;
 
+import io.pathproof.core.Xml;
+
 /** Escaping for each place text lands: HTML text and attributes, JSON inside a script element, Markdown cells, XML. */
 final class Esc {
   private Esc() {}
@@ -43,28 +45,8 @@ final class Esc {
     return s == null ? "" : html(s).replace("|", "\\|").replace("\n", " ");
   }
 
-  /** XML attribute or text. */
+  /** XML attribute or text; a character XML 1.0 cannot hold shows as U+FFFD, as on the page. */
   static String xml(String s) {
-    if (s == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder(s.length());
-    s.codePoints().forEach(cp -> {
-      switch (cp) {
-        case '<' -> b.append("&lt;");
-        case '>' -> b.append("&gt;");
-        case '&' -> b.append("&amp;");
-        case '"' -> b.append("&quot;");
-        case '\'' -> b.append("&apos;");
-        default -> {
-          if (cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) || cp > 0xFFFF) {
-            b.appendCodePoint(cp);
-          } else {
-            b.append('\uFFFD'); // not allowed in XML 1.0
-          }
-        }
-      }
-    });
-    return b.toString();
+    return Xml.escape(s, "\uFFFD");
   }
 }

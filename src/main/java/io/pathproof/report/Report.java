@@ -71,13 +71,13 @@ public final class Report {
       pooled = java.util.Collections.unmodifiableMap(pl);
     }
 
-    /** A source of the old shape: each run's role is its label. */
+    /** A source whose runs are named by their role alone (run directories, or a proof that lists no runs). */
     public Source(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain, Map<String, Evidence> runs,
         Map<String, String> runDirs, List<String> inputs) {
       this(proof, acceptance, diagnosis, verifyFix, explain, runs, runDirs, inputs, null, null, null, null);
     }
 
-    /** The configuration of a run prove named by its old key: the fixed configuration again is the fixed one. */
+    /** The configuration of a run by the key prove gives it: "fixedAgain" is the fixed configuration run again. */
     static String roleOf(String key) {
       return key.equals("fixedAgain") ? "fixed" : key;
     }
@@ -127,7 +127,7 @@ public final class Report {
           throw PathproofException.usage("report: at most three run directories (baseline, variant, fixed): " + in);
         }
         String label = LABELS.get(runs.size());
-        runs.put(label, read(in));
+        runs.put(label, Ingest.readRun(in));
         dirs.put(label, in.toString());
         continue;
       }
@@ -183,10 +183,10 @@ public final class Report {
         String role = r.path("role").asText();
         String d = r.path("dir").asText();
         int k = count.merge(role, 1, Integer::sum);
-        // The first of each configuration keeps its old key (the page's ids and the chart data use them).
+        // The first run of each configuration is keyed by its role alone (the page's ids and the chart data use them).
         String key = k == 1 ? role : role.equals("fixed") && k == 2 ? "fixedAgain" : r.path("label").asText(d).replace(' ', '-');
         if (!d.isEmpty() && Files.isDirectory(dir.resolve(d))) {
-          runs.put(key, read(dir.resolve(d)));
+          runs.put(key, Ingest.readRun(dir.resolve(d)));
           dirs.put(key, d);
           roles.put(key, role);
           shown.put(key, r.path("label").asText(d));
@@ -204,7 +204,7 @@ public final class Report {
     for (String label : labels) {
       if (files.hasNonNull(label) && Files.isDirectory(dir.resolve(files.get(label).asText()))) {
         Path r = dir.resolve(files.get(label).asText());
-        runs.put(label, read(r));
+        runs.put(label, Ingest.readRun(r));
         dirs.put(label, files.get(label).asText());
       }
     }
@@ -218,14 +218,6 @@ public final class Report {
     }
     Path f = dir.resolve(files.get(key).asText());
     return Files.isRegularFile(f) ? json(f) : null;
-  }
-
-  private static Evidence read(Path dir) {
-    Evidence e = Ingest.read(List.of(dir));
-    if (e == null || !e.anythingRead()) {
-      throw PathproofException.badInput(dir + ": no readable evidence");
-    }
-    return e;
   }
 
   private static JsonNode json(Path f) {

@@ -226,7 +226,7 @@ final class Sections {
     return st == null || st.median() == null ? Double.NaN : st.median();
   }
 
-  /** prove's sequential looks (issue 19 §2): the rule, and what each look pooled and found. */
+  /** prove's sequential looks: the rule, and what each look pooled and found, so a reader sees why the runs stopped. */
   static void sequence(StringBuilder b, Report.Source s) {
     JsonNode seq = s.proof() == null ? null : s.proof().get("sequence");
     if (seq == null || !seq.path("looks").isArray() || seq.path("looks").isEmpty()) {

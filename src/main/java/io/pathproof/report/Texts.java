@@ -2,6 +2,7 @@ package io.pathproof.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
@@ -126,7 +127,7 @@ final class Texts {
         suite(b, "recorded " + r.path("name").asText() + " (" + r.path("label").asText() + ")", r.path("acceptance"));
       }
       JsonNode r = s.proof().path("reveal");
-      // An undecided claim is neither passed nor failed: skipped, with the reason (issue 19 §2: inconclusive).
+      // An undecided claim is neither passed nor failed: skipped, with the reason, so CI shows it as neither.
       boolean undecidedDiagnosis = "inconclusive".equals(t(r.path("diagnosed").path("conclusion")));
       boolean undecidedFix = undecidedDiagnosis || "inconclusive".equals(t(r.path("fixVerdict")));
       b.append("  <testsuite name=\"prove\" tests=\"2\">\n");
@@ -157,19 +158,21 @@ final class Texts {
     int fail = 0;
     int skip = 0;
     for (JsonNode r : rows) {
-      String v = t(r.path("verdict"));
-      fail += v.equals("FAIL") ? 1 : 0;
-      skip += v.equals("UNPROVEN") || v.equals("N/A") ? 1 : 0;
+      Verdict v = Verdict.of(t(r.path("verdict")));
+      fail += v == Verdict.FAIL ? 1 : 0;
+      skip += v == Verdict.UNPROVEN || v == Verdict.NOT_APPLICABLE ? 1 : 0;
     }
     b.append(String.format(Locale.ROOT, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n", Esc.xml(name), rows.size(), fail, skip));
     for (JsonNode r : rows) {
-      String v = t(r.path("verdict"));
+      Verdict v = Verdict.of(t(r.path("verdict")));
       String msg = "expected " + t(r.path("expected")) + "; observed " + t(r.path("observed")) + " [" + String.join("; ", iter(r.path("provenance"))) + "]";
       b.append("    <testcase classname=\"").append(Esc.xml(name)).append("\" name=\"").append(Esc.xml(t(r.path("id")) + ": " + t(r.path("check")))).append('"');
-      switch (v) {
-        case "FAIL" -> b.append("><failure message=\"").append(Esc.xml(msg)).append("\"/></testcase>\n");
-        case "UNPROVEN", "N/A" -> b.append("><skipped message=\"").append(Esc.xml(v + ": " + msg)).append("\"/></testcase>\n");
-        default -> b.append("/>\n");
+      if (v == Verdict.FAIL) {
+        b.append("><failure message=\"").append(Esc.xml(msg)).append("\"/></testcase>\n");
+      } else if (v == Verdict.UNPROVEN || v == Verdict.NOT_APPLICABLE) {
+        b.append("><skipped message=\"").append(Esc.xml(v.label() + ": " + msg)).append("\"/></testcase>\n");
+      } else {
+        b.append("/>\n");
       }
     }
     b.append("  </testsuite>\n");

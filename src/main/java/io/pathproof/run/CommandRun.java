@@ -56,9 +56,9 @@ final class CommandRun {
     Path home = node == 0 ? dir : dir.resolve("node-" + node);
     prepare(dir, home, node);
     Path pythonPath = PythonPackage.extract(home);
-    RunManifest.write(home, new LaunchRequest(RunManifest.SCHEMA, req.tool(), Injection.blind(req.commandLine(), "--inject"),
-        req.command(), Instant.now().toString(), null, null, req.topology(), null, null, null, null, null, null,
-        req.timeoutSec(), new LaunchRequest.PredictionRef(req.prediction() == null ? null : req.prediction().toString(), sealSha)));
+    RunManifest.write(home, LaunchRequest.builder(req.tool(), Instant.now().toString())
+        .commandLine(Injection.blind(req.commandLine(), "--inject")).command(req.command()).topology(req.topology())
+        .timeoutSec(req.timeoutSec()).prediction(req.prediction() == null ? null : req.prediction().toString(), sealSha).build());
     inj.writeSealed(home); // blind by construction: the ranks read their knobs there, the manifest never names them
     RunManifest.write(home, RunOutcome.pending(null));
 

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
-import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
 import io.pathproof.rundir.LaunchRequest;
 import io.pathproof.rundir.LaunchStart;
@@ -100,10 +99,122 @@ public final class Runner {
     int worldSize() {
       return nproc * nnodes;
     }
+
+    /**
+     * A request to run {@code workload} into {@code out}, everything else by name and otherwise as {@code pathproof
+     * run} defaults it: one node of one rank, 5 warm-up and 48 measured iterations, 3 under the profiler, no timeout.
+     */
+    public static Builder builder(Workload workload, Path out) {
+      return new Builder(workload, out);
+    }
+
+    /** Request's parts by name, so that no caller lists twenty values in order. */
+    public static final class Builder {
+      private final Workload workload;
+      private final Path out;
+      private String workloadLabel;
+      private String topologyLabel;
+      private Backend backend = Backend.AUTO;
+      private int nproc = 1;
+      private int nnodes = 1;
+      private int nodeRank;
+      private String rdzvEndpoint;
+      private int iters = 48;
+      private int warmup = 5;
+      private int profileIters = 3;
+      private List<String> inject = List.of();
+      private Path prediction;
+      private long timeoutSec;
+      private Launcher launcher = Launcher.AUTO;
+      private String python;
+      private boolean overhead;
+      private List<String> commandLine = List.of();
+      private String tool;
+
+      private Builder(Workload workload, Path out) {
+        this.workload = workload;
+        this.out = out;
+      }
+
+      /** How the manifest names the workload and the topology (a preset's name or a file). */
+      public Builder labels(String workloadName, String topologyName) {
+        workloadLabel = workloadName;
+        topologyLabel = topologyName;
+        return this;
+      }
+
+      public Builder backend(Backend v) {
+        backend = v;
+        return this;
+      }
+
+      /** Ranks per node, nodes, and the node this launcher is. */
+      public Builder ranks(int perNode, int nodes, int node) {
+        nproc = perNode;
+        nnodes = nodes;
+        nodeRank = node;
+        return this;
+      }
+
+      public Builder rdzvEndpoint(String v) {
+        rdzvEndpoint = v;
+        return this;
+      }
+
+      /** Measured, warm-up and profiled iterations. */
+      public Builder sizes(int measured, int warmupIters, int profiled) {
+        iters = measured;
+        warmup = warmupIters;
+        profileIters = profiled;
+        return this;
+      }
+
+      public Builder inject(List<String> v) {
+        inject = v;
+        return this;
+      }
+
+      public Builder prediction(Path v) {
+        prediction = v;
+        return this;
+      }
+
+      public Builder timeoutSec(long v) {
+        timeoutSec = v;
+        return this;
+      }
+
+      public Builder launcher(Launcher v) {
+        launcher = v;
+        return this;
+      }
+
+      public Builder python(String v) {
+        python = v;
+        return this;
+      }
+
+      public Builder overhead(boolean v) {
+        overhead = v;
+        return this;
+      }
+
+      /** The command line the manifest records (as given) and the tool's version. */
+      public Builder recorded(List<String> givenCommandLine, String toolVersion) {
+        commandLine = givenCommandLine;
+        tool = toolVersion;
+        return this;
+      }
+
+      public Request build() {
+        return new Request(workload, workloadLabel, topologyLabel, backend, nproc, nnodes, nodeRank, rdzvEndpoint, iters, warmup,
+            profileIters, inject, prediction, timeoutSec, out, launcher, python, overhead, commandLine, tool);
+      }
+    }
   }
 
   /**
-   * What the instrumentation costs (issue 13): the recording Python comm hook runs on every {@code hookEvery}-th
+   * What the instrumentation costs: the recording Python comm hook runs on every {@code hookEvery}-th
    * measured iteration (and iterations 0, 1 and the profiler window; 1 = every iteration), DDP's own C++ allreduce on
    * the others; {@code profilerPlugin} is "auto", "none" or the path of pathproof's NCCL profiler plugin.
    */
@@ -351,51 +462,74 @@ public final class Runner {
    * the NCCL emulator.
    */
   public static Result run(Request req, Instrumentation ins, Progress progress, Emulate emulate) {
-    ProfilerPlugin.Choice plugin = ProfilerPlugin.resolve(ins.profilerPlugin(), System.getenv(), Path.of(""));
-    Injection inj = Injection.parse(req.inject(), req.worldSize());
-    Emulation.Library emuLib = emulate == null ? null : Emulation.check(req, emulate, inj);
-    String sealSha = null;
-    if (req.prediction() != null) {
-      Prediction p = PredictionIo.readVerified(req.prediction()); // exit 9 on a missing or broken seal
-      sealSha = p.seal().sha256();
-    }
-    String addr = "127.0.0.1";
-    int port = 0; // 0: a free local port, chosen when the ranks are about to start
-    if (req.rdzvEndpoint() != null && !req.rdzvEndpoint().isBlank()) {
-      String ep = req.rdzvEndpoint().trim();
-      int c = ep.lastIndexOf(':');
-      if (c <= 0 || c == ep.length() - 1) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': expected HOST:PORT");
-      }
-      addr = ep.substring(0, c);
-      try {
-        port = Integer.parseInt(ep.substring(c + 1));
-      } catch (NumberFormatException e) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port is not a number");
-      }
-      if (port < 1 || port > 65535) {
-        throw PathproofException.usage("--rdzv-endpoint '" + ep + "': port must be in 1..65535");
-      }
-    }
-    Path dir = req.out().toAbsolutePath().normalize();
-    prepareDir(dir);
-    writeWorkload(req.workload(), dir.resolve("workload.json"));
-    copyHarness(dir.resolve(HARNESS));
-
-    RunManifest.write(dir, new LaunchRequest(RunManifest.SCHEMA, req.tool(),
-        Injection.blind(req.commandLine(), "--inject"), // the fault is in fault.sealed.json only
-        null, Instant.now().toString(), req.workload().name(), req.workloadLabel(), req.topologyLabel(),
-        lower(req.backend()), req.nproc(), req.nnodes(), req.nodeRank(), req.iters(), req.warmup(), req.timeoutSec(),
-        new LaunchRequest.PredictionRef(req.prediction() == null ? null : req.prediction().toString(), sealSha)));
-    // Blind by construction (issue 11 §4): what was injected goes to a file diagnose never opens, not the manifest.
-    inj.writeSealed(dir);
-    RunManifest.write(dir, RunOutcome.pending(null));
-    LaunchStart.Builder started = LaunchStart.builder();
-
+    Launch launch = new Launch(req, ins, emulate);
+    launch.writeRequest();
     if (req.launcher() == Launcher.SRUN) {
+      return launch.srunDryRun();
+    }
+    Result refused = launch.chooseMachine();
+    return refused != null ? refused : launch.startAndWait(progress);
+  }
+
+  /**
+   * One launch of the stand-in job, step by step: what is checked before any file is written (the injection, the
+   * emulator library, the prediction's seal, the rendezvous endpoint), the manifest's request turn, then the machine
+   * (port, Python, backend, launcher) and the ranks. Each step writes what it learnt to the manifest's start turn, so
+   * a launch refused half way leaves its reasons in the run directory.
+   */
+  private static final class Launch {
+    private final Request req;
+    private final Instrumentation ins;
+    private final Emulate emulate;
+    private final ProfilerPlugin.Choice plugin;
+    private final Injection inj;
+    private final Emulation.Library emuLib;
+    private final String sealSha;
+    private final String addr;
+    private final Path dir;
+    private final LaunchStart.Builder started = LaunchStart.builder();
+    /** 0 until the machine is chosen: a free local port, chosen when the ranks are about to start. */
+    private int port;
+    private PythonProbe.Python py;
+    private Backend backend;
+    private Launcher launcher;
+
+    /** Everything that can be refused before a file is written: a wrong request leaves no run directory behind. */
+    Launch(Request req, Instrumentation ins, Emulate emulate) {
+      this.req = req;
+      this.ins = ins;
+      this.emulate = emulate;
+      plugin = ProfilerPlugin.resolve(ins.profilerPlugin(), System.getenv(), Path.of(""));
+      inj = Injection.parse(req.inject(), req.worldSize());
+      emuLib = emulate == null ? null : Emulation.check(req, emulate, inj);
+      sealSha = req.prediction() == null ? null : PredictionIo.readVerified(req.prediction()).seal().sha256(); // exit 9
+      String endpoint = req.rdzvEndpoint() == null || req.rdzvEndpoint().isBlank() ? null : req.rdzvEndpoint().trim();
+      addr = endpoint == null ? "127.0.0.1" : host(endpoint);
+      port = endpoint == null ? 0 : port(endpoint);
+      dir = req.out().toAbsolutePath().normalize();
+    }
+
+    /** The run directory with the workload and the harness, and the manifest's request turn. */
+    void writeRequest() {
+      prepareDir(dir);
+      writeWorkload(req.workload(), dir.resolve("workload.json"));
+      copyHarness(dir.resolve(HARNESS));
+      RunManifest.write(dir, LaunchRequest.builder(req.tool(), Instant.now().toString())
+          .commandLine(Injection.blind(req.commandLine(), "--inject")) // the fault is in fault.sealed.json only
+          .workload(req.workload().name(), req.workloadLabel()).topology(req.topologyLabel()).backendRequested(lower(req.backend()))
+          .ranks(req.nproc(), req.nnodes(), req.nodeRank()).sizes(req.iters(), req.warmup()).timeoutSec(req.timeoutSec())
+          .prediction(req.prediction() == null ? null : req.prediction().toString(), sealSha).build());
+      // Blind by construction: what was injected goes to a file diagnose never opens, not the manifest, so a
+      // diagnosis cannot be told what it has to find.
+      inj.writeSealed(dir);
+      RunManifest.write(dir, RunOutcome.pending(null));
+    }
+
+    /** Slurm: the exact srun command, printed and recorded, not run. */
+    Result srunDryRun() {
       String python = req.python() == null ? "python3" : req.python();
-      String backend = req.backend() == Backend.AUTO ? "auto" : lower(req.backend());
-      String cmd = SrunCommand.render(req, dir, python, backend, inj);
+      String be = req.backend() == Backend.AUTO ? "auto" : lower(req.backend());
+      String cmd = SrunCommand.render(req, dir, python, be, inj);
       if (ins.hookEvery() != Instrumentation.DEFAULT_HOOK_EVERY) {
         cmd += " --hook-every " + ins.hookEvery(); // harness arguments end the srun command line
       }
@@ -404,71 +538,101 @@ public final class Runner {
       return new Result(dir, false, ExitCode.OK, null, List.of(), cmd);
     }
 
-    if (port == 0) {
-      port = freePort();
-    }
-    started.master(addr, port);
-    if (req.nodeRank() == 0 && !canBind(addr, port)) {
-      return fail(dir, started, ExitCode.PORT_IN_USE,
-          "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
+    /** The rendezvous port, the Python with torch, the backend and the launcher; a refusal as the failed result. */
+    Result chooseMachine() {
+      if (port == 0) {
+        port = freePort();
+      }
+      started.master(addr, port);
+      if (req.nodeRank() == 0 && !canBind(addr, port)) {
+        return fail(dir, started, ExitCode.PORT_IN_USE,
+            "run: rendezvous port " + port + " on " + addr + " is in use; choose another with --rdzv-endpoint " + addr + ":PORT");
+      }
+      try {
+        py = PythonProbe.find(req.python());
+      } catch (PathproofException e) {
+        return fail(dir, started, e.exitCode(), e.getMessage());
+      }
+      started.python(new LaunchStart.PythonInfo(py.executable(), py.pythonVersion(), py.torchVersion(), py.gpus()));
+      backend = emulate != null ? Backend.NCCL : req.backend();
+      if (backend == Backend.AUTO) {
+        // nccl needs one GPU per rank (it refuses two ranks on one GPU); with fewer GPUs, gloo still runs
+        backend = py.cuda() && py.gpus() >= req.nproc() && py.nccl() ? Backend.NCCL : Backend.GLOO;
+      }
+      started.backend(lower(backend));
+      String refusal = backendRefusal(backend, py, req.nproc(), emulate != null);
+      if (refusal != null) {
+        return fail(dir, started, ExitCode.NO_GPU, refusal);
+      }
+      launcher = emulate != null ? Launcher.SPAWN : req.launcher();
+      if (launcher == Launcher.AUTO) {
+        launcher = torchrunWorks(py) ? Launcher.TORCHRUN : Launcher.SPAWN;
+      }
+      return null;
     }
 
-    PythonProbe.Python py;
-    try {
-      py = PythonProbe.find(req.python());
-    } catch (PathproofException e) {
-      return fail(dir, started, e.exitCode(), e.getMessage());
+    /** The ranks' arguments and environment, the manifest's start turn, then the ranks until they end. */
+    Result startAndWait(Progress progress) {
+      String be = lower(backend);
+      List<String> harnessArgs = harnessArgs(req, dir, be, inj);
+      harnessArgs.addAll(List.of("--hook-every", Integer.toString(ins.hookEvery())));
+      Map<String, String> env = rankEnv(req, dir, backend, inj, addr, port);
+      java.util.function.IntFunction<Map<String, String>> perRank = emulate != null ? emulation(env) : r -> Map.of();
+      if (backend == Backend.NCCL) {
+        env.putAll(ProfilerPlugin.env(plugin, dir, System.getenv(), inj.env()));
+      }
+      Map<String, String> launcherEnv = new java.util.TreeMap<>();
+      env.forEach((k, v) -> {
+        if (!inj.env().containsKey(k)) {
+          launcherEnv.put(k, v);
+        }
+      });
+      RankProcesses ranks = launcher == Launcher.TORCHRUN
+          ? RankProcesses.torchrun(py.executable(), req, dir, harnessArgs, env, addr, port)
+          : RankProcesses.spawn(py.executable(), req, dir, harnessArgs, env, perRank);
+      RunManifest.write(dir, started.launcher(lower(launcher)).ncclProfilerPlugin(ProfilerPlugin.manifest(plugin, be))
+          .hookEvery(ins.hookEvery()).launcherEnv(launcherEnv)
+          .rankArgv(ranks.argvs().stream().map(a -> Injection.blind(a, "--knob")).toList()).build());
+      RankProcesses.Outcome o = ranks.startAndWait(req.timeoutSec(), progress, req.warmup() + req.iters());
+      return finish(dir, req, o);
     }
-    started.python(new LaunchStart.PythonInfo(py.executable(), py.pythonVersion(), py.torchVersion(), py.gpus()));
 
-    Backend backend = emulate != null ? Backend.NCCL : req.backend();
-    if (backend == Backend.AUTO) {
-      // nccl needs one GPU per rank (it refuses two ranks on one GPU); with fewer GPUs, gloo still runs
-      backend = py.cuda() && py.gpus() >= req.nproc() && py.nccl() ? Backend.NCCL : Backend.GLOO;
-    }
-    String be = lower(backend);
-    started.backend(be);
-    String refusal = backendRefusal(backend, py, req.nproc(), emulate != null);
-    if (refusal != null) {
-      return fail(dir, started, ExitCode.NO_GPU, refusal);
-    }
-
-    Launcher launcher = emulate != null ? Launcher.SPAWN : req.launcher();
-    if (launcher == Launcher.AUTO) {
-      launcher = torchrunWorks(py) ? Launcher.TORCHRUN : Launcher.SPAWN;
-    }
-
-    List<String> harnessArgs = harnessArgs(req, dir, be, inj);
-    harnessArgs.addAll(List.of("--hook-every", Integer.toString(ins.hookEvery())));
-    Map<String, String> env = rankEnv(req, dir, backend, inj, addr, port);
-    java.util.function.IntFunction<Map<String, String>> perRank = r -> Map.of();
-    if (emulate != null) {
+    /**
+     * {@code --emulate}: the emulated machine's NCCL topology written beside the run, the patched NCCL in {@code env},
+     * and each rank's emulated busId (the result, by rank).
+     */
+    private java.util.function.IntFunction<Map<String, String>> emulation(Map<String, String> env) {
       Emulation.RealGpu real = Emulation.probe(py.executable());
       io.pathproof.scenario.NcclTopoXmlWriter.Emulated xml =
           io.pathproof.scenario.NcclTopoXmlWriter.write(emulate.topology(), real.busId());
       writeText(dir.resolve(Emulation.XML), xml.xml());
       started.emulation(Emulation.manifest(emulate, emuLib, real, xml.busIds(), req.nproc()));
       env.putAll(Emulation.env(dir, emuLib, emulate));
-      perRank = r -> Emulation.busIdEnv(xml.busIds().get(r));
+      return r -> Emulation.busIdEnv(xml.busIds().get(r));
     }
-    if (backend == Backend.NCCL) {
-      env.putAll(ProfilerPlugin.env(plugin, dir, System.getenv(), inj.env()));
-    }
-    Map<String, String> launcherEnv = new java.util.TreeMap<>();
-    env.forEach((k, v) -> {
-      if (!inj.env().containsKey(k)) {
-        launcherEnv.put(k, v);
-      }
-    });
-    RankProcesses ranks = launcher == Launcher.TORCHRUN
-        ? RankProcesses.torchrun(py.executable(), req, dir, harnessArgs, env, addr, port)
-        : RankProcesses.spawn(py.executable(), req, dir, harnessArgs, env, perRank);
-    RunManifest.write(dir, started.launcher(lower(launcher)).ncclProfilerPlugin(ProfilerPlugin.manifest(plugin, be))
-        .hookEvery(ins.hookEvery()).launcherEnv(launcherEnv)
-        .rankArgv(ranks.argvs().stream().map(a -> Injection.blind(a, "--knob")).toList()).build());
 
-    RankProcesses.Outcome o = ranks.startAndWait(req.timeoutSec(), progress, req.warmup() + req.iters());
-    return finish(dir, req, o);
+    /** The host of a {@code --rdzv-endpoint HOST:PORT}. */
+    private static String host(String endpoint) {
+      int c = endpoint.lastIndexOf(':');
+      if (c <= 0 || c == endpoint.length() - 1) {
+        throw PathproofException.usage("--rdzv-endpoint '" + endpoint + "': expected HOST:PORT");
+      }
+      return endpoint.substring(0, c);
+    }
+
+    /** The port of a {@code --rdzv-endpoint HOST:PORT} (its host checked first, by {@link #host}). */
+    private static int port(String endpoint) {
+      int port;
+      try {
+        port = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+      } catch (NumberFormatException e) {
+        throw PathproofException.usage("--rdzv-endpoint '" + endpoint + "': port is not a number");
+      }
+      if (port < 1 || port > 65535) {
+        throw PathproofException.usage("--rdzv-endpoint '" + endpoint + "': port must be in 1..65535");
+      }
+      return port;
+    }
   }
 
   private static String lower(Enum<?> e) {

@@ -1,4 +1,4 @@
-"""pathproof run harness, the cost of its own instrumentation (issue 13): which iterations run the recording comm
+"""pathproof run harness, the cost of its own instrumentation: which iterations run the recording comm
 hook, the switch of pathproof's NCCL profiler plugin, step times read from CUDA events afterwards, and the summary of
 `run --overhead`. Imported by harness.py from the same directory; needs no torch at import."""
 

@@ -144,7 +144,7 @@ class RealH200RunTest {
     Diagnosis d = Diagnosis.diagnose(evidence(), evidence());
     assertThat(d.conclusion()).isEqualTo("no change");
     assertThat(d.regression().ratio()).isEqualTo(1.0);
-    assertThat(d.correctness().verdict()).isEqualTo("PASS");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.PASS);
     assertThat(d.configuration()).isEmpty();
   }
 }

@@ -131,7 +131,7 @@ class BlindFaultTest {
   }
 
   private static void assertDiagnosed(Diagnosis d, Fault f) {
-    assertThat(d.rootCause().layer()).as(f.name() + ": " + Diagnosis.render(d, "json")).isEqualTo(f.layer());
+    assertThat(d.rootCause().layer().id()).as(f.name() + ": " + Diagnosis.render(d, "json")).isEqualTo(f.layer());
     assertThat(d.rootCause().owner()).as(f.name()).isEqualTo(f.owner());
     assertThat(d.rootCause().fix() + " " + d.rootCause().change()).as(f.name()).contains(f.fixContains());
     assertThat(d.conclusion()).as(f.name()).isEqualTo("root cause");
@@ -193,7 +193,7 @@ class BlindFaultTest {
     assertThat(d.regression().verdict()).isEqualTo("unknown");
     assertThat(d.regression().rule()).contains("cannot be judged under emulation");
     assertThat(d.rootCause().evidence()).anySatisfy(e -> assertThat(e).contains("cannot be judged under emulation"));
-    assertThat(d.diffs()).noneMatch(x -> x.layer().equals("compute") || x.layer().equals("kernel-time"));
+    assertThat(d.diffs()).noneMatch(x -> x.layer() == Layer.COMPUTE || x.layer() == Layer.KERNEL_TIME);
     if (f.name().equals("channels")) {
       assertThat(d.rootCause().fix()).contains("remove NCCL_MIN_NCHANNELS=1");
       assertThat(d.rootCause().wrongMitigations()).anySatisfy(w -> assertThat(w).contains("NVLink"))

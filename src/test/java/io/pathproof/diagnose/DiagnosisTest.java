@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.accept.SyntheticRuns;
+import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.evidence.Evidence;
 import java.util.List;
@@ -44,7 +45,7 @@ class DiagnosisTest {
   }
 
   private static List<String> eliminatedLayers(Diagnosis d) {
-    return d.eliminated().stream().map(Diagnosis.Elimination::layer).toList();
+    return d.eliminated().stream().map(e -> e.layer().id()).toList();
   }
 
   @Test
@@ -61,11 +62,11 @@ class DiagnosisTest {
     });
     Diagnosis d = diagnose(baseline(), v);
     assertThat(d.conclusion()).isEqualTo("root cause");
-    assertThat(d.correctness().verdict()).isEqualTo("PASS");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.PASS);
     assertThat(d.regression().detected()).isTrue();
     assertThat(d.regression().ratio()).isBetween(3.3, 3.6);
     assertThat(d.regression().ciLow()).isGreaterThan(3.0);
-    assertThat(d.rootCause().layer()).isEqualTo("channels");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.CHANNELS);
     assertThat(d.rootCause().owner()).isEqualTo("NCCL host");
     assertThat(d.rootCause().change()).contains("NCCL_MAX_NCHANNELS unset → 1", "NCCL_MIN_NCHANNELS unset → 1");
     assertThat(d.rootCause().evidence()).anySatisfy(e -> assertThat(e).startsWith("path diff channels: collChannels [12]; gridX [12] → collChannels [1]; gridX [1]"));
@@ -95,7 +96,7 @@ class DiagnosisTest {
       s.kernelUs = 4800;
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.rootCause().layer()).isEqualTo("protocol");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.PROTOCOL);
     assertThat(d.rootCause().owner()).isEqualTo("NCCL host");
     assertThat(d.rootCause().change()).contains("NCCL_PROTO unset → LL").contains("threads");
     assertThat(d.rootCause().fix()).contains("remove NCCL_PROTO=LL", "SIMPLE");
@@ -116,8 +117,8 @@ class DiagnosisTest {
     v.withTuning = false;
     Diagnosis d = diagnose(b, v);
     assertThat(d.conclusion()).isEqualTo("root cause");
-    assertThat(d.rootCause().layer()).isEqualTo("protocol");
-    assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).contains("protocol");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.PROTOCOL);
+    assertThat(d.unexamined()).extracting(x -> x.layer().id()).contains("protocol");
     // But a protocol that is in the evidence and did not change does not agree with NCCL_PROTO.
     SyntheticRuns.Spec same = variant(s -> {
       s.env.put("NCCL_PROTO", "LL");
@@ -126,9 +127,9 @@ class DiagnosisTest {
     });
     Diagnosis u = diagnose(baseline(), same);
     assertThat(u.conclusion()).isEqualTo("unexplained");
-    assertThat(u.candidates()).extracting(Diagnosis.Candidate::layer).containsExactly("protocol");
+    assertThat(u.candidates()).extracting(c -> c.layer().id()).containsExactly("protocol");
     assertThat(u.rootCause().change()).startsWith("unexplained: the one configuration change");
-    assertThat(u.rootCause().layer()).isEqualTo("threads");
+    assertThat(u.rootCause().layer()).isEqualTo(Layer.THREADS);
   }
 
   @Test
@@ -141,7 +142,7 @@ class DiagnosisTest {
       s.kernelUs = 3800;
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.rootCause().layer()).isEqualTo("algorithm");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.ALGORITHM);
     assertThat(d.rootCause().fix()).contains("remove NCCL_ALGO=Tree", "RING");
     assertThat(d.conclusion()).isEqualTo("root cause");
   }
@@ -156,7 +157,7 @@ class DiagnosisTest {
       s.kernelUs = 9400;
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.rootCause().layer()).isEqualTo("transport");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.TRANSPORT);
     assertThat(d.rootCause().change()).contains("NCCL_P2P_DISABLE unset → 1");
     assertThat(d.rootCause().fix()).contains("remove NCCL_P2P_DISABLE=1", "P2P/IPC");
     assertThat(d.rootCause().wrongMitigations()).anySatisfy(w -> assertThat(w).contains("NVLink"));
@@ -172,9 +173,9 @@ class DiagnosisTest {
       s.kernelUs = 2500;
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.rootCause().layer()).isEqualTo("threads");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.THREADS);
     assertThat(d.diffs()).anySatisfy(l -> {
-      assertThat(l.layer()).isEqualTo("threads");
+      assertThat(l.layer()).isEqualTo(Layer.THREADS);
       assertThat(l.baseline()).isEqualTo("blockX [544]");
       assertThat(l.variant()).isEqualTo("blockX [288]");
     });
@@ -190,7 +191,7 @@ class DiagnosisTest {
       s.commMs = 2.4;
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.rootCause().layer()).isEqualTo("ddp-buckets");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.BUCKETS);
     assertThat(d.rootCause().owner()).isEqualTo("PyTorch");
     assertThat(d.rootCause().change()).contains("ddp.bucket_cap_bytes 67108864 → 26214400 (ddp-logging)");
     assertThat(d.rootCause().fix()).contains("restore bucket_cap_mb=64 (DDP bucket_cap_bytes 67108864, now 26214400)");
@@ -206,7 +207,7 @@ class DiagnosisTest {
     Diagnosis d = diagnose(baseline(), v);
     assertThat(d.configuration()).isEmpty();
     assertThat(d.regression().detected()).isTrue();
-    assertThat(d.rootCause().layer()).isEqualTo("compute");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.COMPUTE);
     assertThat(d.rootCause().owner()).isEqualTo("application");
     assertThat(d.rootCause().change()).contains("compute outside communication rose");
     assertThat(d.rootCause().wrongMitigations()).anySatisfy(w -> assertThat(w).startsWith("NCCL tuning"));
@@ -221,8 +222,8 @@ class DiagnosisTest {
       s.inject.put("corrupt_grad_rank", 2);
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.correctness().verdict()).isEqualTo("FAIL");
-    assertThat(d.rootCause().layer()).isEqualTo("correctness");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.FAIL);
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.CORRECTNESS);
     assertThat(d.rootCause().change()).contains("rank(s) [2]");
     assertThat(d.regression().detected()).isFalse();
     assertThat(eliminatedLayers(d)).doesNotContain("correctness");
@@ -240,16 +241,16 @@ class DiagnosisTest {
       s.inject.put("bucket_cap_mb", 32);
     });
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.correctness().verdict()).isEqualTo("PASS");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.PASS);
     assertThat(d.correctness().evidence()).contains("reduction path changed (ddp-buckets");
-    assertThat(d.rootCause().layer()).isEqualTo("ddp-buckets");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.BUCKETS);
   }
 
   @Test
   void theSameReductionEndingElsewhereIsAWrongGradientOnEveryRank() {
     SyntheticRuns.Spec v = variant(s -> s.finalSamples = List.of(0.0131, -0.0441, 0.00012));
     Diagnosis d = diagnose(baseline(), v);
-    assertThat(d.correctness().verdict()).isEqualTo("FAIL");
+    assertThat(d.correctness().verdict()).isEqualTo(Verdict.FAIL);
     assertThat(d.correctness().evidence()).contains("every rank applied a wrong gradient");
   }
 
@@ -261,7 +262,7 @@ class DiagnosisTest {
     assertThat(d.regression().verdict()).isEqualTo("no change");
     assertThat(d.regression().ciLow()).isLessThan(1.0);
     assertThat(d.regression().ciHigh()).isGreaterThan(1.0);
-    assertThat(d.rootCause().layer()).isEqualTo("none");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.NONE);
     assertThat(d.clean()).isTrue();
     assertThat(d.configuration()).isEmpty();
   }
@@ -276,7 +277,7 @@ class DiagnosisTest {
     assertThat(d.regression().verdict()).isEqualTo("unknown");
     assertThat(d.regression().detected()).isFalse();
     assertThat(d.clean()).isFalse();
-    assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).contains("compute");
+    assertThat(d.unexamined()).extracting(x -> x.layer().id()).contains("compute");
   }
 
   @Test
@@ -305,7 +306,7 @@ class DiagnosisTest {
     });
     Diagnosis d = diagnose(baseline(), v);
     assertThat(d.conclusion()).isEqualTo("confounded");
-    assertThat(d.candidates()).extracting(Diagnosis.Candidate::layer).containsExactlyInAnyOrder("channels", "protocol");
+    assertThat(d.candidates()).extracting(c -> c.layer().id()).containsExactlyInAnyOrder("channels", "protocol");
     assertThat(d.candidates()).allSatisfy(c -> assertThat(c.pathAgrees()).isTrue());
     assertThat(d.rootCause().change()).startsWith("confounded: 2 variables");
   }
@@ -321,8 +322,8 @@ class DiagnosisTest {
     assertThat(diagnose(b, v).conclusion()).isEqualTo("no change");
     v.computeMs = 2.0;
     Diagnosis d = diagnose(b, v);
-    assertThat(d.rootCause().layer()).isEqualTo("compute");
-    assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).contains("algorithm", "transport", "channels");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.COMPUTE);
+    assertThat(d.unexamined()).extracting(x -> x.layer().id()).contains("algorithm", "transport", "channels");
   }
 
   @Test

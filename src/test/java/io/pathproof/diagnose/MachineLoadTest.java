@@ -76,7 +76,7 @@ class MachineLoadTest {
   }
 
   private static Diagnosis.LayerDiff diff(Diagnosis d, String layer) {
-    return d.diffs().stream().filter(x -> x.layer().equals(layer)).findFirst().orElseThrow();
+    return d.diffs().stream().filter(x -> x.layer().id().equals(layer)).findFirst().orElseThrow();
   }
 
   @Test
@@ -98,7 +98,7 @@ class MachineLoadTest {
     double base = Double.parseDouble(c.baseline().replace("median ", "").replace(" ms", ""));
     assertThat(base).as(c.toString()).isPositive();
     assertThat(d.conclusion()).isEqualTo("root cause");
-    assertThat(d.rootCause().layer()).isEqualTo("compute");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.COMPUTE);
     assertThat(d.rootCause().change()).contains("compute outside communication rose");
   }
 
@@ -108,7 +108,7 @@ class MachineLoadTest {
     Diagnosis d = Diagnosis.diagnose(gloo("base", 0, 0.5, 1), gloo("busy", 0, 10.5, 2));
     assertThat(d.regression().detected()).isTrue();
     assertThat(d.conclusion()).isEqualTo("confounded by machine load");
-    assertThat(d.rootCause().layer()).isEqualTo("machine-load");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.MACHINE_LOAD);
     assertThat(d.rootCause().change()).startsWith("confounded by machine load");
     assertThat(d.rootCause().evidence()).anySatisfy(e -> assertThat(e).contains("run-queue wait"));
     assertThat(diff(d, "machine-load").changed()).isTrue();
@@ -118,7 +118,7 @@ class MachineLoadTest {
   void aComputeFaultOnABusyMachineIsStillCompute() {
     // More load in the variant AND 20 ms more compute: the wait explains only part of the slower step.
     Diagnosis d = Diagnosis.diagnose(gloo("base", 0, 0.5, 1), gloo("slow-busy", 20, 6.5, 2));
-    assertThat(d.rootCause().layer()).isEqualTo("compute");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.COMPUTE);
     assertThat(d.rootCause().evidence()).anySatisfy(e -> assertThat(e).startsWith("machine load:").contains("still regressed"));
     assertThat(diff(d, "machine-load").changed()).isFalse();
   }
@@ -138,9 +138,9 @@ class MachineLoadTest {
     Diagnosis d = Diagnosis.diagnose(SyntheticRuns.build(b), SyntheticRuns.build(v));
     assertThat(d.regression().detected()).isTrue();
     assertThat(d.conclusion()).isEqualTo("root cause");
-    assertThat(d.rootCause().layer()).isEqualTo("compute");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.COMPUTE);
     assertThat(d.rootCause().change()).contains("residual is compute");
-    assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).contains("compute");
+    assertThat(d.unexamined()).extracting(x -> x.layer().id()).contains("compute");
   }
 
   @Test

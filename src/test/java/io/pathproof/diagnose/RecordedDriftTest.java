@@ -35,7 +35,7 @@ class RecordedDriftTest {
       Diagnosis d = Diagnosis.diagnose(pair[0], pair[1]);
       assertThat(d.regression().verdict()).isIn("regression", "improvement");
       assertThat(d.conclusion()).as(d.rootCause().change()).isEqualTo("confounded by machine load");
-      assertThat(d.rootCause().layer()).isEqualTo("machine-load");
+      assertThat(d.rootCause().layer()).isEqualTo(Layer.MACHINE_LOAD);
       assertThat(d.rootCause().change()).contains("waited").contains("did not move with the step");
     }
   }
@@ -122,7 +122,7 @@ class RecordedDriftTest {
     // A 40 ms sleep per step: the same CPU work too, and a hair more wait (0.1 ms per rank). The wait cannot cover a
     // 41 ms change, so the machine is not the cause: compute is.
     Diagnosis sleep = Diagnosis.diagnose(run("sleep-same-wait", "baseline"), run("sleep-same-wait", "variant"));
-    assertThat(sleep.rootCause().layer()).as(sleep.rootCause().change()).isEqualTo("compute");
+    assertThat(sleep.rootCause().layer()).as(sleep.rootCause().change()).isEqualTo(Layer.COMPUTE);
     assertThat(sleep.rootCause().change()).startsWith("compute outside communication rose");
   }
   @Test

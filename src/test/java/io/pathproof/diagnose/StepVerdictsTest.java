@@ -55,7 +55,7 @@ class StepVerdictsTest {
     assertThat(r.stepsNeeded()).as("steps per side that would decide").isGreaterThan(48);
     assertThat(r.why()).contains("±5 %", "steps per side would decide");
     assertThat(r.rule()).contains("no change only when that interval lies inside ±5 % (the equivalence margin)");
-    assertThat(d.rootCause().layer()).isEqualTo("none");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.NONE);
     assertThat(d.rootCause().change()).startsWith("inconclusive: ");
     String table = Diagnosis.render(d, "table");
     assertThat(table).contains("2. step time: inconclusive", "margin ±5 %", "99 % interval");
@@ -183,7 +183,7 @@ class StepVerdictsTest {
     Evidence variant = build("b", 72, slower);
     Diagnosis d = Diagnosis.diagnose(base, variant);
     assertThat(d.regression().verdict()).isEqualTo("inconclusive");
-    assertThat(d.rootCause().layer()).isEqualTo("compute");
+    assertThat(d.rootCause().layer()).isEqualTo(Layer.COMPUTE);
     FixVerification kept = Diagnosis.verifyFix(base, variant, build("c", 73, slower));
     assertThat(kept.fixed()).as(kept.reasons().toString()).isFalse();
     assertThat(kept.reasons()).anySatisfy(r -> assertThat(r).contains("compute regression"));

@@ -91,7 +91,7 @@ class IngestCommandTest {
   void aWrongFormatIsAUsageError() {
     Result r = run("ingest", "--format", "xml", Read.res("h200-1rank").toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("--format must be table or json");
+    assertThat(r.err()).contains("--format: 'xml' is not one of table, json");
   }
 
   @Test

@@ -2,6 +2,8 @@ package io.pathproof.explain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pathproof.diagnose.Layer;
+import io.pathproof.accept.Verdict;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.Predictor;
@@ -42,11 +44,11 @@ class ExplainerTest {
 
   @Test
   void withADiagnosisAnswers14And15AreThatDiagnosis() {
-    Diagnosis d = new Diagnosis(Diagnosis.SCHEMA, "base", "var", "root cause", new Diagnosis.Correctness("PASS", "equal"),
+    Diagnosis d = new Diagnosis(Diagnosis.SCHEMA, "base", "var", "root cause", new Diagnosis.Correctness(Verdict.PASS, "equal"),
         new Diagnosis.Regression(true, 1.31, 1.2, 1.4, "regression", 10.0, 13.1, 24, 24, "rule"),
-        List.of(new Diagnosis.LayerDiff("protocol", "Simple", "LL", true, List.of(), List.of())), List.of(),
-        List.of(new Diagnosis.Elimination("correctness", "equal"), new Diagnosis.Elimination("ddp-buckets", "same")), List.of(),
-        new Diagnosis.RootCause("protocol", "NCCL host", "NCCL_PROTO: unset → LL", List.of(), "remove NCCL_PROTO=LL", List.of("more channels"), "verify-fix"),
+        List.of(new Diagnosis.LayerDiff(Layer.PROTOCOL, "Simple", "LL", true, List.of(), List.of())), List.of(),
+        List.of(new Diagnosis.Elimination(Layer.CORRECTNESS, "equal"), new Diagnosis.Elimination(Layer.BUCKETS, "same")), List.of(),
+        new Diagnosis.RootCause(Layer.PROTOCOL, "NCCL host", "NCCL_PROTO: unset → LL", List.of(), "remove NCCL_PROTO=LL", List.of("more channels"), "verify-fix"),
         List.of());
     List<Explainer.Answer> a = Explainer.explain(seed(Map.of()), null, d);
     assertThat(a.get(13).answer()).contains("layer protocol", "NCCL_PROTO: unset → LL", "ratio 1.310", "correctness, ddp-buckets", "protocol.");

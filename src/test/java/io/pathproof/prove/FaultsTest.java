@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.diagnose.Layer;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.predict.Prediction;
@@ -22,7 +23,7 @@ class FaultsTest {
     Prediction p = Predictor.predict(s);
     List<Fault> c = Faults.catalogue(s, p, "gloo", 4, 1);
     assertThat(c).extracting(Fault::kind).containsExactly("compute slowdown", "corrupted gradient", "bucket-cap change", "find_unused_parameters");
-    assertThat(c).extracting(Fault::layer).containsExactly("compute", "correctness", "ddp-buckets", "ddp-config");
+    assertThat(c).extracting(f -> f.layer().id()).containsExactly("compute", "correctness", "ddp-buckets", "ddp-config");
     // The cap is the first halving of 25 MiB with which the planner forms other buckets: checked against the planner.
     String cap = c.get(2).settings().get(0).substring("bucket_cap_mb=".length());
     Scenario capped = new Scenario(s.name(), s.workload().withDdpFlags(Double.parseDouble(cap), false, false, false), s.topology(), s.versions(),
@@ -73,12 +74,12 @@ class FaultsTest {
     Prediction p = Predictor.predict(s);
     List<Fault> c = Faults.catalogue(s, p, "nccl", 4, 1);
     Set<String> layers = new HashSet<>();
-    c.forEach(f -> layers.add(f.layer()));
+    c.forEach(f -> layers.add(f.layer().id()));
     assertThat(layers).contains("channels", "protocol", "algorithm", "threads", "compute", "correctness");
     var big = p.collectives().stream().filter(x -> x.bucket() >= 0).max(java.util.Comparator.comparingLong(x -> x.bytes())).orElseThrow();
-    Fault proto = c.stream().filter(f -> f.layer().equals("protocol")).findFirst().orElseThrow();
+    Fault proto = c.stream().filter(f -> f.layer() == Layer.PROTOCOL).findFirst().orElseThrow();
     assertThat(proto.settings().get(0)).startsWith("NCCL_PROTO=").isNotEqualTo("NCCL_PROTO=" + big.protocol());
-    Fault algo = c.stream().filter(f -> f.layer().equals("algorithm")).findFirst().orElseThrow();
+    Fault algo = c.stream().filter(f -> f.layer() == Layer.ALGORITHM).findFirst().orElseThrow();
     assertThat(big.algorithm()).isEqualTo("Ring");
     // NCCL 2.28: AllReduce only. A plain NCCL_ALGO=Tree made the emulated H200 variant exit before its first step
     // ("no algorithm/protocol available for function AllGather with datatype ncclInt8. NCCL_ALGO was set to Tree").
@@ -86,7 +87,7 @@ class FaultsTest {
     Scenario forced = s.withEnv(java.util.Map.of("NCCL_ALGO", "allreduce:tree"));
     var forcedBig = Predictor.predict(forced).collectives().stream().filter(x -> x.bucket() == big.bucket()).findFirst().orElseThrow();
     assertThat(forcedBig.algorithm()).as("the model reads the per-function list as NCCL does").isEqualTo("Tree");
-    Fault ch = c.stream().filter(f -> f.layer().equals("channels")).findFirst().orElseThrow();
+    Fault ch = c.stream().filter(f -> f.layer() == Layer.CHANNELS).findFirst().orElseThrow();
     assertThat(ch.settings()).containsExactly("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1");
   }
 
@@ -94,7 +95,7 @@ class FaultsTest {
   @Test
   void beforeNccl224TheAlgorithmFaultIsAPlainList() {
     Scenario s = Scenarios.load("seed"); // 4 × V100, NCCL 2.22.3
-    Fault algo = Faults.catalogue(s, Predictor.predict(s), "nccl", 4, 1).stream().filter(f -> f.layer().equals("algorithm")).findFirst()
+    Fault algo = Faults.catalogue(s, Predictor.predict(s), "nccl", 4, 1).stream().filter(f -> f.layer() == Layer.ALGORITHM).findFirst()
         .orElseThrow();
     assertThat(algo.settings().get(0)).matches("NCCL_ALGO=(Tree|Ring)");
   }
@@ -109,11 +110,17 @@ class FaultsTest {
       kinds.add(Faults.draw(c, seed).kind());
     }
     assertThat(kinds).hasSize(c.size());
-    assertThat(Faults.given("compute_delay_ms=55", c).layer()).isEqualTo("compute");
-    assertThat(Faults.given("NCCL_P2P_DISABLE=1", c).layer()).isEqualTo("transport");
+    assertThat(Faults.given("compute_delay_ms=55", c).layer()).isEqualTo(Layer.COMPUTE);
+    assertThat(Faults.given("NCCL_P2P_DISABLE=1", c).layer()).isEqualTo(Layer.TRANSPORT);
     // find_unused_parameters is a DDP flag: the diagnose room names it on ddp-config, never on the bucket layout.
-    assertThat(Faults.given("find_unused_parameters=true", List.of()).layer()).isEqualTo("ddp-config");
-    assertThat(Faults.given("bucket_cap_mb=1", List.of()).layer()).isEqualTo("ddp-buckets");
+    assertThat(Faults.given("find_unused_parameters=true", List.of()).layer()).isEqualTo(Layer.DDP_CONFIG);
+    assertThat(Faults.given("bucket_cap_mb=1", List.of()).layer()).isEqualTo(Layer.BUCKETS);
+    // Outside the catalogue a variable acts on the layer the diagnose room's knob table gives it, the one a blind
+    // diagnosis names: the whole family, not only the variables prove itself injects.
+    assertThat(Faults.given("NCCL_LL128_ENABLE=0", List.of()).layer()).isEqualTo(Layer.PROTOCOL);
+    assertThat(Faults.given("NCCL_NCHANNELS_PER_PEER=1", List.of()).layer()).isEqualTo(Layer.CHANNELS);
+    assertThat(Faults.given("corrupt_grad_rank=0", List.of()).layer()).isEqualTo(Layer.CORRECTNESS);
+    assertThat(Faults.given("TORCH_NCCL_BLOCKING_WAIT=1", List.of()).layer()).isEqualTo(Layer.CONFIGURATION);
     Faults.check("NCCL_PROTO=LL,compute_delay_ms=3");
     assertThatThrownBy(() -> Faults.check("compute_dleay_ms=3")).isInstanceOf(PathproofException.class).hasMessageContaining("compute_dleay_ms");
     assertThatThrownBy(() -> Faults.given("nonsense", c)).isInstanceOf(PathproofException.class).hasMessageContaining("K=V");
@@ -121,13 +128,14 @@ class FaultsTest {
 
   @Test
   void theSealedRecordHasTheFaultSchemaAndItsHashChangesWithTheFault() throws Exception {
-    Fault f = new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), "channels", "");
+    Fault f = new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), Layer.CHANNELS, "");
     String rec = Prove.faultRecord(f, 7, List.of(f));
     JsonNode n = Json.mapper().readTree(rec);
     assertThat(n.path("schema").asText()).isEqualTo("pathproof.fault/1");
     assertThat(n.at("/env/NCCL_MAX_NCHANNELS").asText()).isEqualTo("1");
     assertThat(n.path("knobs").size()).isZero();
-    Fault g = new Fault("slow", List.of("compute_delay_ms=40"), "compute", "");
+    assertThat(n.path("layer").asText()).isEqualTo("channels");
+    Fault g = new Fault("slow", List.of("compute_delay_ms=40"), Layer.COMPUTE, "");
     assertThat(Json.mapper().readTree(Prove.faultRecord(g, 7, List.of(g))).at("/knobs/compute_delay_ms").asText()).isEqualTo("40");
     assertThat(Prove.sha256(rec)).isNotEqualTo(Prove.sha256(Prove.faultRecord(g, 7, List.of(g)))).hasSize(64);
   }

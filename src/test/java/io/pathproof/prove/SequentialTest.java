@@ -2,6 +2,7 @@ package io.pathproof.prove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pathproof.diagnose.Layer;
 import io.pathproof.accept.SyntheticRuns;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
@@ -87,11 +88,11 @@ class SequentialTest {
     Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, loud), make("variant", 2, loud), 3, Diagnosis.Rule.DEFAULT, m, l -> { });
     assertThat(dx.looks()).hasSize(3);
     assertThat(dx.inconclusive()).isTrue();
-    assertThat(dx.diagnosis().rootCause().layer()).isEqualTo("none");
+    assertThat(dx.diagnosis().rootCause().layer()).isEqualTo(Layer.NONE);
     assertThat(dx.diagnosis().regression().stepsNeeded()).isGreaterThan(3 * 48);
     assertThat(m.asked).containsExactly("baseline 2", "variant 2", "baseline 3", "variant 3");
     // A fault prove would reveal cannot match a layer never named, and Fix undoes nothing on it.
-    assertThat(Fix.apply(dx.diagnosis(), new Fault("compute slowdown", List.of("compute_delay_ms=40"), "compute", "")).removed()).isEmpty();
+    assertThat(Fix.apply(dx.diagnosis(), new Fault("compute slowdown", List.of("compute_delay_ms=40"), Layer.COMPUTE, "")).removed()).isEmpty();
   }
 
   @Test

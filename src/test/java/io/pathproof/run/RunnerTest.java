@@ -29,8 +29,20 @@ class RunnerTest {
 
   static Runner.Request request(Path out, Runner.Launcher launcher, List<String> inject, Path prediction, String endpoint,
       int nproc, int nnodes, int nodeRank) {
-    return new Runner.Request(oneParameter(), "one-64mib-fp32", null, Runner.Backend.GLOO, nproc, nnodes, nodeRank,
-        endpoint, 4, 1, 1, inject, prediction, 0, out, launcher, null, false, List.of("pathproof", "run"), "pathproof test");
+    return Runner.Request.builder(oneParameter(), out).labels("one-64mib-fp32", null).backend(Runner.Backend.GLOO)
+        .ranks(nproc, nnodes, nodeRank).rdzvEndpoint(endpoint).sizes(4, 1, 1).inject(inject).prediction(prediction)
+        .launcher(launcher).recorded(List.of("pathproof", "run"), "pathproof test").build();
+  }
+
+  @Test
+  void aRequestBuiltByNameIsTheOneListedInOrderAndDefaultsAsRunDoes(@TempDir Path tmp) {
+    assertThat(request(tmp, Runner.Launcher.SRUN, List.of("NCCL_ALGO=Ring"), tmp.resolve("p.json"), "h:1", 4, 2, 1))
+        .isEqualTo(new Runner.Request(oneParameter(), "one-64mib-fp32", null, Runner.Backend.GLOO, 4, 2, 1, "h:1", 4, 1, 1,
+            List.of("NCCL_ALGO=Ring"), tmp.resolve("p.json"), 0, tmp, Runner.Launcher.SRUN, null, false, List.of("pathproof", "run"),
+            "pathproof test"));
+    assertThat(Runner.Request.builder(oneParameter(), tmp).build())
+        .isEqualTo(new Runner.Request(oneParameter(), null, null, Runner.Backend.AUTO, 1, 1, 0, null, 48, 5, 3, List.of(), null, 0, tmp,
+            Runner.Launcher.AUTO, null, false, List.of(), null));
   }
 
   @Test

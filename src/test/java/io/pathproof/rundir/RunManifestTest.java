@@ -15,6 +15,20 @@ class RunManifestTest {
   @TempDir Path dir;
 
   @Test
+  void theLaunchRequestBuiltByNameIsTheOneListedInOrder() {
+    assertThat(LaunchRequest.builder("pathproof 0.1.0", "2026-12-03T10:00:00Z").commandLine(List.of("pathproof", "run"))
+        .workload("w", "one-64mib-fp32").backendRequested("gloo").ranks(4, 1, 0).sizes(48, 5).timeoutSec(0)
+        .prediction("p.json", "abc").build())
+        .isEqualTo(new LaunchRequest(RunManifest.SCHEMA, "pathproof 0.1.0", List.of("pathproof", "run"), List.of(),
+            "2026-12-03T10:00:00Z", "w", "one-64mib-fp32", null, "gloo", 4, 1, 0, 48, 5, 0L,
+            new LaunchRequest.PredictionRef("p.json", "abc")));
+    // A user's command: the job decides workload, backend and sizes, so they stay null; no prediction was given.
+    assertThat(LaunchRequest.builder("t", "now").command(List.of("python", "train.py")).topology("h200-x4").timeoutSec(60).build())
+        .isEqualTo(new LaunchRequest(RunManifest.SCHEMA, "t", List.of(), List.of("python", "train.py"), "now", null, null,
+            "h200-x4", null, null, null, null, null, null, 60L, new LaunchRequest.PredictionRef(null, null)));
+  }
+
+  @Test
   void eachTurnKeepsTheKeysOfTheOthers() throws Exception {
     RunManifest.write(dir, new LaunchRequest(RunManifest.SCHEMA, "pathproof 0.1.0", List.of("pathproof", "run"), List.of(),
         "2026-12-03T10:00:00Z", "w", "one-64mib-fp32", null, "gloo", 4, 1, 0, 48, 5, 0L,
