@@ -522,7 +522,7 @@ public final class NcclModel {
         String rd = read ? "/read" : "";
         if (cumemEnv == null && cumem) {
           // Unset, NCCL enables cuMem only where the driver supports it, which is not an input: say so, so that
-          // accept judges the P2P family and leaves the mechanism unproven (issue 11 §2).
+          // accept judges the P2P family and leaves the mechanism unproven (no evidence here can tell which one).
           unknownCumem[0] = true;
           kinds.add("P2P/CUMEM" + rd + " or P2P/IPC" + rd);
         } else {
