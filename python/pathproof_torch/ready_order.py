@@ -23,7 +23,8 @@ static_graph=True), LSTM with 1 and 2 layers, GRU with 2 layers, a two-tower net
 input/output embeddings, a branch without gradient under find_unused_parameters=True, a residual MLP, a hand-written
 attention block, nn.MultiheadAttention, an EmbeddingBag recommender, an ELMo-style scalar mix, a custom autograd
 Function, non-reentrant checkpointing, an in-place write into a view -- and two roots passed to backward together.
-10 of those 17 orders are not reverse parameter order, so that order cannot stand in for the engine's. The scalar mix is exact only with the
+10 of those 17 orders are not reverse parameter order, so that order cannot stand in for the engine's. The scalar
+mix is exact only with the
 libstdc++ heap replay (a first-in-first-out tie-break misses it). Reentrant checkpointing is not predicted, and says
 so (`complete` False). Without CreationOrder on 1.13 the graph-only guess (a depth-first post-order) got 14 of the 17
 and missed both LSTMs and the scalar mix: the creation order is needed.

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  * Writes a single-node {@link Topology} as the NCCL topology XML that {@code NCCL_TOPO_FILE} loads (graph/xml.cc
  * {@code ncclTopoGetXmlFromFile}, read by graph/topo.cc {@code ncclTopoGetSystemFromXml} of NCCL v2.28.9-1), so that
  * NCCL itself can be asked what it decides on that machine while N rank processes share one real GPU (the emulator:
- * native/nccl-emulator). The shape is the one NCCL dumps ({@code NCCL_TOPO_DUMP_FILE}), so {@link NcclTopoXmlReader} reads it back:
+ * native/nccl-emulator). The shape is the one NCCL dumps ({@code NCCL_TOPO_DUMP_FILE}), so {@link NcclTopoXmlReader}
+ * reads it back:
  *
  * <ul>
  *   <li>one {@code <cpu numaid arch vendor familyid modelid>} per socket: topo.cc:512-545 {@code ncclTopoAddCpu} needs
