@@ -24,10 +24,9 @@ input/output embeddings, a branch without gradient under find_unused_parameters=
 attention block, nn.MultiheadAttention, an EmbeddingBag recommender, an ELMo-style scalar mix, a custom autograd
 Function, non-reentrant checkpointing, an in-place write into a view -- and two roots passed to backward together.
 10 of those 17 orders are not reverse parameter order, so that order cannot stand in for the engine's. The scalar
-mix is exact only with the
-libstdc++ heap replay (a first-in-first-out tie-break misses it). Reentrant checkpointing is not predicted, and says
-so (`complete` False). Without CreationOrder on 1.13 the graph-only guess (a depth-first post-order) got 14 of the 17
-and missed both LSTMs and the scalar mix: the creation order is needed.
+mix is exact only with the libstdc++ heap replay (a first-in-first-out tie-break misses it). Reentrant checkpointing
+is not predicted, and says so (`complete` False). Without CreationOrder on 1.13 the graph-only guess (a depth-first
+post-order) got 14 of the 17 and missed both LSTMs and the scalar mix: the creation order is needed.
 On torch 2.6.0 (Debian trixie's python3-torch, run by hand in a chroot, not by the test command here) the same tests
 pass: 17 of 17 exact from `_sequence_nr()`, and 17 of 17 from CreationOrder alone, whose numbering put every graph node
 in `_sequence_nr()` order. CUDA, several ranks and other torch 2.x releases were not measured.
