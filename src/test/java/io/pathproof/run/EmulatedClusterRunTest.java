@@ -205,4 +205,27 @@ class EmulatedClusterRunTest {
     assertThat(e.path("nodes").asInt()).isEqualTo(2);
     assertThat(e.path("gpus").asInt()).isEqualTo(8);
   }
+
+  @Test
+  void proveOnAnEmulatedClusterPredictsForTheClusterNcclWillSee() throws Exception {
+    Path lib = EmulationTest.patchedLibrary(tmp.resolve("emu"));
+    Path out = tmp.resolve("p");
+    StringWriter err = new StringWriter();
+    // The stand-in Python runs no real rank, so prove ends after the baseline; the sealed prediction is what counts.
+    run(new StringWriter(), err, "prove", "--scenario", "h200-x4", "--nodes", "2", "--nic-speed", "400000",
+        "--emulate", "--nccl-lib", lib.toString(), "--python", EmulationTest.fakePython(tmp).toString(), "--torch",
+        "2.11.0", "--iters", "2", "--warmup", "0", "--profile-iters", "0", "--fault", "NCCL_PROTO=LL128", "--out",
+        out.toString());
+    JsonNode p = Json.mapper().readTree(out.resolve("prediction.json").toFile());
+    JsonNode in = p.path("inputs");
+    assertThat(in.path("ranks").asInt()).isEqualTo(8);
+    assertThat(in.path("topology").path("nodes")).hasSize(2);
+    assertThat(in.path("topology").path("nodes").get(1).path("nics").get(0).path("name").asText()).isEqualTo("lo");
+    assertThat(in.path("env").path("NCCL_NVLS_ENABLE").asText()).isEqualTo("0");
+    JsonNode m = Json.mapper().readTree(out.resolve("baseline").resolve("manifest.json").toFile());
+    assertThat(m.path("nproc").asInt()).isEqualTo(8);
+    assertThat(m.path("emulation").path("nodes").asInt()).isEqualTo(2);
+    assertThat(EmulationTest.envOf(out.resolve("baseline").resolve("env-rank5.txt")))
+        .containsEntry("NCCL_HOSTID", "h200-sxm-x4-node-1");
+  }
 }
