@@ -44,3 +44,25 @@ def test_a_rank_beyond_the_cluster_stops_with_why(tmp_path):
     p = _boot_in_child(4, tmp_path)
     assert p.returncode == 3
     assert "local rank 4 has no place in the emulated cluster" in p.stderr
+
+
+def test_the_sweep_driver_starts_every_rank_of_every_node_as_pathproof_describes_them(tmp_path):
+    """native/nccl-emulator/sweep.py --pathproof-emulated under the environment `pathproof run --emulate ... --nodes N`
+    gives a command: each rank of the plain C program (here a shell stand-in) on its node, with its log file."""
+    sweep = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                         "native", "nccl-emulator", "sweep.py")
+    prog = tmp_path / "allreduce"
+    prog.write_text("#!/bin/sh\necho \"$1 $2 $NCCL_HOSTID $NCCL_TOPO_FILE $NCCL_EMULATE_BUSID $NCCL_DEBUG_FILE\"\n")
+    prog.chmod(0o755)
+    lib = tmp_path / "libnccl.so.2"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATHPROOF_", "NCCL_", "LD_PRELOAD"))}
+    env.update({"PATHPROOF_EMULATE_NODES": NODES, "PATHPROOF_OUT": str(tmp_path), "LD_PRELOAD": str(lib)})
+    p = subprocess.run([sys.executable, sweep, "--pathproof-emulated", "--program", str(prog), "--sizes", "4096",
+                        "--timeout", "30"], env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "4 ranks on 2 emulated nodes" in p.stdout
+    # the last line: the dynamic loader complains first about the stand-in library it cannot preload
+    lines = [(tmp_path / ("stdout-rank%d.txt" % r)).read_text().splitlines()[-1].split() for r in range(4)]
+    assert lines[3] == ["3", "4", "n-1", "/r/emulated-topo-node1.xml", "0000:2a:00.0",
+                        str(tmp_path / "nccl-rank3.log")]
+    assert [x[2] for x in lines] == ["n-0", "n-0", "n-1", "n-1"]
