@@ -207,7 +207,7 @@ void emuNicsCheckTopoFile(void) {
   const char* path = getenv("NCCL_TOPO_FILE");
   if (path == NULL || path[0] == '\0') {
     EMU_INFO(NCCL_INIT | NCCL_NET, "NCCL_TOPO_FILE not set: NCCL places each NIC by its pci path in this machine's "
-             "sysfs, where an emulated NIC is not found; it is then attached to the first CPU");
+             "sysfs; a NIC whose path is not there is attached to the first CPU");
     return;
   }
   char* xml = readAll(path, 16 << 20);

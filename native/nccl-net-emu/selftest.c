@@ -5,6 +5,9 @@
  * Checks: refused NIC lists name their source and line; properties as given; NCCL_TOPO_FILE check; messages of 0 B to
  * 9 MiB, pipelined; a grouped receive matched by tag; device buffers staged through the driver (FAKE_LIBCUDA, see
  * fake_libcuda.c) with iflush; a message larger than its receive is an error. Exit 0 only when all hold.
+ *   selftest --probe PLUGIN.so
+ * Loads the NIC list of this environment (PATHPROOF_NET_EMU_NICS[_FILE], NCCL_TOPO_FILE) as NCCL would, prints the
+ * plugin's log and every NIC's properties; exit 1 when the list is refused or the plugin warns.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -208,8 +211,31 @@ static void expectRefused(const char* what, const char* nics, const char* file, 
   CHECK(logged(message), "%s: no WARN with '%s' in:\n%s", what, message, logText);
 }
 
+static int probe(const char* path) {
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  CHECK(lib, "dlopen %s: %s", path, dlerror());
+  net = dlsym(lib, "ncclNetPlugin_v11");
+  CHECK(net, "no ncclNetPlugin_v11 in %s", path);
+  void* ctx = NULL;
+  ncclResult_t r = net->init(&ctx, 0, NULL, logger, NULL);
+  fputs(logText, stdout);
+  if (r != ncclSuccess) return 1;
+  int n = 0;
+  net->devices(&n);
+  for (int i = 0; i < n; i++) {
+    ncclNetProperties_v11_t p;
+    CHECK(net->getProperties(i, &p) == ncclSuccess, "getProperties %d", i);
+    printf("dev %d name %s pciPath %s speed %d latency %g ptrSupport %d port %d guid %llu maxComms %d maxRecvs %d "
+           "regIsGlobal %d forceFlush %d\n", i, p.name, p.pciPath ? p.pciPath : "(null)", p.speed, p.latency,
+           p.ptrSupport, p.port, (unsigned long long)p.guid, p.maxComms, p.maxRecvs, p.regIsGlobal, p.forceFlush);
+  }
+  net->finalize(ctx);
+  return logged("WARN ") ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 3) { fprintf(stderr, "usage: %s libnccl-net-emu.so fake-libcuda.so\n", argv[0]); return 2; }
+  if (argc == 3 && strcmp(argv[1], "--probe") == 0) return probe(argv[2]);
+  if (argc != 3) { fprintf(stderr, "usage: %s PLUGIN.so FAKE_LIBCUDA.so | --probe PLUGIN.so\n", argv[0]); return 2; }
   void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   CHECK(lib, "dlopen %s: %s", argv[1], dlerror());
   net = dlsym(lib, "ncclNetPlugin_v11");
