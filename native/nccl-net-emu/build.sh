@@ -54,7 +54,7 @@ if [ -n "$abi" ]; then
 fi
 if [ -n "$selftest" ]; then
   # shellcheck disable=SC2086
-  $cc $flags -fPIC -shared -o "$out/fake-libcuda.so" "$here/fake_libcuda.c"
+  $cc $flags -fPIC -shared -I"$cuda_home/include" -o "$out/fake-libcuda.so" "$here/fake_libcuda.c"
   # shellcheck disable=SC2086
   $cc $flags -o "$out/selftest" "$here/selftest.c" -ldl
   "$out/selftest" "$out/libnccl-net-emu.so" "$out/fake-libcuda.so" >&2

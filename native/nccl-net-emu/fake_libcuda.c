@@ -9,63 +9,97 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cuda.h>
+
 #define FAKE_DEVICE_OFFSET 0x100000000000ull
 #define FAKE_NON_BLOCKING 0x1
 #define FAKE_MAX_PENDING 64
 
-typedef int CUresult;
 static int ctxToken;
-static struct fakeStream { int flags; int npending; struct { void* dst; const void* src; size_t n; } q[FAKE_MAX_PENDING]; }
-    streams[16];
+#define FAKE_CTX ((CUcontext)&ctxToken)
+/* a queued copy: n bytes, or height rows of width bytes at pitch (2D) */
+struct fakeCopy { char* dst; const char* src; size_t n, width, height, pitch; };
+static struct fakeStream { int flags; int npending; struct fakeCopy q[FAKE_MAX_PENDING]; } streams[16];
 static int nstreams;
-static void* current;
-static unsigned long long d2h, h2d, syncs, refused;
+static CUcontext current;
+static unsigned long long d2h, h2d, syncs, refused, copies2d, flagsEarly;
 
-void fake_cuda_stats(unsigned long long out[4]) {
+/* d2h, h2d (calls), syncs, refused copies, 2D copies, flag words written before their line's data */
+void fake_cuda_stats(unsigned long long out[6]) {
   out[0] = d2h;
   out[1] = h2d;
   out[2] = syncs;
   out[3] = refused;
+  out[4] = copies2d;
+  out[5] = flagsEarly;
 }
 
-CUresult cuInit(unsigned int flags) { (void)flags; current = &ctxToken; return 0; }
-CUresult cuCtxGetCurrent(void** ctx) { *ctx = current; return 0; }
-CUresult cuCtxSetCurrent(void* ctx) { current = ctx; return 0; }
-CUresult cuPointerGetAttribute(void* data, int attr, unsigned long long ptr) { (void)attr; (void)ptr; *(int*)data = 0; return 0; }
-CUresult cuDeviceGet(int* dev, int ordinal) { *dev = ordinal; return 0; }
-CUresult cuDevicePrimaryCtxRetain(void** ctx, int dev) { (void)dev; *ctx = &ctxToken; return 0; }
-CUresult cuStreamCreate(void** s, unsigned int flags) {
+CUresult cuInit(unsigned int flags) { (void)flags; current = FAKE_CTX; return CUDA_SUCCESS; }
+CUresult cuCtxGetCurrent(CUcontext* ctx) { *ctx = current; return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext ctx) { current = ctx; return CUDA_SUCCESS; }
+CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr ptr) {
+  (void)attr;
+  (void)ptr;
+  *(int*)data = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGet(CUdevice* dev, int ordinal) { *dev = ordinal; return CUDA_SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) { (void)dev; *ctx = FAKE_CTX; return CUDA_SUCCESS; }
+CUresult cuStreamCreate(CUstream* s, unsigned int flags) {
   if (nstreams == 16) return 2;
   streams[nstreams].flags = (int)flags;
-  *s = &streams[nstreams++];
+  *s = (CUstream)&streams[nstreams++];
   return 0;
 }
-CUresult cuStreamDestroy_v2(void* s) { (void)s; return 0; }
+CUresult cuStreamDestroy_v2(CUstream s) { (void)s; return CUDA_SUCCESS; }
 
-static CUresult enqueue(void* s, void* dst, const void* src, size_t n) {
-  struct fakeStream* st = s;
-  if (st == NULL || !(st->flags & FAKE_NON_BLOCKING) || current != &ctxToken || st->npending == FAKE_MAX_PENDING) {
+static CUresult enqueue(CUstream s, struct fakeCopy c) {
+  struct fakeStream* st = (struct fakeStream*)s;
+  if (st == NULL || !(st->flags & FAKE_NON_BLOCKING) || current != FAKE_CTX || st->npending == FAKE_MAX_PENDING) {
     refused++;
-    return 1;
+    return CUDA_ERROR_INVALID_VALUE;
   }
-  st->q[st->npending].dst = dst;
-  st->q[st->npending].src = src;
-  st->q[st->npending++].n = n;
-  return 0;
+  st->q[st->npending++] = c;
+  return CUDA_SUCCESS;
 }
-CUresult cuMemcpyDtoHAsync_v2(void* dst, unsigned long long src, size_t n, void* s) {
+CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
   d2h++;
-  return enqueue(s, dst, (const void*)(uintptr_t)(src - FAKE_DEVICE_OFFSET), n);
+  return enqueue(s, (struct fakeCopy){dst, (const char*)(uintptr_t)(src - FAKE_DEVICE_OFFSET), n, 0, 0, 0});
 }
-CUresult cuMemcpyHtoDAsync_v2(unsigned long long dst, const void* src, size_t n, void* s) {
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
   h2d++;
-  return enqueue(s, (void*)(uintptr_t)(dst - FAKE_DEVICE_OFFSET), src, n);
+  return enqueue(s, (struct fakeCopy){(char*)(uintptr_t)(dst - FAKE_DEVICE_OFFSET), src, n, 0, 0, 0});
 }
-CUresult cuStreamSynchronize(void* s) {
-  struct fakeStream* st = s;
-  for (int i = 0; i < st->npending; i++) memcpy(st->q[i].dst, st->q[i].src, st->q[i].n);
+/* host -> device only, equal pitches: what the plugin asks for */
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* m, CUstream s) {
+  copies2d++;
+  if (m->srcMemoryType != CU_MEMORYTYPE_HOST || m->dstMemoryType != CU_MEMORYTYPE_DEVICE || m->srcPitch != m->dstPitch ||
+      m->srcXInBytes || m->srcY || m->dstXInBytes || m->dstY) {
+    refused++;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return enqueue(s, (struct fakeCopy){(char*)(uintptr_t)(m->dstDevice - FAKE_DEVICE_OFFSET), m->srcHost, 0,
+                                      m->WidthInBytes, m->Height, m->srcPitch});
+}
+CUresult cuStreamSynchronize(CUstream s) {
+  struct fakeStream* st = (struct fakeStream*)s;
+  for (int i = 0; i < st->npending; i++) {
+    struct fakeCopy* c = &st->q[i];
+    if (c->height == 0) {
+      memcpy(c->dst, c->src, c->n);
+      continue;
+    }
+    for (size_t row = 0; row < c->height; row++) {
+      /* an LL128 flag word (the last 8 bytes of a 128-byte line) written before the rest of its line */
+      if (c->pitch == 128 && c->width == 8 && ((uintptr_t)c->dst % 128) == 120 &&
+          memcmp(c->dst - 120 + row * 128, c->src - 120 + row * 128, 120) != 0) {
+        flagsEarly++;
+      }
+      memcpy(c->dst + row * c->pitch, c->src + row * c->pitch, c->width);
+    }
+  }
   st->npending = 0;
   syncs++;
   return 0;
 }
-CUresult cuGetErrorString(CUresult r, const char** s) { *s = r ? "fake error" : "no error"; return 0; }
+CUresult cuGetErrorString(CUresult r, const char** s) { *s = r ? "fake error" : "no error"; return CUDA_SUCCESS; }

@@ -33,6 +33,7 @@ typedef CUresult (*pfnStreamDestroy)(CUstream);
 typedef CUresult (*pfnStreamSynchronize)(CUstream);
 typedef CUresult (*pfnMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*pfnMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
+typedef CUresult (*pfnMemcpy2DAsync)(const CUDA_MEMCPY2D*, CUstream);
 typedef CUresult (*pfnGetErrorString)(CUresult, const char**);
 
 static struct {
@@ -47,6 +48,7 @@ static struct {
   pfnStreamSynchronize streamSynchronize;
   pfnMemcpyDtoHAsync memcpyDtoHAsync;
   pfnMemcpyHtoDAsync memcpyHtoDAsync;
+  pfnMemcpy2DAsync memcpy2DAsync;
   pfnGetErrorString getErrorString;
 } cu;
 static pthread_mutex_t cuLock = PTHREAD_MUTEX_INITIALIZER;
@@ -84,6 +86,7 @@ int emuCudaLoad(void) {
     CU_SYM(streamSynchronize, "cuStreamSynchronize");
     CU_SYM(memcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
     CU_SYM(memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+    CU_SYM(memcpy2DAsync, "cuMemcpy2DAsync_v2");
     CU_SYM(getErrorString, "cuGetErrorString");
     CUresult r = cu.init(0);
     if (r != CUDA_SUCCESS) {
@@ -124,6 +127,40 @@ int emuCudaContextOf(const void* devPtr, void** ctx) {
   return 0;
 }
 
+/* LL128 (src/device/prims_ll128.h@v2.28.9-1, device.h:105-107): each 128-byte line of a receive buffer ends in an
+ * 8-byte flag; the kernel polls the flags (prims_ll128.h:186-194) and then reads the line, trusting that a line whose
+ * flag is new holds new data. A NIC's PCIe writes arrive in order; one copy-engine copy promises no order inside it.
+ * So a 128-byte aligned receive is written in three copies on one stream, each starting after the one before it has
+ * completed: every line's first 120 bytes, the bytes after the last whole line, then every line's last 8 bytes.
+ * SIMPLE (waits for the receive to complete) and LL (8-byte data+flag words, written whole) do not mind the order. */
+#define EMU_LINE 128
+#define EMU_FLAG 8
+
+static CUresult copyLines(void* dst, const void* src, size_t lines, size_t offset, size_t width, CUstream s) {
+  CUDA_MEMCPY2D m;
+  memset(&m, 0, sizeof(m));
+  m.srcMemoryType = CU_MEMORYTYPE_HOST;
+  m.srcHost = (const char*)src + offset;
+  m.srcPitch = EMU_LINE;
+  m.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  m.dstDevice = (CUdeviceptr)(uintptr_t)dst + offset;
+  m.dstPitch = EMU_LINE;
+  m.WidthInBytes = width;
+  m.Height = lines;
+  return cu.memcpy2DAsync(&m, s);
+}
+
+static CUresult copyToDevice(void* dst, const void* src, size_t bytes, CUstream s) {
+  size_t lines = bytes / EMU_LINE, whole = lines * EMU_LINE;
+  if (lines == 0 || (uintptr_t)dst % EMU_LINE != 0) return cu.memcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, s);
+  CUresult r = copyLines(dst, src, lines, 0, EMU_LINE - EMU_FLAG, s);
+  if (r == CUDA_SUCCESS && bytes > whole) {
+    r = cu.memcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst + whole, (const char*)src + whole, bytes - whole, s);
+  }
+  if (r == CUDA_SUCCESS) r = copyLines(dst, src, lines, EMU_LINE - EMU_FLAG, EMU_FLAG, s);
+  return r;
+}
+
 int emuCudaCopy(struct emuCuda* c, void* ctx, void* dst, const void* src, size_t bytes, int toDevice) {
   if (bytes == 0) return 0;
   CUcontext prev = NULL;
@@ -139,7 +176,7 @@ int emuCudaCopy(struct emuCuda* c, void* ctx, void* dst, const void* src, size_t
     }
   }
   if (r == CUDA_SUCCESS) {
-    r = toDevice ? cu.memcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, (CUstream)c->stream)
+    r = toDevice ? copyToDevice(dst, src, bytes, (CUstream)c->stream)
                  : cu.memcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, (CUstream)c->stream);
   }
   if (r == CUDA_SUCCESS) r = cu.streamSynchronize((CUstream)c->stream);

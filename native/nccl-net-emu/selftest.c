@@ -4,7 +4,7 @@
  *   selftest PLUGIN.so FAKE_LIBCUDA.so
  * Checks: refused NIC lists name their source and line; properties as given; NCCL_TOPO_FILE check; messages of 0 B to
  * 9 MiB, pipelined; a grouped receive matched by tag; device buffers staged through the driver (FAKE_LIBCUDA, see
- * fake_libcuda.c) with iflush; a message larger than its receive is an error. Exit 0 only when all hold.
+ * fake_libcuda.c; 128-byte lines written data first, flag words last, for LL128) with iflush; a message larger than its receive is an error. Exit 0 only when all hold.
  *   selftest --probe PLUGIN.so
  * Loads the NIC list of this environment (PATHPROOF_NET_EMU_NICS[_FILE], NCCL_TOPO_FILE) as NCCL would, prints the
  * plugin's log and every NIC's properties; exit 1 when the list is refused or the plugin warns.
@@ -60,13 +60,14 @@ static void waitReq(void* req, int* sizes) {
 
 static const size_t sizes[] = {0, 1, 4097, 65536, 3u << 20, 9u << 20, 12345};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-#define CAP ((9u << 20) + 64)
+#define CAP ((9u << 20) + 128)
 
 static void sender(void* ctx, void* handle, void* fakeCuda) {
   role = "sender";
   void* s = NULL;
   CHECK(net->connect(ctx, 1, handle, &s, NULL) == ncclSuccess && s, "connect");
-  unsigned char* buf = malloc(CAP * NSIZES);
+  unsigned char* buf = NULL;
+  CHECK(posix_memalign((void**)&buf, 4096, CAP * NSIZES) == 0, "posix_memalign");
   void* mr;
   CHECK(net->regMr(s, buf, CAP * NSIZES, NCCL_PTR_HOST, &mr) == ncclSuccess, "regMr host");
   /* 1. all messages posted before any completes: exercises the in-order queue and partial writes */
@@ -103,7 +104,7 @@ static void sender(void* ctx, void* handle, void* fakeCuda) {
     while (r == NULL) CHECK(net->isend(s, p, n, 3, dmr, NULL, &r) == ncclSuccess, "isend cuda");
     waitReq(r, NULL);
   }
-  unsigned long long st[4];
+  unsigned long long st[6];
   ((void (*)(unsigned long long*))dlsym(fakeCuda, "fake_cuda_stats"))(st);
   CHECK(st[0] == 3 && st[3] == 0, "device -> host copies %llu (want 3), refused %llu", st[0], st[3]);
   CHECK(net->deregMr(s, dmr) == ncclSuccess, "deregMr cuda");
@@ -123,7 +124,8 @@ static void receiver(void* lc, void* fakeCuda) {
     CHECK(net->accept(lc, &rc, NULL) == ncclSuccess, "accept");
     CHECK(spins < 100000000L, "never accepted");
   }
-  unsigned char* buf = malloc(CAP * NSIZES);
+  unsigned char* buf = NULL;
+  CHECK(posix_memalign((void**)&buf, 4096, CAP * NSIZES) == 0, "posix_memalign");
   unsigned char* want = malloc(CAP);
   void* mr;
   CHECK(net->regMr(rc, buf, CAP * NSIZES, NCCL_PTR_HOST, &mr) == ncclSuccess, "regMr host");
@@ -179,10 +181,12 @@ static void receiver(void* lc, void* fakeCuda) {
     int done = 0;
     CHECK(net->test(f, &done, NULL) == ncclSuccess && done, "flush not complete at once");
   }
-  unsigned long long st[4];
+  unsigned long long st[6];
   ((void (*)(unsigned long long*))dlsym(fakeCuda, "fake_cuda_stats"))(st);
-  CHECK(st[1] == 3 && st[2] >= 3 && st[3] == 0, "host -> device copies %llu (want 3), syncs %llu, refused %llu",
-        st[1], st[2], st[3]);
+  /* 128-byte aligned receives: lines' data, the 777- and 1554-byte tails, then the lines' flag words */
+  CHECK(st[4] == 6 && st[1] == 2 && st[2] >= 3 && st[3] == 0 && st[5] == 0, "2D copies %llu (want 6), host -> device "
+        "%llu (want 2: the tails), syncs %llu, refused %llu, flag words before their line %llu", st[4], st[1], st[2],
+        st[3], st[5]);
   /* 4. */
   size_t small = 10;
   int tag = 3, done = 0;
