@@ -26,12 +26,15 @@ cuda_home=${CUDA_HOME:-}
 if [ -z "$cuda_home" ]; then
   nvcc_real=$(readlink -f "$(command -v nvcc 2>/dev/null)" || true)
   # nvcc may be a wrapper script outside the toolkit: follow the path it execs
-  [ -f "$nvcc_real" ] && grep -q '^exec ' "$nvcc_real" 2>/dev/null && nvcc_real=$(sed -n 's/^exec \([^ ]*\).*/\1/p' "$nvcc_real")
+  if [ -f "$nvcc_real" ] && grep -q '^exec ' "$nvcc_real" 2>/dev/null; then
+    nvcc_real=$(sed -n 's/^exec \([^ ]*\).*/\1/p' "$nvcc_real")
+  fi
   for c in "$(dirname "$(dirname "$nvcc_real")")" /usr/local/cuda; do
     [ -f "$c/include/cuda.h" ] && { cuda_home=$c; break; }
   done
 fi
-[ -n "$cuda_home" ] && [ -f "$cuda_home/include/cuda.h" ] || { echo "build.sh: no cuda.h found (set CUDA_HOME)" >&2; exit 2; }
+[ -n "$cuda_home" ] && [ -f "$cuda_home/include/cuda.h" ] \
+  || { echo "build.sh: no cuda.h found (set CUDA_HOME)" >&2; exit 2; }
 mkdir -p "$out"
 cc=${CC:-cc}
 flags="-std=c11 -O2 -Wall -Wextra -Werror"

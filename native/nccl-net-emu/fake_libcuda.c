@@ -73,7 +73,8 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstre
 /* host -> device only, equal pitches: what the plugin asks for */
 CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* m, CUstream s) {
   copies2d++;
-  if (m->srcMemoryType != CU_MEMORYTYPE_HOST || m->dstMemoryType != CU_MEMORYTYPE_DEVICE || m->srcPitch != m->dstPitch ||
+  if (m->srcMemoryType != CU_MEMORYTYPE_HOST || m->dstMemoryType != CU_MEMORYTYPE_DEVICE ||
+      m->srcPitch != m->dstPitch ||
       m->srcXInBytes || m->srcY || m->dstXInBytes || m->dstY) {
     refused++;
     return CUDA_ERROR_INVALID_VALUE;

@@ -26,7 +26,8 @@
 # Timings are not physical: every rank takes turns on one GPU and the "network" is loopback TCP.
 # Every NCCL process runs with NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0.
 #
-# Environment: ARCH (the real GPU's, default sm_90), JOBS (make -j), CUDA_HOME (else nvcc's), CASE_TIMEOUT (s per case, 80).
+# Environment: ARCH (the real GPU's, default sm_90), JOBS (make -j), CUDA_HOME (else nvcc's),
+# CASE_TIMEOUT (seconds per case, default 80).
 set -uo pipefail
 
 usage() { echo "usage: $0 NCCL_LIB_DIR|NCCL_SRC|NCCL_TARBALL|--dry-run [OUT]" >&2; exit 2; }
@@ -92,8 +93,9 @@ plugin=$("$here/native/nccl-net-emu/build.sh" "$work/plugin" --selftest 2>>"$res
   || { say "plugin build or selftest failed:"; cat "$res/plugin-build.log" >&2; exit 1; }
 grep -h "selftest" "$res/plugin-build.log" | tee -a "$summary" >&2
 drv="$work/allreduce"
-[ -n "$dry" ] || gcc -O2 "$here/native/nccl-emulator/allreduce.c" -I "$lib" -I "$cuda_home/include" -L "$lib" -L "$cudalib" \
-  -Wl,-rpath,"$cudalib" -l:libnccl.so.2 -lcudart -o "$drv" || { say "allreduce.c did not compile"; exit 1; }
+[ -n "$dry" ] || gcc -O2 "$here/native/nccl-emulator/allreduce.c" -I "$lib" -I "$cuda_home/include" -L "$lib" \
+  -L "$cudalib" -Wl,-rpath,"$cudalib" -l:libnccl.so.2 -lcudart -o "$drv" \
+  || { say "allreduce.c did not compile"; exit 1; }
 say "build: $(( $(date +%s) - t0 )) s"
 
 # Bus numbers of an HGX H100/H200 board: GPU g, the PCIe switch above it, the NIC beside it, its root port.
@@ -104,25 +106,32 @@ root_bus=(14 26 36 59 96 a7 b6 d7)
 
 # node_files DIR NODE GPUS NICS GDR SPEED: DIR/nodeN.xml (NCCL_TOPO_FILE) and DIR/nics-nodeN.txt (the plugin's list)
 node_files() {
-  local dir=$1 node=$2 gpus=$3 nics=$4 gdr=$5 speed=$6 g k c
+  local dir=$1 node=$2 gpus=$3 nics=$4 gdr=$5 speed=$6 g k c path
   local xml="$dir/node$node.xml" list="$dir/nics-node$node.txt"
+  local link='link_speed="32.0 GT/s PCIe" link_width="16"'
+  local nvl='<nvlink target="0000:ff:00.0" count="18" tclass="0x068000"/>'
+  local cpu='arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143"'
   echo "# node$node: $nics emulated NICs (pathproof emu net plugin)" > "$list"
   {
     echo '<system version="1">'
     for c in 0 1; do
-      echo "  <cpu numaid=\"$c\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">"
+      echo "  <cpu numaid=\"$c\" $cpu>"
       for ((g = c * gpus / 2; g < (c + 1) * gpus / 2; g++)); do
-        echo "    <pci busid=\"0000:${sw_bus[g]}:00.0\" class=\"0x060400\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
-        echo "      <pci busid=\"0000:${gpu_bus[g]}:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x2335\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
-        echo "        <gpu dev=\"$g\" sm=\"90\" gdr=\"1\"><nvlink target=\"0000:ff:00.0\" count=\"18\" tclass=\"0x068000\"/></gpu>"
+        echo "    <pci busid=\"0000:${sw_bus[g]}:00.0\" class=\"0x060400\" $link>"
+        echo "      <pci busid=\"0000:${gpu_bus[g]}:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x2335\"" \
+          "$link>"
+        echo "        <gpu dev=\"$g\" sm=\"90\" gdr=\"1\">$nvl</gpu>"
         echo "      </pci>"
         # NIC k sits beside GPU k*gpus/nics
         for ((k = 0; k < nics; k++)); do
           [ $((k * gpus / nics)) -eq "$g" ] || continue
-          echo "      <pci busid=\"0000:${nic_bus[g]}:00.0\" class=\"0x020700\" vendor=\"0x15b3\" device=\"0x1021\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">"
+          echo "      <pci busid=\"0000:${nic_bus[g]}:00.0\" class=\"0x020700\" vendor=\"0x15b3\" device=\"0x1021\"" \
+            "$link>"
           echo "        <nic><net name=\"mlx5_$k\"/></nic>"
           echo "      </pci>"
-          echo "name=mlx5_$k pci=/sys/devices/pci0000:${root_bus[g]}/0000:${root_bus[g]}:01.0/0000:${sw_bus[g]}:00.0/0000:${nic_bus[g]}:00.0 speed=$speed gdr=$gdr" >> "$list"
+          path="/sys/devices/pci0000:${root_bus[g]}/0000:${root_bus[g]}:01.0/0000:${sw_bus[g]}:00.0"
+          path="$path/0000:${nic_bus[g]}:00.0"
+          echo "name=mlx5_$k pci=$path speed=$speed gdr=$gdr" >> "$list"
         done
         echo "    </pci>"
       done
@@ -172,6 +181,12 @@ under $(grep -o 'under pci [0-9a-f:.]*' "$dir/probe-node$n.txt" | sed 's/under p
   check_case "$dir" "$nranks" "$gpus" "$nics" "$gdr" "${#sizes[@]}"
 }
 
+# lines PATTERN N FILE...: the first N distinct NCCL INFO texts matching PATTERN, joined by '|'
+lines() {
+  local pattern=$1 n=$2; shift 2
+  grep -h "$pattern" "$@" 2>/dev/null | sed 's/.*NCCL INFO //' | sort -u | head -n "$n" | tr '\n' '|'
+}
+
 check_case() {
   local dir=$1 nranks=$2 gpus=$3 nics=$4 gdr=$5 nsizes=$6 n r logs=()
   for ((r = 0; r < nranks; r++)); do logs+=("$dir/nccl-rank$r.log"); done
@@ -181,7 +196,8 @@ check_case() {
   local loaded assigned nn
   loaded=$(grep -l "Loaded net plugin emu (v11)" "${logs[@]}" 2>/dev/null | wc -l)
   assigned=$(grep -l "Assigned NET plugin emu to comm" "${logs[@]}" 2>/dev/null | wc -l)
-  [ "$loaded" -eq "$nranks" ] && [ "$assigned" -eq "$nranks" ] && ok "plugin loaded (v11) and assigned on $loaded ranks" \
+  [ "$loaded" -eq "$nranks" ] && [ "$assigned" -eq "$nranks" ] \
+    && ok "plugin loaded (v11) and assigned on $loaded ranks" \
     || fail "plugin loaded on $loaded, assigned on $assigned of $nranks ranks"
   nn=$(grep -l "nNodes 2 " "${logs[@]}" 2>/dev/null | wc -l)
   [ "$nn" -eq "$nranks" ] && ok "nNodes 2 on every rank" || fail "nNodes 2 on $nn of $nranks ranks"
@@ -204,15 +220,21 @@ check_case() {
     info "plugin staged $staged device bytes through host"
   fi
   warns=$(grep -h "NET/EMU" "${logs[@]}" 2>/dev/null | grep -c "WARN" || true)
-  [ "$warns" -eq 0 ] && ok "no NET/EMU warning" || { fail "$warns NET/EMU warnings:"; grep -h "NET/EMU" "${logs[@]}" | grep WARN | sort | uniq -c | head -n 5 | tee -a "$summary" >&2; }
+  if [ "$warns" -eq 0 ]; then
+    ok "no NET/EMU warning"
+  else
+    fail "$warns NET/EMU warnings:"
+    grep -h "NET/EMU" "${logs[@]}" | grep WARN | sort | uniq -c | head -n 5 | tee -a "$summary" >&2
+  fi
   for ((n = 0; n < 2; n++)); do
-    info "node$n NICs used (NET/emu/<dev>): $(cat "${logs[@]:$((n * gpus)):$gpus}" 2>/dev/null | grep -o "via NET/emu/[0-9]*" | sort -u | sed 's|via NET/emu/||' | sort -n | tr '\n' ' ')"
+    info "node$n NICs used (NET/emu/<dev>): $(cat "${logs[@]:$((n * gpus)):$gpus}" 2>/dev/null \
+      | grep -o "via NET/emu/[0-9]*" | sed 's|via NET/emu/||' | sort -un | tr '\n' ' ')"
   done
-  info "PXN routes (via NET/emu/<dev>(<proxy rank>)): $pxn; 'PXN' lines: $(grep -h "PXN" "${logs[@]}" 2>/dev/null | sort -u | head -n 3 | tr '\n' '|')"
-  info "rank 0: $(grep -h "coll channels" "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 1)"
-  info "rank 0: $(grep -h "GPU Direct RDMA" "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | sort -u | head -n 2 | tr '\n' '|')"
-  info "rank 0 trees: $(grep -h "NCCL INFO Trees" "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 1)"
-  info "rank 0 ring 00: $(grep -h "Ring 00 :" "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 1); graph: $(grep -h "Pattern" "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 2 | tr '\n' '|')"
+  info "PXN routes (via NET/emu/<dev>(<proxy rank>)): $pxn; 'PXN' lines: $(lines "PXN" 3 "${logs[@]}")"
+  info "rank 0: $(lines "coll channels" 1 "$dir/nccl-rank0.log")"
+  info "rank 0: $(lines "GPU Direct RDMA" 2 "$dir/nccl-rank0.log")"
+  info "rank 0 trees: $(lines "NCCL INFO Trees" 1 "$dir/nccl-rank0.log")"
+  info "rank 0: $(lines "Ring 00 :" 1 "$dir/nccl-rank0.log") graph: $(lines "Pattern" 2 "$dir/nccl-rank0.log")"
   grep -h "AllReduce: [0-9]* Bytes -> Algo" "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 8 \
     | while read -r line; do info "rank 0: $line"; done
   grep -h "NET/EMU : NIC 0 \|NET/EMU : node " "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 2 \

@@ -71,7 +71,8 @@ int emuCudaLoad(void) {
     const char* missing = NULL;
     void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
-      EMU_WARN("cannot open %s (%s): device buffers cannot be staged, so GPUDirect cannot be emulated", path, dlerror());
+      EMU_WARN("cannot open %s (%s): device buffers cannot be staged, so GPUDirect cannot be emulated", path,
+               dlerror());
       cuState = -1;
       goto out;
     }
@@ -152,7 +153,9 @@ static CUresult copyLines(void* dst, const void* src, size_t lines, size_t offse
 
 static CUresult copyToDevice(void* dst, const void* src, size_t bytes, CUstream s) {
   size_t lines = bytes / EMU_LINE, whole = lines * EMU_LINE;
-  if (lines == 0 || (uintptr_t)dst % EMU_LINE != 0) return cu.memcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, s);
+  if (lines == 0 || (uintptr_t)dst % EMU_LINE != 0) {
+    return cu.memcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, s);
+  }
   CUresult r = copyLines(dst, src, lines, 0, EMU_LINE - EMU_FLAG, s);
   if (r == CUDA_SUCCESS && bytes > whole) {
     r = cu.memcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst + whole, (const char*)src + whole, bytes - whole, s);

@@ -4,7 +4,8 @@
  *   selftest PLUGIN.so FAKE_LIBCUDA.so
  * Checks: refused NIC lists name their source and line; properties as given; NCCL_TOPO_FILE check; messages of 0 B to
  * 9 MiB, pipelined; a grouped receive matched by tag; device buffers staged through the driver (FAKE_LIBCUDA, see
- * fake_libcuda.c; 128-byte lines written data first, flag words last, for LL128) with iflush; a message larger than its receive is an error. Exit 0 only when all hold.
+ * fake_libcuda.c; 128-byte lines written data first, flag words last, for LL128) with iflush; a message larger than
+ * its receive is an error. Exit 0 only when all hold.
  *   selftest --probe PLUGIN.so
  * Loads the NIC list of this environment (PATHPROOF_NET_EMU_NICS[_FILE], NCCL_TOPO_FILE) as NCCL would, prints the
  * plugin's log and every NIC's properties; exit 1 when the list is refused or the plugin warns.
@@ -87,7 +88,9 @@ static void sender(void* ctx, void* handle, void* fakeCuda) {
   for (int i = 0; i < 4; i++) {
     fill(buf + i * 1000, 100 + (size_t)i, 100u + (unsigned)i);
     void* r = NULL;
-    while (r == NULL) CHECK(net->isend(s, buf + i * 1000, 100 + (size_t)i, tags[i], mr, NULL, &r) == ncclSuccess, "isend");
+    while (r == NULL) {
+      CHECK(net->isend(s, buf + i * 1000, 100 + (size_t)i, tags[i], mr, NULL, &r) == ncclSuccess, "isend");
+    }
     waitReq(r, NULL);
   }
   CHECK(net->deregMr(s, mr) == ncclSuccess, "deregMr");
