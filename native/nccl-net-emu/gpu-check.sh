@@ -192,7 +192,8 @@ check_case() {
   for ((r = 0; r < nranks; r++)); do logs+=("$dir/nccl-rank$r.log"); done
   local correct; correct=$(cat "$dir"/rank*.out | grep -c ": correct" || true)
   [ "$correct" -eq $((nranks * nsizes)) ] && ok "sums correct: $correct of $((nranks * nsizes)) (rank x size)" \
-    || fail "sums correct: $correct of $((nranks * nsizes)) (rank x size); see rank*.out"
+    || { fail "sums correct: $correct of $((nranks * nsizes)) (rank x size); rank0.out:"
+         head -n 3 "$dir/rank0.out" | tee -a "$summary" >&2; }
   local loaded assigned nn
   loaded=$(grep -l "Loaded net plugin emu (v11)" "${logs[@]}" 2>/dev/null | wc -l)
   assigned=$(grep -l "Assigned NET plugin emu to comm" "${logs[@]}" 2>/dev/null | wc -l)
@@ -235,9 +236,9 @@ check_case() {
   info "rank 0: $(lines "GPU Direct RDMA" 2 "$dir/nccl-rank0.log")"
   info "rank 0 trees: $(lines "NCCL INFO Trees" 1 "$dir/nccl-rank0.log")"
   info "rank 0: $(lines "Ring 00 :" 1 "$dir/nccl-rank0.log") graph: $(lines "Pattern" 2 "$dir/nccl-rank0.log")"
-  grep -h "AllReduce: [0-9]* Bytes -> Algo" "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 8 \
+  grep -h "AllReduce: [0-9]* Bytes -> Algo" "$dir/nccl-rank0.log" 2>/dev/null | sed 's/.*NCCL INFO //' | head -n 8 \
     | while read -r line; do info "rank 0: $line"; done
-  grep -h "NET/EMU : NIC 0 \|NET/EMU : node " "$dir/nccl-rank0.log" | sed 's/.*NCCL INFO //' | head -n 2 \
+  grep -h "NET/EMU : NIC 0 \|NET/EMU : node " "$dir/nccl-rank0.log" 2>/dev/null | sed 's/.*NCCL INFO //' | head -n 2 \
     | while read -r line; do info "rank 0 plugin: $line"; done
 }
 
