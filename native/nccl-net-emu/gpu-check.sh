@@ -36,7 +36,7 @@ dry=; [ "$1" = --dry-run ] && dry=1
 here=$(cd "$(dirname "$0")/../.." && pwd)
 outdir=${2:-${OUT:-$PWD/net-emu-check-out}}
 mkdir -p "$outdir"; outdir=$(cd "$outdir" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/net-emu-check.XXXXXX")
+work=$(mktemp -d -t net-emu-check.XXXXXX)
 res="$work/net-emu-check"; mkdir -p "$res"
 summary="$res/SUMMARY.txt"
 arch=${ARCH:-sm_90}

@@ -251,9 +251,10 @@ int main(int argc, char** argv) {
   void* fakeCuda = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
   CHECK(fakeCuda, "dlopen %s: %s", argv[2], dlerror());
 
-  char dir[] = "/tmp/net-emu-selftest-XXXXXX";
+  char dir[256];
+  snprintf(dir, sizeof(dir), "%s/net-emu-selftest-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir);
   CHECK(mkdtemp(dir), "mkdtemp");
-  char nicsFile[256], topoFile[256], badFile[256];
+  char nicsFile[300], topoFile[300], badFile[300];
   snprintf(nicsFile, sizeof(nicsFile), "%s/nics", dir);
   snprintf(topoFile, sizeof(topoFile), "%s/topo.xml", dir);
   snprintf(badFile, sizeof(badFile), "%s/bad", dir);
