@@ -124,6 +124,8 @@ def cluster_launch(args):
             "CUDA_VISIBLE_DEVICES": env.get("CUDA_VISIBLE_DEVICES", "0"),
             "LD_LIBRARY_PATH": os.path.dirname(lib) + ":" + env.get("LD_LIBRARY_PATH", ""),
         })
+        if node.get("nicsFile"):
+            env["PATHPROOF_NET_EMU_NICS_FILE"] = node["nicsFile"]  # the node's NICs for pathproof's net plugin
         cmd = [os.path.abspath(args.program), str(r), str(n), os.path.join(out, "nccl-id")] + args.sizes.split(",")
         log = open(os.path.join(out, "stdout-rank%d.txt" % r), "w")
         procs.append(subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT))

@@ -114,8 +114,11 @@ def emulated_node(local, nodes_json):
     if node >= len(spec["nodes"]):
         return None
     n = spec["nodes"][node]
-    return {"NCCL_HOSTID": n["hostId"], "NCCL_TOPO_FILE": n["topoFile"], "NCCL_EMULATE_BUSID": n["busIds"][i],
-            "PATHPROOF_EMULATED_NODE": str(node)}
+    env = {"NCCL_HOSTID": n["hostId"], "NCCL_TOPO_FILE": n["topoFile"], "NCCL_EMULATE_BUSID": n["busIds"][i],
+           "PATHPROOF_EMULATED_NODE": str(node)}
+    if n.get("nicsFile"):
+        env["PATHPROOF_NET_EMU_NICS_FILE"] = n["nicsFile"]  # the node's NICs for pathproof's net plugin
+    return env
 
 
 def emulate_device():

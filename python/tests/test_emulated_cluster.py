@@ -19,6 +19,10 @@ def test_local_ranks_go_node_by_node():
     assert _boot.emulated_node(3, NODES) == {"NCCL_HOSTID": "n-1", "NCCL_TOPO_FILE": "/r/emulated-topo-node1.xml",
                                              "NCCL_EMULATE_BUSID": "0000:2a:00.0", "PATHPROOF_EMULATED_NODE": "1"}
     assert _boot.emulated_node(4, NODES) is None
+    with_plugin = json.loads(NODES)
+    with_plugin["nodes"][1]["nicsFile"] = "/r/emulated-nics-node1.txt"
+    assert _boot.emulated_node(2, json.dumps(with_plugin))["PATHPROOF_NET_EMU_NICS_FILE"] == "/r/emulated-nics-node1.txt"
+    assert "PATHPROOF_NET_EMU_NICS_FILE" not in _boot.emulated_node(0, json.dumps(with_plugin))
 
 
 def _boot_in_child(local, tmp_path):

@@ -45,6 +45,8 @@ final class Emulation {
       "NCCL_NET_PLUGIN");
   /** Node k's topology file in the run directory. */
   static final String NODE_XML = "emulated-topo-node%d.xml";
+  /** Node k's NIC list for pathproof's net plugin (native/nccl-net-emu: PATHPROOF_NET_EMU_NICS_FILE). */
+  static final String NODE_NICS = "emulated-nics-node%d.txt";
   /** The cluster as the in-run prediction reads it: the topology NCCL sees, as a topology JSON. */
   static final String CLUSTER_JSON = "emulated-cluster.json";
   /** The manifest's words for how the emulated nodes reach each other. */
@@ -332,7 +334,9 @@ final class Emulation {
       if (emu.netPlugin() == null) {
         env.put("NCCL_NET", "Socket");
       } else {
+        // The plugin and no other: without it NCCL stops instead of running the nodes over its Socket transport.
         env.put("NCCL_NET_PLUGIN", netPlugin(emu.netPlugin()).toString());
+        env.put("NCCL_NET", "emu");
       }
     }
     return env;
@@ -342,8 +346,11 @@ final class Emulation {
     return Map.of(MARK, busId);
   }
 
-  /** One emulated node: its NCCL_HOSTID, its topology file (in the run directory) and its ranks' busIds. */
-  record Node(String hostId, String topologyXml, List<String> busIds) {}
+  /**
+   * One emulated node: its NCCL_HOSTID, its topology file (in the run directory), its ranks' busIds and, with a net
+   * plugin, the file listing its NICs for the plugin (null without).
+   */
+  record Node(String hostId, String topologyXml, List<String> busIds, String nicsFile) {}
 
   /**
    * The emulated nodes as written into the run directory, node by node; rank r is on node r / ranksPerNode. A
@@ -358,6 +365,9 @@ final class Emulation {
       if (n.hostId() != null) {
         env.put("NCCL_HOSTID", n.hostId());
         env.put("NCCL_TOPO_FILE", dir.resolve(n.topologyXml()).toString());
+      }
+      if (n.nicsFile() != null) {
+        env.put("PATHPROOF_NET_EMU_NICS_FILE", dir.resolve(n.nicsFile()).toString());
       }
       return env;
     }
@@ -381,6 +391,9 @@ final class Emulation {
         ObjectNode e = a.addObject();
         e.put("hostId", n.hostId());
         e.put("topoFile", dir.resolve(n.topologyXml()).toString());
+        if (n.nicsFile() != null) {
+          e.put("nicsFile", dir.resolve(n.nicsFile()).toString());
+        }
         ArrayNode b = e.putArray("busIds");
         n.busIds().forEach(b::add);
       }
@@ -398,17 +411,42 @@ final class Emulation {
     if (!emu.cluster()) {
       NcclTopoXmlWriter.Emulated xml = NcclTopoXmlWriter.write(t, realBusId);
       Runner.writeText(dir.resolve(XML), xml.xml());
-      return new Nodes(List.of(new Node(null, XML, xml.busIds())), xml.busIds().size());
+      return new Nodes(List.of(new Node(null, XML, xml.busIds(), null)), xml.busIds().size());
     }
     List<Node> nodes = new java.util.ArrayList<>();
     for (int k = 0; k < t.nodes().size(); k++) {
       NcclTopoXmlWriter.Emulated xml = NcclTopoXmlWriter.writeNode(t, k, realBusId);
       String file = String.format(java.util.Locale.ROOT, NODE_XML, k);
       Runner.writeText(dir.resolve(file), xml.xml());
-      nodes.add(new Node(t.nodes().get(k).hostname(), file, xml.busIds()));
+      String nics = null;
+      if (emu.netPlugin() != null) {
+        nics = String.format(java.util.Locale.ROOT, NODE_NICS, k);
+        Runner.writeText(dir.resolve(nics), nicList(t.nodes().get(k), xml));
+      }
+      nodes.add(new Node(t.nodes().get(k).hostname(), file, xml.busIds(), nics));
     }
     Runner.writeText(dir.resolve(CLUSTER_JSON), Json.mapper().valueToTree(t).toPrettyString() + "\n");
     return new Nodes(nodes, emu.ranksPerNode());
+  }
+
+  /**
+   * A node's NICs as pathproof's net plugin reads them (native/nccl-net-emu/README.md): one line per NIC with its
+   * name, its speed and GPUDirect, and the port the topology file gives it (the plugin warns where the file and the
+   * list disagree, since NCCL keeps the file's value, graph/topo.cc:1351-1358@v2.28.9-1); a NIC under a switch also
+   * gets a device path ending in its PCI device's busId, as the file places it.
+   */
+  static String nicList(Topology.Node node, NcclTopoXmlWriter.Emulated xml) {
+    StringBuilder b = new StringBuilder("# " + node.hostname() + ": the NICs of the emulated node (pathproof run)\n");
+    for (int i = 0; i < node.nics().size(); i++) {
+      Topology.Nic n = node.nics().get(i);
+      b.append("name=").append(n.name());
+      String bus = xml.nicBusId(i);
+      if (bus != null) {
+        b.append(" pci=/sys/devices/pci").append(bus, 0, 4).append(":00/").append(bus);
+      }
+      b.append(" speed=").append(n.speedMbps()).append(" gdr=").append(n.gdr() ? 1 : 0).append(" port=0\n");
+    }
+    return b.toString();
   }
 
   /** The manifest's {@code "emulation"} block (written only for emulated runs). */
@@ -432,6 +470,9 @@ final class Emulation {
         ObjectNode e = ns.addObject();
         e.put("hostId", k.hostId());
         e.put("topologyXml", k.topologyXml());
+        if (k.nicsFile() != null) {
+          e.put("nicsFile", k.nicsFile());
+        }
         ArrayNode nics = e.putArray("nics");
         for (Topology.Node tn : emu.topology().nodes()) {
           if (tn.hostname().equals(k.hostId())) {

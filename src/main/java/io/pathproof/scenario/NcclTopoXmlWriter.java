@@ -45,11 +45,18 @@ public final class NcclTopoXmlWriter {
 
   /**
    * The XML and the busId each GPU (in the topology's list order, i.e. rank order) reports. {@code busIds.get(r)} is
-   * what rank r's process must pass as its emulated busId.
+   * what rank r's process must pass as its emulated busId; {@code nicBusIds}, by the node's NIC order, the busId of
+   * each NIC's own PCI device (null where the NIC sits right under a socket), which a net plugin's device path names.
    */
-  public record Emulated(String xml, List<String> busIds) {
+  public record Emulated(String xml, List<String> busIds, List<String> nicBusIds) {
     public Emulated {
       busIds = List.copyOf(busIds);
+      nicBusIds = java.util.Collections.unmodifiableList(new ArrayList<>(nicBusIds));
+    }
+
+    /** The busId of the PCI device holding NIC {@code i} of the node, or null for a NIC right under a socket. */
+    public String nicBusId(int i) {
+      return nicBusIds.get(i);
     }
   }
 
@@ -116,6 +123,7 @@ public final class NcclTopoXmlWriter {
     final Set<String> used = new HashSet<>();
     final Map<Integer, String> gpuBus = new LinkedHashMap<>();
     final Map<String, String> switchBus = new HashMap<>();
+    final Map<Topology.Nic, String> nicBus = new HashMap<>();
     final StringBuilder out = new StringBuilder();
     final int firstRank;
     int nextBus = 0x41; // made-up busIds 0000:41:00.0, 0000:42:00.0 … as in the first emulated runs
@@ -161,7 +169,9 @@ public final class NcclTopoXmlWriter {
       }
       out.append("</system>\n");
       List<String> ids = new ArrayList<>(gpuBus.values());
-      return new Emulated(out.toString(), ids);
+      List<String> nics = new ArrayList<>();
+      node.nics().forEach(n -> nics.add(nicBus.get(n)));
+      return new Emulated(out.toString(), ids, nics);
     }
 
     /** Everything whose parent is {@code parent}; the first CPU also takes what names no parent. */
@@ -230,7 +240,8 @@ public final class NcclTopoXmlWriter {
     void nic(Topology.Nic n, String indent, Topology.PciSwitch sw) {
       String inner = indent;
       if (sw != null) {
-        out.append(indent).append("<pci busid=\"").append(fresh())
+        nicBus.put(n, fresh());
+        out.append(indent).append("<pci busid=\"").append(nicBus.get(n))
             .append("\" class=\"0x020000\" link_speed=\"").append(linkSpeed(sw.gen())).append("\" link_width=\"")
             .append(sw.width()).append("\">\n");
         inner = indent + "  ";

@@ -125,9 +125,18 @@ class EmulatedClusterRunTest {
     Map<String, String> r2 = EmulationTest.envOf(dir.resolve("env-rank2.txt"));
     assertThat(r2).containsEntry("NCCL_HOSTID", "b")
         .containsEntry("NCCL_NET_PLUGIN", plugins.resolve("libnccl-net-emu.so").toAbsolutePath().toString())
-        .containsEntry("WORLD_SIZE", "4").doesNotContainKey("NCCL_NET");
-    assertThat(Files.readString(dir.resolve("emulated-topo-node1.xml"))).contains("<net name=\"mlx5_1\"")
-        .contains("gdr=\"1\"").doesNotContain("name=\"lo\"");
+        .containsEntry("NCCL_NET", "emu").containsEntry("WORLD_SIZE", "4")
+        .containsEntry("PATHPROOF_NET_EMU_NICS_FILE", dir.resolve("emulated-nics-node1.txt").toString());
+    String xml = Files.readString(dir.resolve("emulated-topo-node1.xml"));
+    assertThat(xml).contains("<net name=\"mlx5_1\" dev=\"1\" speed=\"400000\" port=\"0\" gdr=\"1\"/>")
+        .doesNotContain("name=\"lo\"");
+    // The plugin's list says what the file says, each NIC's device path ending in the busId of its PCI device.
+    List<String> list = Files.readAllLines(dir.resolve("emulated-nics-node1.txt"));
+    assertThat(list).hasSize(3);
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("name=mlx5_1 pci=/sys/devices/pci0000:00/(\\S+)"
+        + " speed=400000 gdr=1 port=0").matcher(list.get(2));
+    assertThat(m.matches()).as(list.get(2)).isTrue();
+    assertThat(xml).contains("<pci busid=\"" + m.group(1) + "\" class=\"0x020000\"");
     JsonNode e = Json.mapper().readTree(dir.resolve("manifest.json").toFile()).path("emulation");
     assertThat(e.path("transport").asText()).isEqualTo("NCCL net plugin libnccl-net-emu.so (NCCL_NET_PLUGIN)");
     assertThat(e.path("ranksPerNode").asInt()).isEqualTo(2);
