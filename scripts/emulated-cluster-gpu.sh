@@ -4,7 +4,7 @@
 # one real DDP job on an emulated 2 x 8 H200 cluster, accepted. Everything it made ends in ONE file:
 # OUT/emulated-cluster.tgz.
 #
-#   scripts/emulated-cluster-gpu.sh PATHPROOF NCCL_SRC OUT [sweep|ddp|all]
+#   scripts/emulated-cluster-gpu.sh PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|all]
 #
 # PATHPROOF: a pathproof launcher (scripts/bundle.sh makes one for nodes without Java). NCCL_SRC: an NCCL source tree
 # or tarball (.tar.xz/.tgz; the project's is .gpu/nccl.tar.xz, NCCL 2.28.9), built once into WORK/lib-VERSION with
@@ -16,12 +16,14 @@
 #          the cluster the model is asked about (emulated-cluster.json) and every rank's NCCL log;
 #   ddp:   `run --emulate h200-sxm-x8-nvswitch --nodes 2 -- torchrun --nproc_per_node 16 examples/recsys/train.py`
 #          (16 ranks on one GPU: the model small, the steps few) and `accept --run` on it: the sample
-#          samples/emulated-h200-2x8/ to be.
+#          samples/emulated-h200-2x8/ to be;
+#   plugin (not in all): two 2 x 8 HGX H200 shapes (8 x 400 Gb/s NICs per node, GPUDirect claimed or not) through
+#          pathproof's emu net plugin (--net-plugin, native/nccl-net-emu) instead of Socket over lo.
 # Afterwards, anywhere with Java (no GPU): scripts/emulation-agreement.py --clusters DIR/sweep --markdown, DIR being
 # where OUT/emulated-cluster.tgz was unpacked. Timings in every log are not physical; the decisions are NCCL's.
 # Environment: JOBS (make -j, default nproc), ARCH (the real GPU's, default sm_90), CUDA_HOME (else nvcc's), WORK.
 set -u
-[ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|all]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|all]" >&2; exit 2; }
 pp=$1; given=$2; mkdir -p "$3"; out=$(cd "$3" && pwd); part=${4:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$here/.emu/cluster}; mkdir -p "$work"; work=$(cd "$work" && pwd)
@@ -29,7 +31,7 @@ jobs=${JOBS:-$(nproc)}
 arch=${ARCH:-sm_90}
 # Never NVLink SHARP or multi-node NVLink on the one shared GPU (the emulation sets them too; a direct call here must).
 export NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0
-log=$work/log.txt; : > "$log"
+log=$work/log-$part.txt; : > "$log"
 step() { local s=$(date +%s); echo "== $*" | tee -a "$log"; "$@" >> "$log" 2>&1; local rc=$?
   echo "== rc=$rc $(( $(date +%s) - s )) s" | tee -a "$log"; return $rc; }
 t0=$(date +%s)
@@ -61,8 +63,11 @@ if [ -z "$cuda_home" ]; then
   done
 fi
 cudalib=$cuda_home/lib64; [ -d "$cudalib" ] || cudalib=$cuda_home/lib
-step gcc -O2 "$here/native/nccl-emulator/allreduce.c" -I "$lib" -I "$cuda_home/include" -L "$lib" -L "$cudalib" \
-  -Wl,-rpath,"$cudalib" -l:libnccl.so.2 -lcudart -o "$lib/allreduce" || exit 3
+if [ ! -x "$lib/allreduce" ] || [ "$here/native/nccl-emulator/allreduce.c" -nt "$lib/allreduce" ] \
+    || [ "$lib/libnccl.so.2" -nt "$lib/allreduce" ]; then
+  step gcc -O2 "$here/native/nccl-emulator/allreduce.c" -I "$lib" -I "$cuda_home/include" -L "$lib" -L "$cudalib" \
+    -Wl,-rpath,"$cudalib" -l:libnccl.so.2 -lcudart -o "$lib/allreduce" || exit 3
+fi
 echo "library: NCCL $ver $(( $(date +%s) - t0 )) s" | tee -a "$log"
 
 # 2. The cluster shapes Socket over lo can emulate: 2-8 nodes, 1-8 GPUs per node, NVSwitch and PCIe nodes, one NIC
@@ -82,24 +87,42 @@ shapes=(
   "h800-nvswitch-2x8-200g h800-sxm-x8-nvswitch 2 8 200000 $all"
   "h200-nvswitch-4x8-400g h200-sxm-x8-nvswitch 4 8 400000 $upto256"
 )
-if [ "$part" != ddp ]; then
+# shape NAME TOPOLOGY NODES GPUS_PER_NODE SIZES [run's flags ...]: one shape through pathproof run into WORK/sweep/NAME
+shape() {
+  local name=$1 topo=$2 nodes=$3 per=$4 sizes=$5; shift 5
+  step "$pp" run --timeout 150 --emulate "$topo" --nodes "$nodes" --nproc-per-node "$per" "$@" --nccl-lib "$lib" \
+    --out "$work/sweep/$name" -- python3 "$here/native/nccl-emulator/sweep.py" --pathproof-emulated \
+    --program "$lib/allreduce" --sizes "$sizes" --timeout 140
+  # pathproof run says "no rank built a DDP model" (exit 3): the program is not torch. The sums are the check.
+  echo "$name: $(cat "$work/sweep/$name"/stdout-rank*.txt 2>/dev/null | grep -c ': correct') sums correct," \
+    "$(cat "$work/sweep/$name"/stdout-rank*.txt 2>/dev/null | grep -c 'WRONG') wrong," \
+    "$(grep -h -m1 -o 'nNodes [0-9]*' "$work/sweep/$name/nccl-rank0.log" 2>/dev/null)," \
+    "$(grep -h -m1 -o 'via NET/[A-Za-z]*' "$work/sweep/$name/nccl-rank0.log" 2>/dev/null)" | tee -a "$log"
+  rm -f "$work/sweep/$name/nccl-id"
+}
+if [ "$part" = all ] || [ "$part" = sweep ]; then
   rm -rf "$work/sweep"; mkdir -p "$work/sweep"
   for s in "${shapes[@]}"; do
     set -- $s
-    step "$pp" run --timeout 150 --emulate "$2" --nodes "$3" --nproc-per-node "$4" --nic-speed "$5" --nccl-lib "$lib" \
-      --out "$work/sweep/$1" -- python3 "$here/native/nccl-emulator/sweep.py" --pathproof-emulated \
-      --program "$lib/allreduce" --sizes "$6" --timeout 140
-    # pathproof run says "no rank built a DDP model" (exit 3): the program is not torch. The sums are the check.
-    echo "$1: $(cat "$work/sweep/$1"/stdout-rank*.txt 2>/dev/null | grep -c ': correct') sums correct," \
-      "$(cat "$work/sweep/$1"/stdout-rank*.txt 2>/dev/null | grep -c 'WRONG') wrong," \
-      "$(grep -h -m1 -o 'nNodes [0-9]*' "$work/sweep/$1/nccl-rank0.log" 2>/dev/null)" | tee -a "$log"
-    rm -f "$work/sweep/$1/nccl-id"
+    shape "$1" "$2" "$3" "$4" "$6" --nic-speed "$5"
+  done
+  cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
+fi
+# plugin (its own call): HGX nodes, one 400 Gb/s NIC beside each GPU, through pathproof's emu net plugin
+# (native/nccl-net-emu, built here without NCCL) instead of Socket over lo; 4 KiB .. 64 MiB, as its own GPU check.
+if [ "$part" = plugin ]; then
+  mkdir -p "$work/sweep"
+  step "$here/native/nccl-net-emu/build.sh" "$work/net-emu" || exit 3
+  for g in gdr nogdr; do
+    rm -rf "$work/sweep/h200-hgx-2x8-8nic-$g"
+    shape "h200-hgx-2x8-8nic-$g" "$topos/h200-hgx-x8-8nic-$g.json" 2 8 4096,65536,1048576,16777216,67108864 \
+      --net-plugin "$work/net-emu"
   done
   cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
 fi
 
 # 3. One real DDP job on 2 x 8 emulated H200s (the recommender: small embeddings, a few steps), and its acceptance.
-if [ "$part" != sweep ]; then
+if [ "$part" = all ] || [ "$part" = ddp ]; then
   d=$work/emulated-h200-2x8; rm -rf "$d"; mkdir -p "$d"
   step "$pp" run --timeout 300 --warmup 3 --profile-iters 2 --emulate h200-sxm-x8-nvswitch --nodes 2 \
     --nic-speed 400000 --nccl-lib "$lib" --out "$d/run" -- torchrun --nproc_per_node 16 --master_addr 127.0.0.1 \
@@ -111,6 +134,6 @@ fi
 
 echo "total $(( $(date +%s) - t0 )) s" | tee -a "$log"
 # ONE file back: the sweep's run directories, the DDP run, the log. The library and NCCL's sources stay in WORK.
-parts=(log.txt); [ -d "$work/sweep" ] && parts+=(sweep); [ -d "$work/emulated-h200-2x8" ] && parts+=(emulated-h200-2x8)
-tar -czf "$out/emulated-cluster.tgz" -C "$work" "${parts[@]}"
+parts=($(cd "$work" && ls log-*.txt)); [ -d "$work/sweep" ] && parts+=(sweep); [ -d "$work/emulated-h200-2x8" ] && parts+=(emulated-h200-2x8)
+tar -czf "$out/emulated-cluster.tgz" --exclude=.pathproof -C "$work" "${parts[@]}"
 ls -la "$out/emulated-cluster.tgz"
