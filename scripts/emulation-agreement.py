@@ -213,8 +213,8 @@ def clusters(a):
                               shape_text % tuple(pred[f] for f in fields), ", ".join(diffs) if diffs else "agree"))
         total += s_total
         agree += s_agree
-        summary.append((shape, "%d x %d" % (nodes, nranks // max(1, nodes)),
-                        "%s Mb/s" % nic.get("speedMbps", "?"), "%d/%d" % (s_agree, s_total), theirs.get("trees", "")[:60]))
+        summary.append((shape, "%d x %d" % (nodes, nranks // max(1, nodes)), "%s Mb/s" % nic.get("speedMbps", "?"),
+                        "%d/%d" % (s_agree, s_total), theirs.get("trees", "")[:60]))
     lines = []
     if a.markdown or a.doc:
         v = ", ".join(sorted(versions))

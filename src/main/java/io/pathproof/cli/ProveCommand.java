@@ -57,12 +57,13 @@ public final class ProveCommand implements Callable<Integer> {
   Integer nproc;
 
   @Option(names = "--nproc-per-node", paramLabel = "P",
-      description = "with --emulate on a cluster (--topology NODE --nodes N): ranks on each emulated node (default: its GPUs)")
+      description = "with --emulate on a cluster (--topology NODE --nodes N): ranks on each emulated node"
+          + " (default: its GPUs)")
   Integer nprocPerNode;
 
   @Option(names = "--net-plugin", paramLabel = "DIR|FILE",
-      description = "with --emulate on a cluster: an NCCL net plugin that exposes the topology's own NICs (default: NCCL's"
-          + " Socket transport over lo, one NIC per node without GPUDirect)")
+      description = "with --emulate on a cluster: an NCCL net plugin that exposes the topology's own NICs"
+          + " (default: NCCL's Socket transport over lo, one NIC per node without GPUDirect)")
   Path netPlugin;
 
   @Option(names = "--fault", paramLabel = "K=V[,K=V]|random", defaultValue = "random",

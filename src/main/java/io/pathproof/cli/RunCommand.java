@@ -53,12 +53,14 @@ public final class RunCommand implements Callable<Integer> {
   Integer nprocPerNode;
 
   @Option(names = "--nic-speed", paramLabel = "MBPS",
-      description = "with --emulate on a cluster: the speed of each node's one NIC where the topology lists none (Mb/s)")
+      description = "with --emulate on a cluster: the speed of each node's one NIC where the topology lists none"
+          + " (Mb/s)")
   Long nicSpeed;
 
   @Option(names = "--net-plugin", paramLabel = "DIR|FILE",
       description = "with --emulate on a cluster: an NCCL net plugin (NCCL_NET_PLUGIN) that exposes the topology's own"
-          + " NICs; without it the nodes are joined by NCCL's Socket transport over lo (one NIC per node, no GPUDirect)")
+          + " NICs; without it the nodes are joined by NCCL's Socket transport over lo (one NIC per node, no"
+          + " GPUDirect)")
   Path netPlugin;
 
   @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE})")
