@@ -237,4 +237,26 @@ class EmulatedClusterRunTest {
     assertThat(EmulationTest.envOf(out.resolve("baseline").resolve("env-rank5.txt")))
         .containsEntry("NCCL_HOSTID", "h200-sxm-x4-node-1");
   }
+
+  @Test
+  void proveOnAUsersCommandEmulatesTheClusterItNames() throws Exception {
+    Path lib = EmulationTest.patchedLibrary(tmp.resolve("emu"));
+    Path out = tmp.resolve("p");
+    Path seen = tmp.resolve("seen.txt");
+    // The command builds no DDP model, so the baseline ends the proof (exit 3); what it was given is the point.
+    int code = run(new StringWriter(), new StringWriter(), "prove", "--emulate", "--nccl-lib", lib.toString(),
+        "--topology", "h200-sxm-x4-nvswitch", "--nodes", "2", "--nproc-per-node", "2", "--nic-speed", "100000",
+        "--out", out.toString(), "--", "sh", "-c", "env > " + seen);
+    assertThat(code).isEqualTo(ExitCode.BAD_INPUT);
+    Map<String, String> env = EmulationTest.envOf(seen);
+    assertThat(env).containsEntry("NCCL_NET", "Socket")
+        .containsEntry("PATHPROOF_TOPOLOGY", out.resolve("baseline").toAbsolutePath().normalize()
+            .resolve("emulated-cluster.json").toString());
+    JsonNode nodes = Json.mapper().readTree(env.get("PATHPROOF_EMULATE_NODES"));
+    assertThat(nodes.path("ranksPerNode").asInt()).isEqualTo(2);
+    assertThat(nodes.path("nodes")).hasSize(2);
+    Topology cluster = Scenarios.topology(out.resolve("baseline").resolve("emulated-cluster.json").toString());
+    assertThat(cluster.gpuCount()).isEqualTo(4);
+    assertThat(cluster.nodes().get(0).nics().get(0).speedMbps()).isEqualTo(100_000);
+  }
 }
