@@ -105,10 +105,24 @@ public final class RunCommand implements Callable<Integer> {
       description = "with --emulate: the compute capability NCCL reports, e.g. 70 (NCCL_EMULATE_COMPCAP)")
   Integer emulateCompCap;
 
-  @Option(names = "--hook-every",
+  @Option(names = "--hook-every", paramLabel = "K|auto", defaultValue = "auto",
       description = "record buckets with the Python comm hook on every K-th measured iteration (also iterations 0, 1 and"
-          + " the profiler window; 1 = all); the others run DDP's own C++ allreduce (default: ${DEFAULT-VALUE})")
-  int hookEvery = Runner.Instrumentation.DEFAULT_HOOK_EVERY;
+          + " the profiler window; 1 = all, 0 = never). auto: the stand-in job and a job on gloo use vocabulary.json's"
+          + " hookEvery; a job on NCCL 0, since its flight recorder holds every"
+          + " bucket's AllReduce and DDP would keep the hook on every iteration (default: ${DEFAULT-VALUE})")
+  String hookEvery;
+
+  /** --hook-every as a number, or null for auto. */
+  private Integer hookEvery() {
+    if (hookEvery.equals("auto")) {
+      return null;
+    }
+    try {
+      return Integer.valueOf(hookEvery.trim());
+    } catch (NumberFormatException e) {
+      throw PathproofException.usage("--hook-every: a number >= 0 or auto, got '" + hookEvery + "'");
+    }
+  }
 
   @Option(names = "--profiler-plugin", defaultValue = "auto", paramLabel = "PATH|auto|none",
       description = "pathproof's NCCL profiler plugin (native/nccl-profiler); auto = $PATHPROOF_NCCL_PROFILER_PLUGIN or"
@@ -195,7 +209,8 @@ public final class RunCommand implements Callable<Integer> {
       err.print("\r[" + "#".repeat(fill) + " ".repeat(width - fill) + "] " + done + "/" + total + " steps (rank 0)");
       err.flush();
     } : null;
-    Runner.Result r = Runner.run(req, new Runner.Instrumentation(hookEvery, profilerPlugin), bar, emu);
+    Runner.Result r = Runner.run(req, new Runner.Instrumentation(hookEvery() == null
+        ? Runner.Instrumentation.DEFAULT_HOOK_EVERY : hookEvery(), profilerPlugin), bar, emu);
     if (terminal) {
       err.println();
     }
@@ -243,7 +258,7 @@ public final class RunCommand implements Callable<Integer> {
       Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
     }
     Runner.Result r = Runner.wrap(Runner.CommandRequest.of(command, out).inject(inject).prediction(prediction)
-        .topology(topo).timeoutSec(runs.timeout).hookEvery(hookEvery).sizes(runs.warmup, runs.profileIters)
+        .topology(topo).timeoutSec(runs.timeout).hookEvery(hookEvery()).sizes(runs.warmup, runs.profileIters)
         .recorded(commandLine(), ToolVersion.get()).passThrough(true).nodeRank(nodeRank == 0 ? null : nodeRank)
         .emulate(emu).topologyNodes(nodes).build());
     if (r.exitCode() != 0) {

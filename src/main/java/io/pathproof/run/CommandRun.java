@@ -234,7 +234,7 @@ final class CommandRun {
     env.put("PYTHONPATH", pythonPath + (pp == null || pp.isEmpty() ? "" : java.io.File.pathSeparator + pp));
     env.put("PATHPROOF_OUT", dir.toString());
     env.put("PATHPROOF_CLI", Json.mapper().valueToTree(selfCommand()).toString());
-    env.put("PATHPROOF_HOOK_EVERY", Integer.toString(req.hookEvery()));
+    env.put("PATHPROOF_HOOK_EVERY", req.hookEvery() == null ? "auto" : Integer.toString(req.hookEvery()));
     env.put("PATHPROOF_WARMUP", Integer.toString(req.warmup()));
     env.put("PATHPROOF_PROFILE_ITERS", Integer.toString(req.profileIters()));
     if (req.topology() != null) {

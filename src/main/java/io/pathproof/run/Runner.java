@@ -318,7 +318,7 @@ public final class Runner {
       Path prediction,
       String topology,
       long timeoutSec,
-      int hookEvery,
+      Integer hookEvery,
       int warmup,
       int profileIters,
       List<String> commandLine,
@@ -339,7 +339,7 @@ public final class Runner {
       if (timeoutSec < 0) {
         throw PathproofException.usage("--timeout: must be >= 0 (0 = none), got " + timeoutSec);
       }
-      if (hookEvery < 0) {
+      if (hookEvery != null && hookEvery < 0) {
         throw PathproofException.usage("--hook-every: must be >= 0 (0 = no recording comm hook), got " + hookEvery);
       }
       if (warmup < 0 || profileIters < 0) {
@@ -366,7 +366,7 @@ public final class Runner {
       private Path prediction;
       private String topology;
       private long timeoutSec;
-      private int hookEvery = Instrumentation.DEFAULT_HOOK_EVERY;
+      private Integer hookEvery; // null: each rank chooses by its backend (vocabulary.json hookEvery, hookEveryNccl)
       private int warmup = 5;
       private int profileIters = 3;
       private List<String> commandLine = List.of();
@@ -401,7 +401,8 @@ public final class Runner {
         return this;
       }
 
-      public Builder hookEvery(int v) {
+      /** The recording comm hook's period; null (the default) lets each rank choose by its backend. */
+      public Builder hookEvery(Integer v) {
         hookEvery = v;
         return this;
       }
