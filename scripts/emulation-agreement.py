@@ -18,12 +18,14 @@ protocol) is compared once per case. Nothing here feeds the model: the predictio
     scripts/emulation-agreement.py --clusters SWEEP_DIR [--markdown] [--doc docs/emulation.md]
 
 Emulated clusters (scripts/emulated-cluster-gpu.sh): SWEEP_DIR holds one pathproof run directory per cluster shape,
-each with emulated-cluster.json (the cluster NCCL saw: each node's GPUs and its one NIC) and every rank's NCCL log.
+each with emulated-cluster.json (the cluster NCCL saw: each node's GPUs and its NICs) and every rank's NCCL log; a
+folder without it but with nccl-topo-node0.xml (NCCL's own dump of node 0, e.g. native/nccl-net-emu/gpu-check.sh's)
+is predicted as that many copies of node 0 as NCCL counted nodes.
 Besides every AllReduce's fields above, the communicator is compared once per shape: nNodes, coll channels, p2p
 channels (and per peer), the ring and tree graphs NCCL's search printed (channels, intra/inter bandwidth and path
 types) and channel 0's ring order; NCCL's trees (`Trees [c] ...`) are listed beside the model's tree graph, since the
 model does not predict each rank's tree parents. --doc replaces the part of that file between
-`<!-- cluster-agreement:begin -->` and `<!-- cluster-agreement:end -->` with the tables.
+`<!-- SECTION:begin -->` and `<!-- SECTION:end -->` with the tables (--section, default cluster-agreement).
 """
 import argparse
 import json
@@ -123,14 +125,15 @@ def nccl_communicator(log):
     return c
 
 
-def predict(pathproof, topo, env, nbytes, nranks, nccl):
+def predict(pathproof, topo, env, nbytes, nranks, nccl, nodes=None):
     with tempfile.TemporaryDirectory() as tmp:
         wl = os.path.join(tmp, "w.json")
         json.dump({"name": "allreduce-%d" % nbytes, "parameters": [
             {"name": "p", "shape": [nbytes // 4], "dtype": "float32", "requiresGrad": True}],
             "bucketCapMb": max(64, nbytes // (1 << 20) + 1), "findUnusedParameters": False,
             "staticGraph": False, "gradientAsBucketView": False}, open(wl, "w"))
-        cmd = [pathproof, "predict", "--topology", topo, "--workload", wl, "--nccl", nccl, "--torch", "2.11.0",
+        cmd = [pathproof, "predict", "--topology", topo] + (["--nodes", str(nodes)] if nodes else []) + [
+               "--workload", wl, "--nccl", nccl, "--torch", "2.11.0",
                "--ranks", str(nranks), "--format", "json", "--env", "NCCL_NVLS_ENABLE=0"]
         for k, v in env.items():
             cmd += ["--env", "%s=%s" % (k, v)]
@@ -149,27 +152,35 @@ COMM_FIELDS = ("nNodes", "collChannels", "p2pChannels", "p2pChannelsPerPeer")
 GRAPH_FIELDS = ("nChannels", "bwIntra", "bwInter", "typeIntra", "typeInter")
 
 
+def same_cycle(a, b):
+    """Two rank orders are one ring (accept's DecisionChecks.sameCycle): NCCL prints a ring from the printing rank."""
+    x, y = a.split(), b.split()
+    return len(x) == len(y) and any(x == y[k:] + y[:k] for k in range(len(y)))
+
+
 def communicator_diffs(theirs, ours):
-    """Field by field: (field, NCCL's, pathproof's) for every communicator field NCCL printed."""
+    """Field by field: (field, NCCL's, pathproof's, same) for every communicator field NCCL printed."""
     out = []
     for f in COMM_FIELDS:
         if f in theirs:
-            out.append((f, theirs[f], ours.get(f)))
+            out.append((f, theirs[f], ours.get(f), theirs[f] == ours.get(f)))
     for g, key in (("ring", "ringGraph"), ("tree", "treeGraph")):
         for f in GRAPH_FIELDS:
             if g in theirs:
                 v = (ours.get(key) or {}).get(f)
-                out.append(("%s.%s" % (g, f), theirs[g][f], round(v, 6) if isinstance(v, float) else v))
+                v = round(v, 6) if isinstance(v, float) else v
+                out.append(("%s.%s" % (g, f), theirs[g][f], v, theirs[g][f] == v))
     if "ring0" in theirs:
         orders = ours.get("ringOrders") or []
-        out.append(("ring0", theirs["ring0"], orders[0] if orders else None))
+        mine = orders[0] if orders else None
+        out.append(("ring0", theirs["ring0"], mine, mine is not None and same_cycle(theirs["ring0"], mine)))
     return out
 
 
 def clusters(a):
     """--clusters: every shape of scripts/emulated-cluster-gpu.sh, its communicator and its AllReduces."""
-    shapes = sorted(d for d in os.listdir(a.clusters)
-                    if os.path.isfile(os.path.join(a.clusters, d, "emulated-cluster.json")))
+    shapes = sorted(d for d in os.listdir(a.clusters) if any(
+        os.path.isfile(os.path.join(a.clusters, d, f)) for f in ("emulated-cluster.json", "nccl-topo-node0.xml")))
     total = agree = 0
     summary, comm_rows, coll_rows = [], [], []
     versions = set()
@@ -178,28 +189,40 @@ def clusters(a):
         logs = [f for f in os.listdir(d) if re.fullmatch(r"nccl-rank\d+\.log", f)]
         log0 = os.path.join(d, "nccl-rank0.log")
         if not os.path.isfile(log0):
-            summary.append((shape, "-", "-", "no NCCL log", ""))
+            summary.append((shape, "-", "-", "-", "no NCCL log", ""))
             continue
-        topo = os.path.join(d, "emulated-cluster.json")
-        cluster = json.load(open(topo))
-        nodes = len(cluster["nodes"])
         nranks = len(logs)
-        nic = cluster["nodes"][0]["nics"][0] if cluster["nodes"][0].get("nics") else {}
         nccl = a.nccl or nccl_version(log0) or "2.28.9"
         versions.add(nccl)
         env = {"NCCL_MNNVL_ENABLE": "0"}
         decisions, _ = nccl_decisions(log0)
         theirs = nccl_communicator(log0)
+        topo = os.path.join(d, "emulated-cluster.json")
+        copies = None
+        if os.path.isfile(topo):
+            cluster = json.load(open(topo))
+            nodes = len(cluster["nodes"])
+            nic = cluster["nodes"][0]["nics"][0] if cluster["nodes"][0].get("nics") else {}
+        else:
+            # A run made without pathproof (native/nccl-net-emu/gpu-check.sh): NCCL's own dump of node 0's topology,
+            # as many identical nodes as NCCL counted.
+            topo = os.path.join(d, "nccl-topo-node0.xml")
+            nodes = copies = theirs.get("nNodes", 1)
+            # one NIC per name: NCCL's dump may list a NIC again (its XML fusion), as the topology reader notes
+            speeds = dict(re.findall(r'<net name="([^"]+)"[^>]*speed="(\d+)"', open(topo).read()))
+            nic = {"speedMbps": "%s x %d" % (next(iter(speeds.values())), len(speeds))} if speeds else {}
+        manifest = os.path.join(d, "manifest.json")
+        transport = json.load(open(manifest)).get("emulation", {}).get("transport", "-") \
+            if os.path.isfile(manifest) else "-"
         s_total = s_agree = 0
         first = True
         for dec in decisions:
-            pred = predict(a.pathproof, topo, env, dec["bytes"], nranks, nccl)
+            pred = predict(a.pathproof, topo, env, dec["bytes"], nranks, nccl, copies)
             if "error" in pred:
                 coll_rows.append((shape, dec["bytes"], "predict failed: %s" % pred["error"], "", ""))
                 continue
             if first:
-                for f, x, y in communicator_diffs(theirs, pred["communicator"]):
-                    same = x == y
+                for f, x, y, same in communicator_diffs(theirs, pred["communicator"]):
                     s_total += 1
                     s_agree += same
                     comm_rows.append((shape, f, x, y, "agree" if same else "DIFFERS"))
@@ -214,13 +237,14 @@ def clusters(a):
         total += s_total
         agree += s_agree
         summary.append((shape, "%d x %d" % (nodes, nranks // max(1, nodes)), "%s Mb/s" % nic.get("speedMbps", "?"),
-                        "%d/%d" % (s_agree, s_total), theirs.get("trees", "")[:60]))
+                        transport.split(":")[0].split(" (")[0], "%d/%d" % (s_agree, s_total),
+                        theirs.get("trees", "")[:60]))
     lines = []
     if a.markdown or a.doc:
         v = ", ".join(sorted(versions))
-        lines += ["NCCL %s, emulated clusters (Socket over lo): **%d of %d fields agree**." % (v, agree, total), "",
-                  "| shape | nodes x GPUs | NIC | fields agree | NCCL's trees (rank 0, first channels) |",
-                  "|---|---|---|---:|---|"]
+        lines += ["NCCL %s, emulated clusters: **%d of %d fields agree**." % (v, agree, total), "",
+                  "| shape | nodes x GPUs | NIC | between nodes | fields agree | NCCL's trees (rank 0, first ones) |",
+                  "|---|---|---|---|---:|---|"]
         lines += ["| " + " | ".join(str(x) for x in r) + " |" for r in summary]
         lines += ["", "| shape | communicator field | NCCL | pathproof | |", "|---|---|---|---|---|"]
         lines += ["| " + " | ".join(str(x) for x in r) + " |" for r in comm_rows]
@@ -231,7 +255,7 @@ def clusters(a):
     text = "\n".join(lines)
     if a.doc:
         doc = open(a.doc).read()
-        begin, end = "<!-- cluster-agreement:begin -->", "<!-- cluster-agreement:end -->"
+        begin, end = "<!-- %s:begin -->" % a.section, "<!-- %s:end -->" % a.section
         if begin not in doc or end not in doc:
             sys.exit("%s: no %s ... %s section to replace" % (a.doc, begin, end))
         head, rest = doc.split(begin, 1)
@@ -245,7 +269,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sweep", nargs="?")
     ap.add_argument("--clusters", help="the sweep folder of scripts/emulated-cluster-gpu.sh (one run dir per shape)")
-    ap.add_argument("--doc", help="with --clusters: the Markdown file whose cluster-agreement section is replaced")
+    ap.add_argument("--doc", help="with --clusters: the Markdown file whose section (--section) is replaced")
+    ap.add_argument("--section", default="cluster-agreement",
+                    help="the section of --doc between <!-- NAME:begin --> and <!-- NAME:end --> (default %(default)s)")
     ap.add_argument("--pathproof", default="./pathproof")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--topologies", default="samples/emulation-sweep/topologies")
