@@ -243,7 +243,7 @@ final class Assembly {
             String old = env.putIfAbsent(k, v);
             if (old == null) {
               envSources.put(k, ff.envSources.get(k));
-            } else if (!old.equals(v)) {
+            } else if (!old.equals(v) && !InitLines.PER_NODE_ENV.contains(k)) {
               findings.add(
                   new Evidence.Finding(
                       "env-mismatch", k + " is " + old + " in " + envSources.get(k).file() + " and " + v
