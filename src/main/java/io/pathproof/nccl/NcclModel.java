@@ -330,8 +330,9 @@ public final class NcclModel {
       }
       for (int p = 0; p < 3; p++) {
         float t = tuning.time(a, p, nBytes);
-        entries.add(new CollectivePrediction.TuningEntry(ALGO_NAMES[a], PROTO_NAMES[p], fmt(tuning.latency[a][p]),
-            fmt(tuning.bandwidth[a][p]), t < 0 ? null : fmt(t)));
+        entries.add(new CollectivePrediction.TuningEntry(NcclAlgorithm.ofId(a).ncclName(),
+            NcclProtocol.ofId(p).ncclName(), fmt(tuning.latency[a][p]), fmt(tuning.bandwidth[a][p]),
+            t < 0 ? null : fmt(t)));
         if (t >= 0.0 && t < minTime) {
           algo = a;
           proto = p;
@@ -351,18 +352,19 @@ public final class NcclModel {
       tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time "
           + fmt(minTime).toPlainString();
     } else {
-      tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + ALGO_ENUM_NAMES[algo] + " proto "
-          + PROTO_ENUM_NAMES[proto] + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi() + "}";
+      tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + NcclAlgorithm.ofId(algo) + " proto "
+          + NcclProtocol.ofId(proto) + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi() + "}";
     }
     int steps = algo == RING ? nRanks - 1 : 0;
     double busFactor = 2.0 * (nRanks - 1) / nRanks;
     long busBytes = java.math.BigInteger.valueOf(nBytes).multiply(java.math.BigInteger.valueOf(2L * (nRanks - 1)))
         .divide(java.math.BigInteger.valueOf(nRanks)).longValueExact();
-    String kernel = "ncclDevKernel_AllReduce_Sum_" + unsignedSuffix(dtype) + "_" + (algo == TREE ? "TREE" : "RING")
-        + "_LL";
-    return new CollectivePrediction(bucketIndex, nBytes, ALGO_NAMES[algo], algo, PROTO_NAMES[proto], proto, fmt(minTime),
-        shape.gridX(), shape.gridX(), shape.blockX(), steps, steps, busFactor, busBytes, transport,
-        expectedTime(busBytes, shape.gridX(), algo, proto), kernel, tuningLine, false, entries);
+    String kernel = "ncclDevKernel_AllReduce_Sum_" + unsignedSuffix(dtype) + "_"
+        + (algo == TREE ? NcclAlgorithm.TREE : NcclAlgorithm.RING) + "_LL";
+    return new CollectivePrediction(bucketIndex, nBytes, NcclAlgorithm.ofId(algo).ncclName(), algo,
+        NcclProtocol.ofId(proto).ncclName(), proto, fmt(minTime), shape.gridX(), shape.gridX(), shape.blockX(), steps,
+        steps, busFactor, busBytes, transport, expectedTime(busBytes, shape.gridX(), algo, proto), kernel, tuningLine,
+        false, entries);
   }
 
   /**
