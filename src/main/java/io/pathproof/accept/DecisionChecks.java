@@ -159,7 +159,8 @@ final class DecisionChecks extends CheckFamily {
     }
     Set<String> seen = new TreeSet<>();
     for (Evidence.Tuning t : ts) {
-      String got = algo ? NcclAlgorithm.canonical(t.algorithm(), t.algorithmId()) : NcclProtocol.canonical(t.protocol(), t.protocolId());
+      String got = algo ? NcclAlgorithm.canonical(t.algorithm(), t.algorithmId())
+          : NcclProtocol.canonical(t.protocol(), t.protocolId());
       seen.add(String.valueOf(got));
       if (!exp.equals(got)) {
         r.prov(EvidenceView.src(t.source()));

@@ -87,15 +87,17 @@ final class ProfilerChecks extends CheckFamily {
     for (Evidence.ProfiledColl pc : mine) {
       calls += pc.calls();
       Verdict one = Verdict.PASS;
-      one = Verdict.worst(one, field(unknown, wrong, "algorithm", NcclAlgorithm.canonical(pc.algorithm(), null), algo, voided("algorithm")));
-      one = Verdict.worst(one, field(unknown, wrong, "protocol", NcclProtocol.canonical(pc.protocol(), null), proto, voided("protocol")));
+      String gotAlgo = NcclAlgorithm.canonical(pc.algorithm(), null);
+      String gotProto = NcclProtocol.canonical(pc.protocol(), null);
+      one = Verdict.worst(one, field(unknown, wrong, "algorithm", gotAlgo, algo, voided("algorithm")));
+      one = Verdict.worst(one, field(unknown, wrong, "protocol", gotProto, proto, voided("protocol")));
       one = Verdict.worst(one, field(unknown, wrong, "channels", pc.channels(), c.gridX(), voided("launch-shape")));
       one = Verdict.worst(one, field(unknown, wrong, "threads", pc.threads(), c.blockX(), voided("launch-shape")));
       if (one != Verdict.PASS) {
         r.prov(EvidenceView.src(pc.source()));
       }
-      obs.add(shape(NcclAlgorithm.canonical(pc.algorithm(), null), NcclProtocol.canonical(pc.protocol(), null), pc.channels(),
-          pc.threads()) + " (" + pc.warps() + " warps) in " + pc.calls() + " call(s)");
+      obs.add(shape(gotAlgo, gotProto, pc.channels(), pc.threads()) + " (" + pc.warps() + " warps) in " + pc.calls()
+          + " call(s)");
       verdict = Verdict.worst(verdict, one);
     }
     if (verdict == Verdict.PASS) {
