@@ -6,8 +6,11 @@
 #           collective timing) — no Python instrumentation
 #   patches pathproof run with no comm hook (--hook-every 0), no NCCL profiler plugin, NCCL and torch quiet
 #   hook    as patches, with the sampled recording comm hook (--hook-every 16)
+#   noprof  as patches, without the torch.profiler window (--profile-iters 0)
 #   full    pathproof run as a user runs it
+#   fullnp  as full, without the torch.profiler window
 #   bench/own_job_parts.sh PATHPROOF ROUNDS OUTDIR -- COMMAND ARGS…
+# VARIANTS="plain full …" picks and orders the variants (default: all but fullnp).
 # The command must print "done: …, X ms/step over …, median step Y ms" (examples/*/train.py do). Prints one line per
 # run and, per variant, the median of its median steps and of its mean steps.
 set -u
@@ -19,13 +22,16 @@ evidence=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P TORCH
   TORCH_NCCL_ENABLE_TIMING=1 NCCL_DEBUG_FILE="$out/env-nccl.%h.%p.log")
 field() { sed -n "s/^.*done: .*, \([0-9.]*\) ms\/step over .*, median step \([0-9.]*\) ms.*/\\$2/p" "$1"; }
 for i in $(seq 1 "$n"); do
-  for v in plain env patches hook full; do
+  for v in ${VARIANTS:-plain env patches hook noprof full}; do
     log="$out/$v-$i.log"
     case $v in
       plain) "$@" > "$log" 2>&1 ;;
       env) env "${evidence[@]}" "$@" > "$log" 2>&1 ;;
       patches) env "${quiet[@]}" "$pp" run --hook-every 0 --profiler-plugin none --out "$out/run-$v-$i" -- "$@" > "$log" 2>&1 ;;
-      hook) env "${quiet[@]}" "$pp" run --profiler-plugin none --out "$out/run-$v-$i" -- "$@" > "$log" 2>&1 ;;
+      hook) env "${quiet[@]}" "$pp" run --hook-every 16 --profiler-plugin none --out "$out/run-$v-$i" -- "$@" > "$log" 2>&1 ;;
+      noprof) env "${quiet[@]}" "$pp" run --hook-every 0 --profile-iters 0 --profiler-plugin none --out "$out/run-$v-$i" \
+        -- "$@" > "$log" 2>&1 ;;
+      fullnp) "$pp" run --profile-iters 0 --out "$out/run-$v-$i" -- "$@" > "$log" 2>&1 ;;
       full) "$pp" run --out "$out/run-$v-$i" -- "$@" > "$log" 2>&1 ;;
     esac
     echo "$v $i rc=$? mean $(field "$log" 1) median $(field "$log" 2) ms (load $(cut -d' ' -f1 /proc/loadavg))"

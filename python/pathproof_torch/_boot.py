@@ -101,18 +101,49 @@ def set_rank_env(run_dir):
     os.environ["PATHPROOF_SET_NCCL_DEBUG_FILE"] = "1"  # ours: a child of this process may rename it for its rank
 
 
+def emulated_node(local, nodes_json):
+    """An emulated cluster (PATHPROOF_EMULATE_NODES): the variables of the node local rank `local` is on, node by
+    node (node = local // ranksPerNode), as NCCL must see them before its first communicator: the node's name as
+    NCCL_HOSTID (NCCL's host hash, so ranks of one node are one host and the others are reached over the network),
+    the node's own NCCL_TOPO_FILE and this rank's busId in it. None when the local rank has no place in the cluster
+    (the command started more ranks than it holds)."""
+    import json
+    spec = json.loads(nodes_json)
+    per = int(spec["ranksPerNode"])
+    node, i = divmod(local, per)
+    if node >= len(spec["nodes"]):
+        return None
+    n = spec["nodes"][node]
+    env = {"NCCL_HOSTID": n["hostId"], "NCCL_TOPO_FILE": n["topoFile"], "NCCL_EMULATE_BUSID": n["busIds"][i],
+           "PATHPROOF_EMULATED_NODE": str(node)}
+    if n.get("nicsFile"):
+        env["PATHPROOF_NET_EMU_NICS_FILE"] = n["nicsFile"]  # the node's NICs for pathproof's net plugin
+    return env
+
+
 def emulate_device():
     """run --emulate: N ranks share this machine's one GPU while NCCL believes each sits on its own GPU of the
     emulated machine. The rank's emulated busId comes from its local rank (NCCL_EMULATE_BUSID, read by pathproof's
-    NCCL patch at the communicator's init); the job then sees local rank 0, so whatever device it picks from
-    LOCAL_RANK is the real GPU, and torch.cuda.set_device is held to it once torch is imported."""
+    NCCL patch at the communicator's init), on an emulated cluster with its node's host id and topology file; the
+    job then sees local rank 0, so whatever device it picks from LOCAL_RANK is the real GPU, and
+    torch.cuda.set_device is held to it once torch is imported."""
     ids = os.environ.get("PATHPROOF_EMULATE_BUSIDS")
     local = os.environ.get("LOCAL_RANK")
     if not ids or local in (None, "") or "PATHPROOF_LOCAL_RANK" in os.environ:
         return
-    ids = ids.split(",")
-    if int(local) < len(ids):
-        os.environ["NCCL_EMULATE_BUSID"] = ids[int(local)]
+    nodes = os.environ.get("PATHPROOF_EMULATE_NODES")
+    if nodes:
+        env = emulated_node(int(local), nodes)
+        if env is None:
+            sys.stderr.write("pathproof: local rank %s has no place in the emulated cluster (%s); start exactly as many"
+                             " ranks as it has GPUs\n" % (local, nodes))
+            sys.stderr.flush()
+            os._exit(3)
+        os.environ.update(env)
+    else:
+        ids = ids.split(",")
+        if int(local) < len(ids):
+            os.environ["NCCL_EMULATE_BUSID"] = ids[int(local)]
     os.environ["PATHPROOF_LOCAL_RANK"] = local
     os.environ["LOCAL_RANK"] = os.environ.get("PATHPROOF_CUDA_DEVICE", "0")
 

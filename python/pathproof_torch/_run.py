@@ -53,7 +53,9 @@ def options_from_env():
         raw = os.environ.get(name)
         return int(raw) if raw not in (None, "") else default
 
-    return {"hook_every": num("PATHPROOF_HOOK_EVERY", v["hookEvery"]), "warmup": num("PATHPROOF_WARMUP", 5),
+    raw = os.environ.get("PATHPROOF_HOOK_EVERY")
+    hook_every = None if raw in (None, "", "auto") else int(raw)  # None: chosen by the backend at DDP's construction
+    return {"hook_every": hook_every, "warmup": num("PATHPROOF_WARMUP", 5),
             "profile_iters": num("PATHPROOF_PROFILE_ITERS", 3), "predict": os.environ.get("PATHPROOF_PREDICT") != "0"}
 
 
@@ -107,6 +109,8 @@ class Run:
             return
         self.rank = dist.get_rank()
         self.ddp_arguments = {k: _plain(v) for k, v in given.items() if k != "module"}
+        if self.options["hook_every"] is None:
+            self.options["hook_every"], self.hook_every_why = choose_hook_every(self.torch, str(dist.get_backend()))
         w = Watch(self, ddp, module, self.rank)
         self.watch = w
         w.register_recording_hook(register)
@@ -143,6 +147,7 @@ class Run:
         from . import __version__
         w = self.watch
         return {"mode": self.mode, "package": __version__, "hookEvery": self.options["hook_every"],
+                "hookEveryWhy": getattr(self, "hook_every_why", "given"),
                 "ddpArguments": getattr(self, "ddp_arguments", None),
                 "warmup": self.options["warmup"], "profileIters": self.options["profile_iters"],
                 "commHook": w.comm_hook if w else None, "otherDdpObjects": self.others,
@@ -199,6 +204,7 @@ class Run:
         try:
             w.finish()
             self.write_logging()
+            self.write_flight_recorder()
             self.write_replica()
             self.write_status(end=_files.now_iso(), status=self.status.get("status") if why == "exception" else "finished",
                               finishedAt=why, iterations=w.iteration + 1)
@@ -222,6 +228,21 @@ class Run:
             data = {"_error": repr(e)}
         _files.write_json(os.path.join(self.dir, "ddp-logging-rank%d.json" % self.rank), data)
 
+    def write_flight_recorder(self):
+        """NCCL's flight recorder, dumped by this rank at the job's end: every collective's sizes, element type, creation
+        time and (TORCH_NCCL_ENABLE_TIMING) GPU time; the per-iteration bucket evidence when no comm hook records."""
+        c10d = getattr(self.torch._C, "_distributed_c10d", None)
+        dump = getattr(c10d, "_dump_nccl_trace_json", None)
+        if dump is None or str(self.torch.distributed.get_backend()) != "nccl":
+            return
+        try:
+            js = dump(includeCollectives=True, onlyActive=False)
+        except Exception as e:  # noqa: BLE001 - a build without the recorder: no dump, not an error
+            self.note("no flight-recorder dump: %r" % (e,))
+            return
+        with open(os.path.join(self.dir, "flight-recorder-rank%d.json" % self.rank), "wb") as f:
+            f.write(js if isinstance(js, (bytes, bytearray)) else js.encode())
+
     def write_replica(self):
         """This rank's parameters, hashed: equal on every rank when DDP kept the replicas equal (the reader compares
         the ranks' files; no collective runs at exit, so a rank that died cannot hang the others here)."""
@@ -242,6 +263,18 @@ class Run:
         _files.write_json(os.path.join(self.dir, "replica-rank%d.json" % self.rank),
                           {"rank": self.rank, "sha256": h.hexdigest(), "samples": [first, last,
                                                                                    total / count if count else None]})
+
+
+def choose_hook_every(torch, backend):
+    """The recording comm hook's period when the user gave none. DDP keeps a registered hook for every iteration, and
+    a Python hook costs on each one (a Python call and a separate divide per bucket, a future callback) even when it
+    records nothing. On NCCL the flight recorder holds every bucket's AllReduce of every iteration (sizes, element
+    type, creation time, GPU time), so the hook is left out; gloo has no flight recorder, so the hook records."""
+    v = _files.vocabulary()
+    c10d = getattr(torch._C, "_distributed_c10d", None)
+    if backend == "nccl" and getattr(c10d, "_dump_nccl_trace_json", None) is not None:
+        return v["hookEveryNccl"], "auto: nccl, the flight recorder witnesses every bucket"
+    return v["hookEvery"], "auto: %s, no flight recorder" % backend
 
 
 def _plain(v):

@@ -162,6 +162,21 @@ def test_the_recorded_iterations():
     assert [i for i in range(5) if _watch.hooked_iterations_rule(i, 2, 1, None)] == [0, 1, 2, 3, 4]
 
 
+def test_the_hook_period_is_chosen_by_the_backend_unless_given(monkeypatch):
+    import torch
+    v = _files.vocabulary()
+    monkeypatch.setenv("PATHPROOF_HOOK_EVERY", "auto")
+    assert _run.options_from_env()["hook_every"] is None
+    monkeypatch.setenv("PATHPROOF_HOOK_EVERY", "3")
+    assert _run.options_from_env()["hook_every"] == 3
+    # gloo has no flight recorder: the hook records
+    assert _run.choose_hook_every(torch, "gloo")[0] == v["hookEvery"]
+    # NCCL's flight recorder witnesses every bucket where the build has it; without it the hook records
+    c10d = getattr(torch._C, "_distributed_c10d", None)
+    has_recorder = getattr(c10d, "_dump_nccl_trace_json", None) is not None
+    assert _run.choose_hook_every(torch, "nccl")[0] == (v["hookEveryNccl"] if has_recorder else v["hookEvery"])
+
+
 def test_the_vocabulary_is_the_one_the_java_side_reads():
     v = _files.vocabulary()
     assert v["schema"] == "pathproof.vocabulary/1"

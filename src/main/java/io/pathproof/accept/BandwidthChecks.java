@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.TreeMap;
 
 /**
  * Bytes and bandwidth rows: bus bytes of each bucket and the measured bus bandwidth against the model's ceiling.
@@ -45,8 +46,22 @@ final class BandwidthChecks extends CheckFamily {
         }
       }
     }
+    if (bytes == null) {
+      // The flight recorder's AllReduce of this bucket (launch order = bucket index), in the element type it sent.
+      found:
+      for (TreeMap<Integer, List<FlightBuckets.Collective>> byIt : FlightBuckets.byRankIteration(v).values()) {
+        for (List<FlightBuckets.Collective> it : byIt.values()) {
+          if (c.bucket() < it.size() && it.get(c.bucket()).wireBytes() == c.bytes()) {
+            bytes = it.get(c.bucket()).wireBytes();
+            r.kind(FR).prov(EvidenceView.src(it.get(c.bucket()).source()));
+            break found;
+          }
+        }
+      }
+    }
     if (bytes == null || n == null) {
-      rows.add(r.unproven(bytes == null ? "no COLL line or hook record of " + c.bytes() + " B" : "number of ranks not in the evidence").build());
+      rows.add(r.unproven(bytes == null ? "no COLL line, hook record or flight-recorder AllReduce of " + c.bytes() + " B"
+          : "number of ranks not in the evidence").build());
       return;
     }
     r.kind(NCCL_LOG);

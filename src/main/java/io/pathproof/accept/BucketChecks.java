@@ -92,6 +92,7 @@ final class BucketChecks extends CheckFamily {
   }
 
   private void bucketPhase(String id, String check, List<Bucket> expected, int fromIt, int toIt, String loggingKey) {
+    TreeMap<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> flight = FlightBuckets.byRankIteration(v);
     List<Long> exp = new ArrayList<>();
     for (Bucket bk : expected) {
       exp.add(bk.bytes());
@@ -131,6 +132,35 @@ final class BucketChecks extends CheckFamily {
     }
     if (groups > 0) {
       r.kind(HOOK);
+    }
+    // The flight recorder's AllReduces of each backward: the buckets of every iteration, hook or not, by elements.
+    List<Long> expNumel = new ArrayList<>();
+    for (Bucket bk : expected) {
+      expNumel.add(bk.dtype() == null ? -1 : bk.bytes() / bk.dtype().elementSize());
+    }
+    int frGroups = 0;
+    Set<String> frRanks = new TreeSet<>();
+    for (Map.Entry<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> en : flight.entrySet()) {
+      for (Map.Entry<Integer, List<FlightBuckets.Collective>> it : en.getValue().entrySet()) {
+        if (it.getKey() < fromIt || it.getKey() >= toIt) {
+          continue;
+        }
+        frGroups++;
+        frRanks.add(String.valueOf(en.getKey()));
+        List<Long> got = new ArrayList<>();
+        for (FlightBuckets.Collective c : it.getValue()) {
+          got.add(c.numel());
+        }
+        if (!got.equals(expNumel)) {
+          if (bad.size() < 4) {
+            bad.add("rank " + en.getKey() + " iteration " + it.getKey() + ": " + got.size() + " AllReduce(s) of " + got
+                + " elements in its backward (flight recorder; predicted " + expNumel + ")");
+            r.kind(FR).prov(EvidenceView.src(it.getValue().get(0).source()));
+          }
+        } else if (r.provenanceSize() < 3) {
+          r.kind(FR).prov(EvidenceView.src(it.getValue().get(0).source()));
+        }
+      }
     }
     // DDP's own record of the bucket sizes (logger.cpp): an independent second kind.
     List<String> logBad = new ArrayList<>();
@@ -202,13 +232,15 @@ final class BucketChecks extends CheckFamily {
       List<String> all = new ArrayList<>(bad);
       all.addAll(logBad);
       r.fail(String.join("; ", all));
-    } else if (groups == 0 && logs == 0 && printed == 0) {
-      r.unproven("no hook records for these iterations and no DDP logging of " + loggingKey
+    } else if (groups == 0 && frGroups == 0 && logs == 0 && printed == 0) {
+      r.unproven("no hook records or flight-recorder AllReduces for these iterations and no DDP logging of " + loggingKey
           + (loggingKey.equals("bucket_sizes") ? " (nor DDP's debug log of it)" : "") + rebuiltNote);
     } else {
       String o = groups > 0
           ? expected.size() + " bucket(s) " + exp + " B in each of " + groups + " rank×iteration(s) (ranks " + ranks + ")"
           : expected.size() + " bucket(s) " + exp + " B";
+      o += frGroups > 0 ? "; " + (groups > 0 ? "" : expected.size() + " AllReduce(s) of " + expNumel + " elements ")
+          + "in the backward of each of " + frGroups + " rank×iteration(s) in the flight recorder (ranks " + frRanks + ")" : "";
       r.pass(o + (logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + logs + " rank(s)" : "")
           + (printed > 0 ? "; DDP's debug log bucket_sizes agrees on " + printed + " message(s)" : "") + rebuiltNote);
     }

@@ -104,6 +104,17 @@ final class SealChecks extends CheckFamily {
       }
     }
     if (ns == null) {
+      // Without a hook: rank 0's first bucket AllReduce of iteration 0, created when it entered it (flight recorder).
+      var flight = FlightBuckets.byRankIteration(v).get(0);
+      var firstFr = flight == null ? null : flight.get(0);
+      if (firstFr != null && !firstFr.isEmpty() && firstFr.get(0).createdNs() != null) {
+        ns = firstFr.get(0).createdNs();
+        where = EvidenceView.src(firstFr.get(0).source());
+        what = "rank 0 entered its first gradient AllReduce (flight recorder, iteration 0)";
+        kind = FR;
+      }
+    }
+    if (ns == null) {
       for (var st : EvidenceView.list(v.evidence().steps())) {
         if (st.rank() == 0 && st.iteration() == 0 && st.hostPhases() != null) {
           ns = st.hostPhases().backwardStartNs();

@@ -56,6 +56,16 @@ public final class ProveCommand implements Callable<Integer> {
   @Option(names = "--nproc", description = "ranks (default: the scenario's)")
   Integer nproc;
 
+  @Option(names = "--nproc-per-node", paramLabel = "P",
+      description = "with --emulate on a cluster (--topology NODE --nodes N): ranks on each emulated node"
+          + " (default: its GPUs)")
+  Integer nprocPerNode;
+
+  @Option(names = "--net-plugin", paramLabel = "DIR|FILE",
+      description = "with --emulate on a cluster: an NCCL net plugin that exposes the topology's own NICs"
+          + " (default: NCCL's Socket transport over lo, one NIC per node without GPUDirect)")
+  Path netPlugin;
+
   @Option(names = "--fault", paramLabel = "K=V[,K=V]|random", defaultValue = "random",
       description = "the fault of the variant run (default: ${DEFAULT-VALUE}, drawn with --seed and kept hidden until the end)")
   String fault;
@@ -97,9 +107,9 @@ public final class ProveCommand implements Callable<Integer> {
           : Path.of(topology).toAbsolutePath().toString();
       Integer nodes = scenario.nodes;
       if (nodes != null) {
-        if (topology == null || emulate) {
+        if (topology == null) {
           throw PathproofException.usage("prove -- COMMAND --nodes N: goes with --topology NODE (the machine the"
-              + " in-run prediction is made for is N such nodes); --emulate emulates one node");
+              + " in-run prediction is made for is N such nodes)");
         }
         Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
       }
@@ -110,10 +120,15 @@ public final class ProveCommand implements Callable<Integer> {
         if (ncclLib == null || topology == null) {
           throw PathproofException.usage("prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
         }
-        emu = new Runner.Emulate(topology, Scenarios.topology(topology), ncclLib, null);
+        emu = RunCommand.emulation(topology, Scenarios.topology(topology), nodes, nprocPerNode, scenario.nicSpeed,
+            netPlugin, ncclLib, null);
+        String what = emu.cluster() ? emu.nodes() + " nodes of " + topology + " (" + emu.ranksPerNode() + " ranks each)"
+            : topology;
         choice = Prove.BackendChoice.emulated(ncclLib, "--emulate --topology " + topology
-            + ": the job's ranks on one GPU, NCCL believing it runs on " + topology
+            + ": the job's ranks on one GPU, NCCL believing it runs on " + what
             + " (NCCL decisions real, timings not physical)");
+      } else if (nprocPerNode != null || netPlugin != null) {
+        throw PathproofException.usage("--nproc-per-node and --net-plugin go with --emulate on a cluster");
       }
       return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu, nodes), choice);
     }
@@ -125,7 +140,25 @@ public final class ProveCommand implements Callable<Integer> {
     if (s == null) {
       s = Scenarios.load(choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO);
     }
-    Runner.Emulate emu = choice.emulate() ? new Runner.Emulate(s.topology().name(), s.topology(), choice.ncclLib(), null) : null;
+    Runner.Emulate emu = choice.emulate() ? RunCommand.emulation(s.topology().name(), s.topology(), null, nprocPerNode,
+        scenario.nicSpeed, netPlugin, choice.ncclLib(), null) : null;
+    if (emu == null && (nprocPerNode != null || netPlugin != null)) {
+      throw PathproofException.usage("--nproc-per-node and --net-plugin go with --emulate on a cluster");
+    }
+    if (emu != null && emu.cluster()) {
+      if (nproc != null && nproc != emu.topology().gpuCount()) {
+        throw PathproofException.usage("prove --emulate on a cluster: --nproc " + nproc + " but " + emu.nodes()
+            + " nodes x " + emu.ranksPerNode() + " ranks; set the ranks of each node with --nproc-per-node");
+      }
+      // The prediction is made for the cluster NCCL will see: the ranks' GPUs, each node's emulated NIC, and NVLS
+      // and MNNVL off, as the emulation always sets them.
+      java.util.Map<String, String> env = new java.util.LinkedHashMap<>(s.env());
+      env.putIfAbsent("NCCL_NVLS_ENABLE", "0");
+      env.putIfAbsent("NCCL_MNNVL_ENABLE", "0");
+      s = new Scenario(s.name(), s.workload(), emu.topology(), s.versions(), emu.topology().gpuCount(), env,
+          s.backend());
+      nproc = s.ranks();
+    }
     String label = scenario.scenario != null ? scenario.scenario : scenario.given() ? s.name()
         : choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO;
     int n = nproc != null ? nproc : choice.ranks() != null ? choice.ranks() : s.ranks();

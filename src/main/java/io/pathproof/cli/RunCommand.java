@@ -44,8 +44,24 @@ public final class RunCommand implements Callable<Integer> {
   String topology;
 
   @Option(names = "--nodes", paramLabel = "N",
-      description = "the topology is one node; the machine is N such nodes (recorded; the in-run prediction is made for them)")
+      description = "the topology (--topology, or --emulate's) is one node; the machine is N such nodes (recorded; the"
+          + " in-run prediction is made for them; with --emulate, an emulated cluster of N nodes on the one GPU)")
   Integer nodes;
+
+  @Option(names = "--nproc-per-node", paramLabel = "P",
+      description = "with --emulate on a cluster: ranks on each emulated node, its first P GPUs (default: all of them)")
+  Integer nprocPerNode;
+
+  @Option(names = "--nic-speed", paramLabel = "MBPS",
+      description = "with --emulate on a cluster: the speed of each node's one NIC where the topology lists none"
+          + " (Mb/s)")
+  Long nicSpeed;
+
+  @Option(names = "--net-plugin", paramLabel = "DIR|FILE",
+      description = "with --emulate on a cluster: an NCCL net plugin (NCCL_NET_PLUGIN) that exposes the topology's own"
+          + " NICs; without it the nodes are joined by NCCL's Socket transport over lo (one NIC per node, no"
+          + " GPUDirect)")
+  Path netPlugin;
 
   @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE})")
   String backend;
@@ -89,10 +105,24 @@ public final class RunCommand implements Callable<Integer> {
       description = "with --emulate: the compute capability NCCL reports, e.g. 70 (NCCL_EMULATE_COMPCAP)")
   Integer emulateCompCap;
 
-  @Option(names = "--hook-every",
+  @Option(names = "--hook-every", paramLabel = "K|auto", defaultValue = "auto",
       description = "record buckets with the Python comm hook on every K-th measured iteration (also iterations 0, 1 and"
-          + " the profiler window; 1 = all); the others run DDP's own C++ allreduce (default: ${DEFAULT-VALUE})")
-  int hookEvery = Runner.Instrumentation.DEFAULT_HOOK_EVERY;
+          + " the profiler window; 1 = all, 0 = never). auto: the stand-in job and a job on gloo use vocabulary.json's"
+          + " hookEvery; a job on NCCL 0, since its flight recorder holds every"
+          + " bucket's AllReduce and DDP would keep the hook on every iteration (default: ${DEFAULT-VALUE})")
+  String hookEvery;
+
+  /** --hook-every as a number, or null for auto. */
+  private Integer hookEvery() {
+    if (hookEvery.equals("auto")) {
+      return null;
+    }
+    try {
+      return Integer.valueOf(hookEvery.trim());
+    } catch (NumberFormatException e) {
+      throw PathproofException.usage("--hook-every: a number >= 0 or auto, got '" + hookEvery + "'");
+    }
+  }
 
   @Option(names = "--profiler-plugin", defaultValue = "auto", paramLabel = "PATH|auto|none",
       description = "pathproof's NCCL profiler plugin (native/nccl-profiler); auto = $PATHPROOF_NCCL_PROFILER_PLUGIN or"
@@ -135,10 +165,10 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     injections.addAll(inject);
-    if (nodes != null) {
-      if (topo == null || emulate != null) {
+    if (nodes != null && emulate == null) {
+      if (topo == null) {
         throw PathproofException.usage("--nodes N goes with --topology NODE or a --scenario (the machine is N such"
-            + " nodes); --emulate emulates one node");
+            + " nodes), or with --emulate NODE (an emulated cluster)");
       }
       // The run records the cluster by the name it gets: "<topology>-xN-nodes".
       Topology perNode = topology != null ? Scenarios.topology(topology) : Scenarios.load(what.scenario).topology();
@@ -146,14 +176,25 @@ public final class RunCommand implements Callable<Integer> {
     }
     Runner.Emulate emu = null;
     if (emulate != null) {
-      Topology et = Scenarios.topology(emulate);
-      emu = new Runner.Emulate(emulate, et, ncclLib, emulateCompCap);
-      topo = topo == null ? et.name() : topo;
-      if (nproc == null && what.scenario == null) {
-        ranks = et.gpuCount(); // one rank per emulated GPU unless told otherwise
+      emu = emulation(emulate, Scenarios.topology(emulate), nodes, nprocPerNode, nicSpeed, netPlugin, ncclLib,
+          emulateCompCap);
+      if (emu.cluster()) {
+        if (nproc != null || topology != null) {
+          throw PathproofException.usage("--emulate on a cluster: its ranks are --nodes x --nproc-per-node and its"
+              + " prediction is made for the emulated cluster; --nproc and --topology go without it");
+        }
+        topo = emu.topology().name();
+        ranks = emu.topology().gpuCount(); // every rank of every emulated node runs here
+      } else {
+        topo = topo == null ? emu.topology().name() : topo;
+        if (nproc == null && what.scenario == null) {
+          ranks = emu.topology().gpuCount(); // one rank per emulated GPU unless told otherwise
+        }
       }
-    } else if (ncclLib != null || emulateCompCap != null) {
-      throw PathproofException.usage("--nccl-lib and --emulate-compcap go with --emulate TOPOLOGY");
+    } else if (ncclLib != null || emulateCompCap != null || nprocPerNode != null || nicSpeed != null
+        || netPlugin != null) {
+      throw PathproofException.usage("--nccl-lib, --emulate-compcap, --nproc-per-node, --nic-speed and --net-plugin"
+          + " go with --emulate TOPOLOGY");
     }
     List<String> cl = commandLine();
     Runner.Request req = new Runner.Request(w, label, topo, enumOf(Runner.Backend.class, backend, "--backend"),
@@ -168,7 +209,8 @@ public final class RunCommand implements Callable<Integer> {
       err.print("\r[" + "#".repeat(fill) + " ".repeat(width - fill) + "] " + done + "/" + total + " steps (rank 0)");
       err.flush();
     } : null;
-    Runner.Result r = Runner.run(req, new Runner.Instrumentation(hookEvery, profilerPlugin), bar, emu);
+    Runner.Result r = Runner.run(req, new Runner.Instrumentation(hookEvery() == null
+        ? Runner.Instrumentation.DEFAULT_HOOK_EVERY : hookEvery(), profilerPlugin), bar, emu);
     if (terminal) {
       err.println();
     }
@@ -194,22 +236,29 @@ public final class RunCommand implements Callable<Integer> {
     }
     Runner.Emulate emu = null;
     if (emulate != null) {
-      emu = new Runner.Emulate(emulate, Scenarios.topology(emulate), ncclLib, emulateCompCap);
-    } else if (ncclLib != null || emulateCompCap != null) {
-      throw PathproofException.usage("--nccl-lib and --emulate-compcap go with --emulate TOPOLOGY");
+      emu = emulation(emulate, Scenarios.topology(emulate), nodes, nprocPerNode, nicSpeed, netPlugin, ncclLib,
+          emulateCompCap);
+      if (emu.cluster() && topology != null) {
+        throw PathproofException.usage("run --emulate on a cluster -- COMMAND: the in-run prediction is made for the"
+            + " emulated cluster; --topology goes without it");
+      }
+    } else if (ncclLib != null || emulateCompCap != null || nprocPerNode != null || nicSpeed != null
+        || netPlugin != null) {
+      throw PathproofException.usage("--nccl-lib, --emulate-compcap, --nproc-per-node, --nic-speed and --net-plugin"
+          + " go with --emulate TOPOLOGY");
     }
     String given = topology != null ? topology : emulate;
     String topo = given == null ? null : Scenarios.topology(given).name().equals(given) ? given
         : Path.of(given).toAbsolutePath().toString();
-    if (nodes != null) {
-      if (topology == null || emulate != null) {
+    if (nodes != null && emu == null) {
+      if (topology == null) {
         throw PathproofException.usage("run -- COMMAND --nodes N: goes with --topology NODE (the machine the in-run"
-            + " prediction is made for is N such nodes); --emulate emulates one node");
+            + " prediction is made for is N such nodes) or --emulate NODE (an emulated cluster)");
       }
       Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
     }
     Runner.Result r = Runner.wrap(Runner.CommandRequest.of(command, out).inject(inject).prediction(prediction)
-        .topology(topo).timeoutSec(runs.timeout).hookEvery(hookEvery).sizes(runs.warmup, runs.profileIters)
+        .topology(topo).timeoutSec(runs.timeout).hookEvery(hookEvery()).sizes(runs.warmup, runs.profileIters)
         .recorded(commandLine(), ToolVersion.get()).passThrough(true).nodeRank(nodeRank == 0 ? null : nodeRank)
         .emulate(emu).topologyNodes(nodes).build());
     if (r.exitCode() != 0) {
@@ -218,6 +267,27 @@ public final class RunCommand implements Callable<Integer> {
     spec.commandLine().getOut().println("run: complete: " + r.runDir() + " (the command and " + (r.ranks().size() - 1)
         + " rank(s) finished)");
     return 0;
+  }
+
+  /**
+   * What {@code --emulate TOPOLOGY} emulates: the machine as given, or, with {@code --nodes N} (or a topology of
+   * several nodes), a cluster of N such nodes as NCCL will see it ({@link Scenarios#emulatedCluster}): the first
+   * {@code perNode} GPUs of each node, and each node's NIC as the Socket transport over lo presents it unless a net
+   * plugin carries the topology's own NICs. Shared by run and prove.
+   */
+  static Runner.Emulate emulation(String label, Topology given, Integer nodes, Integer perNode, Long nicSpeed,
+      Path netPlugin, Path ncclLib, Integer compCap) {
+    Topology machine = nodes == null ? given : Scenarios.cluster(given, nodes);
+    if (machine.nodes().size() == 1) {
+      if (perNode != null || nicSpeed != null || netPlugin != null) {
+        throw PathproofException.usage("--nproc-per-node, --nic-speed and --net-plugin go with an emulated cluster"
+            + " (--emulate TOPOLOGY --nodes N, N >= 2)");
+      }
+      return new Runner.Emulate(label, machine, ncclLib, compCap);
+    }
+    int per = perNode != null ? perNode : machine.nodes().get(0).gpus().size();
+    Topology seen = Scenarios.emulatedCluster(machine, per, nicSpeed, netPlugin != null);
+    return new Runner.Emulate(label, seen, ncclLib, compCap, per, netPlugin);
   }
 
   private List<String> commandLine() {

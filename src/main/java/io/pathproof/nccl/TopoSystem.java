@@ -213,8 +213,10 @@ final class TopoSystem {
         Node nic = s.create(NIC, n.name());
         Node parent = n.pciParent() == null ? firstCpu : byId.get(n.pciParent());
         Topology.PciSwitch sw = n.pciParent() == null ? null : switches.get(n.pciParent());
-        // The NIC's own PCIe link is not an input; it is taken to be as wide as the switch it hangs off.
-        float pbw = sw == null ? pciBw(table, 0, 0) : pciBw(table, sw.gen(), sw.width());
+        // The NIC's own PCIe link is not an input; it is taken to be as wide as the switch it hangs off. A NIC right
+        // under a socket is a bare <nic> there, as NCCL attaches a device without a PCI path (graph/xml.cc:939-940)
+        // and as pathproof writes one: joined to its CPU at LOC_BW (graph/topo.cc:556-557@v2.28.9-1).
+        float pbw = sw == null ? LOC_BW : pciBw(table, sw.gen(), sw.width());
         connect(nic, parent, LINK_PCI, pbw);
         connect(parent, nic, LINK_PCI, pbw);
         Node net = s.create(NET, n.name());

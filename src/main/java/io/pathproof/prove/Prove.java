@@ -610,7 +610,11 @@ public final class Prove {
       r = Runner.run(req, null, si.emulate());
     } else {
       OwnCommand oc = (OwnCommand) plan.job();
+      // prove records the hook on every backend: diagnose's compute estimate subtracts each bucket's hook-to-GPU-done
+      // interval from the step, which the flight recorder does not give (no host time of a collective's end). A proof
+      // run's cost is not the user's training's; `run` leaves the hook out on NCCL.
       r = Runner.wrap(Runner.CommandRequest.of(oc.command(), dir).inject(inject).prediction(prediction)
+          .hookEvery(Runner.Instrumentation.DEFAULT_HOOK_EVERY)
           .topology(oc.topology()).timeoutSec(z.timeoutSec()).sizes(z.warmup(), z.profileIters())
           .recorded(cl, plan.tool()).emulate(oc.emulate()).topologyNodes(oc.topologyNodes()).build());
     }

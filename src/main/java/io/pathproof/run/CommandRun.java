@@ -44,6 +44,16 @@ final class CommandRun {
   static Runner.Result run(Runner.CommandRequest req) {
     Injection inj = Injection.parse(req.inject(), 0);
     Emulation.Library emuLib = req.emulate() == null ? null : Emulation.checkMachine(req.emulate(), inj);
+    if (req.emulate() != null && req.emulate().cluster()) {
+      Integer started = nprocPerNodeOf(req.command());
+      int ranks = req.emulate().topology().gpuCount();
+      if (started != null && started != ranks) {
+        throw PathproofException.usage("--emulate " + req.emulate().topologyLabel() + ": the command starts "
+            + started + " rank(s) (--nproc_per_node " + started + ") but the emulated cluster has "
+            + req.emulate().nodes() + " nodes x " + req.emulate().ranksPerNode() + " = " + ranks
+            + ": one launcher starts every emulated rank here, so give it --nproc_per_node " + ranks);
+      }
+    }
     String sealSha = null;
     if (req.prediction() != null) {
       Prediction p = PredictionIo.readVerified(req.prediction()); // exit 9 on a missing or broken seal
@@ -117,21 +127,55 @@ final class CommandRun {
 
   /**
    * {@code --emulate} for a user's command: the emulated machine's NCCL topology, the patched NCCL preloaded, and
-   * the emulated busIds for the ranks to take by local rank (the instrumentation maps every rank's CUDA device to
-   * the one real GPU before the job picks its device).
+   * what the ranks take by local rank (the instrumentation maps every rank's CUDA device to the one real GPU before
+   * the job picks its device): the emulated busIds, and on a cluster each node's host id and topology file.
+   *
+   * <p>A cluster's ranks come from the command's one launcher (e.g. one torchrun with --nproc_per_node N x P), and
+   * the instrumentation puts local rank L on node L / P. One launcher, not N: the command runs as given (N torchruns
+   * would need its --nnodes, --node_rank and rendezvous rewritten), its ranks' global rank equals their local rank,
+   * and node by node is how NCCL and the model number the ranks of a cluster.
    */
   private static void emulate(Runner.CommandRequest req, Path home, Emulation.Library lib, Map<String, String> env,
       LaunchStart.Builder started) {
     Runner.Emulate emu = req.emulate();
     PythonProbe.Python py = PythonProbe.find(null);
     Emulation.RealGpu real = Emulation.probe(py.executable());
-    io.pathproof.scenario.NcclTopoXmlWriter.Emulated xml =
-        io.pathproof.scenario.NcclTopoXmlWriter.write(emu.topology(), real.busId());
-    Runner.writeText(home.resolve(Emulation.XML), xml.xml());
+    Emulation.Nodes nodes = Emulation.write(home, emu, real.busId());
     env.putAll(Emulation.env(home, lib, emu));
-    env.put("PATHPROOF_EMULATE_BUSIDS", String.join(",", xml.busIds()));
-    env.putIfAbsent("PATHPROOF_TOPOLOGY", emu.topologyLabel());
-    started.emulation(Emulation.manifest(emu, lib, real, xml.busIds(), emu.topology().gpuCount()));
+    env.put("PATHPROOF_EMULATE_BUSIDS", String.join(",", nodes.busIds()));
+    if (emu.cluster()) {
+      env.put("PATHPROOF_EMULATE_NODES", nodes.json(home));
+      // The in-run prediction is made for the cluster NCCL sees (each node's NIC as the emulation presents it).
+      env.put("PATHPROOF_TOPOLOGY", home.resolve(Emulation.CLUSTER_JSON).toString());
+      env.remove("PATHPROOF_TOPOLOGY_NODES");
+    } else {
+      env.putIfAbsent("PATHPROOF_TOPOLOGY", emu.topologyLabel());
+    }
+    started.emulation(Emulation.manifest(emu, lib, real, nodes, emu.topology().gpuCount()));
+  }
+
+  /**
+   * The ranks a torchrun command starts on its node ({@code --nproc_per_node N}, {@code --nproc-per-node=N}), or
+   * null when the command does not say it as a number (another launcher, "gpu", "auto").
+   */
+  static Integer nprocPerNodeOf(List<String> command) {
+    for (int i = 0; i < command.size(); i++) {
+      String a = command.get(i);
+      String v = null;
+      if ((a.equals("--nproc_per_node") || a.equals("--nproc-per-node")) && i + 1 < command.size()) {
+        v = command.get(i + 1);
+      } else if (a.startsWith("--nproc_per_node=") || a.startsWith("--nproc-per-node=")) {
+        v = a.substring(a.indexOf('=') + 1);
+      }
+      if (v != null) {
+        try {
+          return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+          return null;
+        }
+      }
+    }
+    return null;
   }
 
   /**
@@ -190,7 +234,7 @@ final class CommandRun {
     env.put("PYTHONPATH", pythonPath + (pp == null || pp.isEmpty() ? "" : java.io.File.pathSeparator + pp));
     env.put("PATHPROOF_OUT", dir.toString());
     env.put("PATHPROOF_CLI", Json.mapper().valueToTree(selfCommand()).toString());
-    env.put("PATHPROOF_HOOK_EVERY", Integer.toString(req.hookEvery()));
+    env.put("PATHPROOF_HOOK_EVERY", req.hookEvery() == null ? "auto" : Integer.toString(req.hookEvery()));
     env.put("PATHPROOF_WARMUP", Integer.toString(req.warmup()));
     env.put("PATHPROOF_PROFILE_ITERS", Integer.toString(req.profileIters()));
     if (req.topology() != null) {

@@ -22,10 +22,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code run --emulate}: N rank processes on the one real GPU, each reporting the busId of one GPU of an emulated
- * single-node machine, with NCCL built from source with pathproof's patch (native/nccl-emulator/) preloaded. NCCL's
- * own code then makes its decisions for the emulated machine (topology search, algorithm, protocol, channels, launch
- * shape); its timings are not physical, since the processes take turns on one GPU. Every refusal here happens before
- * the run directory is made and before any process starts.
+ * machine, with NCCL built from source with pathproof's patch (native/nccl-emulator/) preloaded. NCCL's own code then
+ * makes its decisions for the emulated machine (topology search, algorithm, protocol, channels, launch shape); its
+ * timings are not physical, since the processes take turns on one GPU. An emulated cluster is several such nodes on
+ * the one GPU: each node's ranks carry the node's name as NCCL_HOSTID (NCCL's host hash, misc/utils.cc:87@v2.28.9-1,
+ * so NCCL counts nodes and joins them through its network transport) and the node's own NCCL_TOPO_FILE. Every
+ * refusal here happens before the run directory is made and before any process starts.
  */
 final class Emulation {
   /** The words every consumer (manifest, accept, diagnose, report) keys on; keep them as they are. */
@@ -38,6 +40,18 @@ final class Emulation {
   static final List<String> OWNED = List.of("NCCL_TOPO_FILE", "NCCL_NVLS_ENABLE", "NCCL_MNNVL_ENABLE",
       "NCCL_EMULATE_BUSID", "NCCL_EMULATE_COMPCAP");
   static final String BUILD_HINT = "build it with scripts/build-nccl-emulator.sh NCCL_SRC OUT and pass --nccl-lib OUT";
+  /** An emulated cluster's variables, set per node or for the network: an injection of one would undo the nodes. */
+  static final List<String> OWNED_CLUSTER = List.of("NCCL_HOSTID", "NCCL_NET", "NCCL_SOCKET_IFNAME",
+      "NCCL_NET_PLUGIN");
+  /** Node k's topology file in the run directory. */
+  static final String NODE_XML = "emulated-topo-node%d.xml";
+  /** Node k's NIC list for pathproof's net plugin (native/nccl-net-emu: PATHPROOF_NET_EMU_NICS_FILE). */
+  static final String NODE_NICS = "emulated-nics-node%d.txt";
+  /** The cluster as the in-run prediction reads it: the topology NCCL sees, as a topology JSON. */
+  static final String CLUSTER_JSON = "emulated-cluster.json";
+  /** The manifest's words for how the emulated nodes reach each other. */
+  static final String SOCKET = "NET/Socket over loopback (NCCL_NET=Socket, NCCL_SOCKET_IFNAME=lo): one NIC 'lo' per"
+      + " node, no GPUDirect RDMA";
 
   private Emulation() {}
 
@@ -51,12 +65,18 @@ final class Emulation {
   static Library check(Runner.Request req, Runner.Emulate emu, Injection inj) {
     Topology t = emu.topology();
     Library lib = checkMachine(emu, inj);
+    if (emu.cluster() && req.nproc() != t.gpuCount()) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": " + req.nproc() + " rank(s) but the"
+          + " emulated cluster has " + emu.nodes() + " nodes x " + emu.ranksPerNode() + " GPUs: one rank per emulated"
+          + " GPU (--nproc-per-node sets the ranks of each node)");
+    }
     if (req.nproc() > t.gpuCount()) {
       throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": --nproc " + req.nproc()
           + " but the topology has " + t.gpuCount() + " GPU(s): one rank per emulated GPU");
     }
     if (req.nnodes() != 1) {
-      throw PathproofException.usage("--emulate: emulation is single-node; --nnodes must be 1, got " + req.nnodes());
+      throw PathproofException.usage("--emulate: every emulated rank runs here, started by this launcher; --nnodes"
+          + " must be 1, got " + req.nnodes() + " (an emulated cluster is --emulate TOPOLOGY --nodes N)");
     }
     if (req.backend() == Runner.Backend.GLOO) {
       throw PathproofException.usage("--emulate: emulates NCCL; --backend must be nccl (or auto), got gloo");
@@ -69,19 +89,23 @@ final class Emulation {
   }
 
   /**
-   * The checks a user's own command shares with pathproof's job (its ranks, backend and launcher are its own): one
-   * node with GPUs, no injected variable the emulation sets itself, a real compute capability; returns the library.
+   * The checks a user's own command shares with pathproof's job (its ranks, backend and launcher are its own): GPUs
+   * on every node, no injected variable the emulation sets itself, a real compute capability, the net plugin there;
+   * returns the library.
    */
   static Library checkMachine(Runner.Emulate emu, Injection inj) {
     Topology t = emu.topology();
-    if (t.nodes().size() != 1) {
-      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": " + t.nodes().size()
-          + " nodes, but emulation is single-node (one host, no network)");
+    for (Topology.Node n : t.nodes()) {
+      if (n.gpus().isEmpty()) {
+        throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": "
+            + (emu.cluster() ? "node " + n.hostname() + " has" : "the topology has") + " no GPU to emulate");
+      }
     }
-    if (t.gpuCount() == 0) {
-      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": the topology has no GPU to emulate");
+    List<String> owned = new java.util.ArrayList<>(OWNED);
+    if (emu.cluster()) {
+      owned.addAll(OWNED_CLUSTER);
     }
-    for (String k : OWNED) {
+    for (String k : owned) {
       // A scenario that already turns NVLS/MNNVL off (prove passes its env) asks for what the emulation sets anyway.
       boolean same = (k.equals("NCCL_NVLS_ENABLE") || k.equals("NCCL_MNNVL_ENABLE")) && "0".equals(inj.env().get(k));
       if (inj.env().containsKey(k) && !same) {
@@ -91,7 +115,35 @@ final class Emulation {
     if (emu.compCap() != null && (emu.compCap() < 30 || emu.compCap() > 200)) {
       throw PathproofException.usage("--emulate-compcap " + emu.compCap() + ": not a CUDA capability (e.g. 70, 90)");
     }
+    if (emu.netPlugin() != null) {
+      netPlugin(emu.netPlugin());
+    }
     return library(emu.ncclLib());
+  }
+
+  /**
+   * {@code --net-plugin DIR|FILE}: an NCCL net plugin library (DIR holding one {@code libnccl-net*.so}, or the file),
+   * loaded by NCCL from NCCL_NET_PLUGIN as a path (plugin/plugin_open.cc:37@v2.28.9-1 dlopens the name as given).
+   */
+  static Path netPlugin(Path given) {
+    Path file = given;
+    if (Files.isDirectory(given)) {
+      try (var s = Files.list(given)) {
+        List<Path> libs = s.filter(p -> p.getFileName().toString().matches("libnccl-net.*\\.so(\\..*)?")).sorted()
+            .toList();
+        if (libs.size() != 1) {
+          throw PathproofException.usage("--net-plugin " + given + ": " + (libs.isEmpty() ? "no" : libs.size())
+              + " libnccl-net*.so there; give the plugin library itself");
+        }
+        file = libs.get(0);
+      } catch (IOException e) {
+        throw PathproofException.usage("--net-plugin " + given + ": cannot list: " + e.getMessage());
+      }
+    }
+    if (!Files.isRegularFile(file)) {
+      throw PathproofException.usage("--net-plugin " + given + ": no such file (an NCCL net plugin library)");
+    }
+    return file.toAbsolutePath().normalize();
   }
 
   /** DIR/libnccl.so.2 (or the file itself), refused with the way to build it when missing or not patched. */
@@ -254,10 +306,15 @@ final class Emulation {
     }
   }
 
-  /** The environment every rank shares under emulation; the busId is per rank ({@link #busIdEnv}). */
+  /**
+   * The environment every rank shares under emulation; what differs by rank is in {@link Nodes#rank}: the busId,
+   * and on a cluster the node's host id and topology file.
+   */
   static Map<String, String> env(Path dir, Library lib, Runner.Emulate emu) {
     Map<String, String> env = new LinkedHashMap<>();
-    env.put("NCCL_TOPO_FILE", dir.resolve(XML).toString());
+    if (!emu.cluster()) {
+      env.put("NCCL_TOPO_FILE", dir.resolve(XML).toString());
+    }
     // torch loads its own libnccl through its RPATH; only a preload makes it use the patched one.
     String prior = System.getenv("LD_PRELOAD");
     env.put("LD_PRELOAD", lib.file() + (prior == null || prior.isBlank() ? "" : ":" + prior));
@@ -270,6 +327,18 @@ final class Emulation {
     if (emu.compCap() != null) {
       env.put("NCCL_EMULATE_COMPCAP", Integer.toString(emu.compCap()));
     }
+    if (emu.cluster()) {
+      // Bootstrap and (without a plugin) the data between nodes over loopback; no InfiniBand device is a node's NIC.
+      env.put("NCCL_SOCKET_IFNAME", "lo");
+      env.put("NCCL_IB_DISABLE", "1");
+      if (emu.netPlugin() == null) {
+        env.put("NCCL_NET", "Socket");
+      } else {
+        // The plugin and no other: without it NCCL stops instead of running the nodes over its Socket transport.
+        env.put("NCCL_NET_PLUGIN", netPlugin(emu.netPlugin()).toString());
+        env.put("NCCL_NET", "emu");
+      }
+    }
     return env;
   }
 
@@ -277,15 +346,145 @@ final class Emulation {
     return Map.of(MARK, busId);
   }
 
+  /**
+   * One emulated node: its NCCL_HOSTID, its topology file (in the run directory), its ranks' busIds and, with a net
+   * plugin, the file listing its NICs for the plugin (null without).
+   */
+  record Node(String hostId, String topologyXml, List<String> busIds, String nicsFile) {}
+
+  /**
+   * The emulated nodes as written into the run directory, node by node; rank r is on node r / ranksPerNode. A
+   * single machine is one node without host id, its file {@link #XML}.
+   */
+  record Nodes(List<Node> nodes, int ranksPerNode) {
+    /** Rank r's own variables: its emulated busId; on a cluster also its node's host id and topology file. */
+    Map<String, String> rank(Path dir, int r) {
+      Node n = nodes.get(r / ranksPerNode);
+      Map<String, String> env = new LinkedHashMap<>();
+      env.put(MARK, n.busIds().get(r % ranksPerNode));
+      if (n.hostId() != null) {
+        env.put("NCCL_HOSTID", n.hostId());
+        env.put("NCCL_TOPO_FILE", dir.resolve(n.topologyXml()).toString());
+      }
+      if (n.nicsFile() != null) {
+        env.put("PATHPROOF_NET_EMU_NICS_FILE", dir.resolve(n.nicsFile()).toString());
+      }
+      return env;
+    }
+
+    /** The busIds by global rank. */
+    List<String> busIds() {
+      List<String> all = new java.util.ArrayList<>();
+      nodes.forEach(n -> all.addAll(n.busIds()));
+      return all;
+    }
+
+    /**
+     * What the job's instrumentation needs to give each local rank its node (PATHPROOF_EMULATE_NODES, read by
+     * pathproof_torch's boot): ranks per node and, per node, its host id, topology file and busIds.
+     */
+    String json(Path dir) {
+      ObjectNode o = Json.mapper().createObjectNode();
+      o.put("ranksPerNode", ranksPerNode);
+      ArrayNode a = o.putArray("nodes");
+      for (Node n : nodes) {
+        ObjectNode e = a.addObject();
+        e.put("hostId", n.hostId());
+        e.put("topoFile", dir.resolve(n.topologyXml()).toString());
+        if (n.nicsFile() != null) {
+          e.put("nicsFile", dir.resolve(n.nicsFile()).toString());
+        }
+        ArrayNode b = e.putArray("busIds");
+        n.busIds().forEach(b::add);
+      }
+      return o.toString();
+    }
+  }
+
+  /**
+   * Writes the emulated machine's NCCL topology into {@code dir}: one file for a single machine ({@link #XML}); for a
+   * cluster one per node ({@link #NODE_XML}) and the cluster as a topology JSON ({@link #CLUSTER_JSON}, what the
+   * in-run prediction reads). {@code realBusId}: the real GPU's, which each node's first GPU reports.
+   */
+  static Nodes write(Path dir, Runner.Emulate emu, String realBusId) {
+    Topology t = emu.topology();
+    if (!emu.cluster()) {
+      NcclTopoXmlWriter.Emulated xml = NcclTopoXmlWriter.write(t, realBusId);
+      Runner.writeText(dir.resolve(XML), xml.xml());
+      return new Nodes(List.of(new Node(null, XML, xml.busIds(), null)), xml.busIds().size());
+    }
+    List<Node> nodes = new java.util.ArrayList<>();
+    for (int k = 0; k < t.nodes().size(); k++) {
+      NcclTopoXmlWriter.Emulated xml = NcclTopoXmlWriter.writeNode(t, k, realBusId);
+      String file = String.format(java.util.Locale.ROOT, NODE_XML, k);
+      Runner.writeText(dir.resolve(file), xml.xml());
+      String nics = null;
+      if (emu.netPlugin() != null) {
+        nics = String.format(java.util.Locale.ROOT, NODE_NICS, k);
+        Runner.writeText(dir.resolve(nics), nicList(t.nodes().get(k), xml));
+      }
+      nodes.add(new Node(t.nodes().get(k).hostname(), file, xml.busIds(), nics));
+    }
+    Runner.writeText(dir.resolve(CLUSTER_JSON), Json.mapper().valueToTree(t).toPrettyString() + "\n");
+    return new Nodes(nodes, emu.ranksPerNode());
+  }
+
+  /**
+   * A node's NICs as pathproof's net plugin reads them (native/nccl-net-emu/README.md): one line per NIC with its
+   * name, its speed and GPUDirect, and the port the topology file gives it (the plugin warns where the file and the
+   * list disagree, since NCCL keeps the file's value, graph/topo.cc:1351-1358@v2.28.9-1); a NIC under a switch also
+   * gets a device path ending in its PCI device's busId, as the file places it.
+   */
+  static String nicList(Topology.Node node, NcclTopoXmlWriter.Emulated xml) {
+    StringBuilder b = new StringBuilder("# " + node.hostname() + ": the NICs of the emulated node (pathproof run)\n");
+    for (int i = 0; i < node.nics().size(); i++) {
+      Topology.Nic n = node.nics().get(i);
+      b.append("name=").append(n.name());
+      String bus = xml.nicBusId(i);
+      if (bus != null) {
+        b.append(" pci=/sys/devices/pci").append(bus, 0, 4).append(":00/").append(bus);
+      }
+      b.append(" speed=").append(n.speedMbps()).append(" gdr=").append(n.gdr() ? 1 : 0).append(" port=0\n");
+    }
+    return b.toString();
+  }
+
   /** The manifest's {@code "emulation"} block (written only for emulated runs). */
-  static ObjectNode manifest(Runner.Emulate emu, Library lib, RealGpu real, List<String> busIds, int ranks) {
+  static ObjectNode manifest(Runner.Emulate emu, Library lib, RealGpu real, Nodes nodes, int ranks) {
     ObjectNode n = Json.mapper().createObjectNode();
     n.put("emulated", true);
     n.put("note", NOTE);
+    n.put("timings", "not physical");
     n.put("topology", emu.topologyLabel());
-    n.put("topologyXml", XML);
+    n.put("topologyXml", emu.cluster() ? null : XML);
     n.put("gpus", ranks);
     n.put("topologyGpus", emu.topology().gpuCount());
+    n.put("nodes", emu.nodes());
+    n.put("ranksPerNode", emu.cluster() ? emu.ranksPerNode() : ranks);
+    if (emu.cluster()) {
+      n.put("transport", emu.netPlugin() == null ? SOCKET
+          : "NCCL net plugin " + netPlugin(emu.netPlugin()).getFileName() + " (NCCL_NET_PLUGIN)");
+      n.put("clusterTopology", CLUSTER_JSON);
+      ArrayNode ns = n.putArray("nodeList");
+      for (Node k : nodes.nodes()) {
+        ObjectNode e = ns.addObject();
+        e.put("hostId", k.hostId());
+        e.put("topologyXml", k.topologyXml());
+        if (k.nicsFile() != null) {
+          e.put("nicsFile", k.nicsFile());
+        }
+        ArrayNode nics = e.putArray("nics");
+        for (Topology.Node tn : emu.topology().nodes()) {
+          if (tn.hostname().equals(k.hostId())) {
+            for (Topology.Nic c : tn.nics()) {
+              nics.addObject().put("name", c.name()).put("speedMbps", c.speedMbps()).put("gdr", c.gdr());
+            }
+          }
+        }
+      }
+    } else {
+      n.put("transport", "none: one node");
+    }
     n.put("realGpu", real.name());
     n.put("realBusId", real.busId());
     n.put("library", lib.label());
@@ -299,7 +498,7 @@ final class Emulation {
       n.put("compCapOverride", emu.compCap());
     }
     ArrayNode b = n.putArray("busIds");
-    busIds.subList(0, ranks).forEach(b::add);
+    nodes.busIds().subList(0, ranks).forEach(b::add);
     return n;
   }
 

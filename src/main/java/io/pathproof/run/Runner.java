@@ -240,13 +240,57 @@ public final class Runner {
   public record Result(Path runDir, boolean complete, int exitCode, String message, List<RankExit> ranks, String command) {}
 
   /**
-   * {@code run --emulate}: the single-node machine to emulate on the one real GPU ({@code topologyLabel} as given,
-   * for the manifest), the directory (or file) of the patched NCCL, and an optional compute capability NCCL reports.
+   * {@code run --emulate}: the machine to emulate on the one real GPU ({@code topologyLabel} as given, for the
+   * manifest), the directory (or file) of the patched NCCL, and an optional compute capability NCCL reports. A
+   * {@code topology} of several nodes is an emulated cluster, as NCCL will see it
+   * ({@link io.pathproof.scenario.Scenarios#emulatedCluster}): {@code ranksPerNode} ranks on each node (every node
+   * holding exactly that many GPUs), each node's ranks with the node's own host hash and topology file; its nodes
+   * reach each other through NCCL's Socket transport over loopback, or, with {@code netPlugin} (an NCCL net plugin
+   * library that exposes the topology's NICs), through that plugin.
    */
-  public record Emulate(String topologyLabel, io.pathproof.scenario.Topology topology, Path ncclLib, Integer compCap) {
+  public record Emulate(String topologyLabel, io.pathproof.scenario.Topology topology, Path ncclLib, Integer compCap,
+      Integer ranksPerNode, Path netPlugin) {
     public Emulate {
       Objects.requireNonNull(topology, "topology");
       topologyLabel = topologyLabel == null ? topology.name() : topologyLabel;
+      if (topology.nodes().size() > 1) {
+        int per = topology.nodes().get(0).gpus().size();
+        ranksPerNode = ranksPerNode == null ? per : ranksPerNode;
+        java.util.Set<String> hosts = new java.util.HashSet<>();
+        for (io.pathproof.scenario.Topology.Node n : topology.nodes()) {
+          if (n.gpus().size() != ranksPerNode) {
+            throw PathproofException.badInput("--emulate " + topologyLabel + ": node " + n.hostname() + " has "
+                + n.gpus().size() + " GPU(s), not " + ranksPerNode + ": an emulated cluster holds one GPU per rank");
+          }
+          if (!hosts.add(n.hostname())) {
+            throw PathproofException.badInput("--emulate " + topologyLabel + ": two nodes named '" + n.hostname()
+                + "'; each emulated node needs its own name (it is the node's NCCL_HOSTID)");
+          }
+          // Without a plugin the network is the Socket transport over lo: one NIC named lo, no GPUDirect.
+          boolean loopback = n.nics().size() == 1 && n.nics().get(0).name().equals("lo") && !n.nics().get(0).gdr();
+          if (netPlugin == null && !loopback) {
+            throw PathproofException.badInput("--emulate " + topologyLabel + ": node " + n.hostname() + " is not"
+                + " joined over loopback (one NIC 'lo', no GPUDirect): Scenarios.emulatedCluster makes it so");
+          }
+        }
+      } else if (netPlugin != null) {
+        throw PathproofException.usage("--net-plugin goes with an emulated cluster (--emulate TOPOLOGY --nodes N)");
+      }
+    }
+
+    /** A single node: no network, every rank one GPU of it. */
+    public Emulate(String topologyLabel, io.pathproof.scenario.Topology topology, Path ncclLib, Integer compCap) {
+      this(topologyLabel, topology, ncclLib, compCap, null, null);
+    }
+
+    /** Emulated nodes (1 for a single machine). */
+    public int nodes() {
+      return topology.nodes().size();
+    }
+
+    /** Whether the emulated machine is a cluster (several nodes, ranks told apart by host). */
+    public boolean cluster() {
+      return nodes() > 1;
     }
   }
 
@@ -274,7 +318,7 @@ public final class Runner {
       Path prediction,
       String topology,
       long timeoutSec,
-      int hookEvery,
+      Integer hookEvery,
       int warmup,
       int profileIters,
       List<String> commandLine,
@@ -295,7 +339,7 @@ public final class Runner {
       if (timeoutSec < 0) {
         throw PathproofException.usage("--timeout: must be >= 0 (0 = none), got " + timeoutSec);
       }
-      if (hookEvery < 0) {
+      if (hookEvery != null && hookEvery < 0) {
         throw PathproofException.usage("--hook-every: must be >= 0 (0 = no recording comm hook), got " + hookEvery);
       }
       if (warmup < 0 || profileIters < 0) {
@@ -322,7 +366,7 @@ public final class Runner {
       private Path prediction;
       private String topology;
       private long timeoutSec;
-      private int hookEvery = Instrumentation.DEFAULT_HOOK_EVERY;
+      private Integer hookEvery; // null: each rank chooses by its backend (vocabulary.json hookEvery, hookEveryNccl)
       private int warmup = 5;
       private int profileIters = 3;
       private List<String> commandLine = List.of();
@@ -357,7 +401,8 @@ public final class Runner {
         return this;
       }
 
-      public Builder hookEvery(int v) {
+      /** The recording comm hook's period; null (the default) lets each rank choose by its backend. */
+      public Builder hookEvery(Integer v) {
         hookEvery = v;
         return this;
       }
@@ -598,17 +643,16 @@ public final class Runner {
     }
 
     /**
-     * {@code --emulate}: the emulated machine's NCCL topology written beside the run, the patched NCCL in {@code env},
-     * and each rank's emulated busId (the result, by rank).
+     * {@code --emulate}: the emulated machine's NCCL topology written beside the run (one file per node of a
+     * cluster), the patched NCCL in {@code env}, and each rank's own variables (the result, by rank): its emulated
+     * busId and, on a cluster, its node's host id and topology file.
      */
     private java.util.function.IntFunction<Map<String, String>> emulation(Map<String, String> env) {
       Emulation.RealGpu real = Emulation.probe(py.executable());
-      io.pathproof.scenario.NcclTopoXmlWriter.Emulated xml =
-          io.pathproof.scenario.NcclTopoXmlWriter.write(emulate.topology(), real.busId());
-      writeText(dir.resolve(Emulation.XML), xml.xml());
-      started.emulation(Emulation.manifest(emulate, emuLib, real, xml.busIds(), req.nproc()));
+      Emulation.Nodes nodes = Emulation.write(dir, emulate, real.busId());
+      started.emulation(Emulation.manifest(emulate, emuLib, real, nodes, req.nproc()));
       env.putAll(Emulation.env(dir, emuLib, emulate));
-      return r -> Emulation.busIdEnv(xml.busIds().get(r));
+      return r -> nodes.rank(dir, r);
     }
 
     /** The host of a {@code --rdzv-endpoint HOST:PORT}. */

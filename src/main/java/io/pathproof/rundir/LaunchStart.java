@@ -79,7 +79,7 @@ public record LaunchStart(
       return this;
     }
 
-    public Builder hookEvery(int hookEvery) {
+    public Builder hookEvery(Integer hookEvery) {
       this.hookEvery = hookEvery;
       return this;
     }

@@ -45,11 +45,18 @@ public final class NcclTopoXmlWriter {
 
   /**
    * The XML and the busId each GPU (in the topology's list order, i.e. rank order) reports. {@code busIds.get(r)} is
-   * what rank r's process must pass as its emulated busId.
+   * what rank r's process must pass as its emulated busId; {@code nicBusIds}, by the node's NIC order, the busId of
+   * each NIC's own PCI device (null where the NIC sits right under a socket), which a net plugin's device path names.
    */
-  public record Emulated(String xml, List<String> busIds) {
+  public record Emulated(String xml, List<String> busIds, List<String> nicBusIds) {
     public Emulated {
       busIds = List.copyOf(busIds);
+      nicBusIds = java.util.Collections.unmodifiableList(new ArrayList<>(nicBusIds));
+    }
+
+    /** The busId of the PCI device holding NIC {@code i} of the node, or null for a NIC right under a socket. */
+    public String nicBusId(int i) {
+      return nicBusIds.get(i);
     }
   }
 
@@ -63,15 +70,35 @@ public final class NcclTopoXmlWriter {
       throw PathproofException.badInput("topology '" + topology.name() + "' has " + topology.nodes().size()
           + " nodes: emulation is single-node (NCCL sees one host; no network is emulated)");
     }
-    Topology.Node node = topology.nodes().get(0);
-    if (node.gpus().isEmpty()) {
-      throw PathproofException.badInput("topology '" + topology.name() + "' has no GPU: nothing to emulate");
+    return writeNode(topology, 0, realBusId);
+  }
+
+  /**
+   * Writes node {@code node} of {@code cluster} as that node's own NCCL_TOPO_FILE: its CPUs, switches, GPUs and its
+   * NICs as {@code <net>} entries with their speed and GPUDirect flag (for an emulated cluster over loopback, the
+   * one {@code lo} of {@link Scenarios#emulatedCluster}). BusIds are chosen as {@link #write} chooses them, per node:
+   * they may repeat across nodes, since NCCL calls two ranks one GPU only when both their host hash and their busId
+   * are equal (init.cc:903@v2.28.9-1) and each emulated node has its own host hash (NCCL_HOSTID). The gpu's
+   * {@code rank} attribute is the global rank (node by node); NCCL writes each rank's own over it anyway.
+   */
+  public static Emulated writeNode(Topology cluster, int node, String realBusId) {
+    if (node < 0 || node >= cluster.nodes().size()) {
+      throw PathproofException.usage("topology '" + cluster.name() + "' has no node " + node);
+    }
+    Topology.Node n = cluster.nodes().get(node);
+    if (n.gpus().isEmpty()) {
+      throw PathproofException.badInput("topology '" + cluster.name() + "' node " + n.hostname()
+          + " has no GPU: nothing to emulate");
     }
     String real = realBusId == null ? null : normalize(realBusId);
     if (realBusId != null && real == null) {
       throw PathproofException.badInput("real GPU busId '" + realBusId + "' is not a PCI busId (e.g. 0000:00:06.0)");
     }
-    return new Writer(topology, node, real).write();
+    int firstRank = 0;
+    for (int i = 0; i < node; i++) {
+      firstRank += cluster.nodes().get(i).gpus().size();
+    }
+    return new Writer(cluster, n, real, firstRank).write();
   }
 
   /**
@@ -96,13 +123,16 @@ public final class NcclTopoXmlWriter {
     final Set<String> used = new HashSet<>();
     final Map<Integer, String> gpuBus = new LinkedHashMap<>();
     final Map<String, String> switchBus = new HashMap<>();
+    final Map<Topology.Nic, String> nicBus = new HashMap<>();
     final StringBuilder out = new StringBuilder();
+    final int firstRank;
     int nextBus = 0x41; // made-up busIds 0000:41:00.0, 0000:42:00.0 … as in the first emulated runs
 
-    Writer(Topology topology, Topology.Node node, String real) {
+    Writer(Topology topology, Topology.Node node, String real, int firstRank) {
       this.topology = topology;
       this.node = node;
       this.real = real;
+      this.firstRank = firstRank;
     }
 
     Emulated write() {
@@ -139,7 +169,9 @@ public final class NcclTopoXmlWriter {
       }
       out.append("</system>\n");
       List<String> ids = new ArrayList<>(gpuBus.values());
-      return new Emulated(out.toString(), ids);
+      List<String> nics = new ArrayList<>();
+      node.nics().forEach(n -> nics.add(nicBus.get(n)));
+      return new Emulated(out.toString(), ids, nics);
     }
 
     /** Everything whose parent is {@code parent}; the first CPU also takes what names no parent. */
@@ -160,7 +192,7 @@ public final class NcclTopoXmlWriter {
       }
       for (Topology.Nic n : node.nics()) {
         if (isChild(n.pciParent(), parent, orphans)) {
-          nic(n, indent, parent != null && switchBus.containsKey(parent));
+          nic(n, indent, parent == null ? null : switchOf(parent));
         }
       }
     }
@@ -178,7 +210,7 @@ public final class NcclTopoXmlWriter {
       }
       out.append(" link_speed=\"").append(linkSpeed(g.pciGen())).append("\" link_width=\"").append(g.pciWidth())
           .append("\">\n");
-      int rank = node.gpus().indexOf(g);
+      int rank = firstRank + node.gpus().indexOf(g);
       out.append(indent).append("  <gpu dev=\"").append(g.index()).append("\" sm=\"").append(g.computeCapability())
           .append("\" rank=\"").append(rank).append("\" gdr=\"1\">\n");
       if (g.nvswitchLinks() > 0) {
@@ -196,12 +228,22 @@ public final class NcclTopoXmlWriter {
       out.append(indent).append("</pci>\n");
     }
 
-    /** A NIC under a CPU is a bare {@code <nic>} (as NCCL dumps a socket-attached port); under a switch, a PCI device. */
-    void nic(Topology.Nic n, String indent, boolean underSwitch) {
+    Topology.PciSwitch switchOf(String id) {
+      return node.pciSwitches().stream().filter(s -> s.id().equals(id)).findFirst().orElse(null);
+    }
+
+    /**
+     * A NIC under a CPU is a bare {@code <nic>} (as NCCL dumps a socket-attached port, and attaches a device without a
+     * PCI path, ncclTopoFillNet, graph/xml.cc:939-940@v2.28.9-1); under a switch, a PCI device whose link is the
+     * switch's own, as the model takes it (the NIC's PCIe link is not an input).
+     */
+    void nic(Topology.Nic n, String indent, Topology.PciSwitch sw) {
       String inner = indent;
-      if (underSwitch) {
-        out.append(indent).append("<pci busid=\"").append(fresh())
-            .append("\" class=\"0x020000\" link_speed=\"").append(linkSpeed(0)).append("\" link_width=\"16\">\n");
+      if (sw != null) {
+        nicBus.put(n, fresh());
+        out.append(indent).append("<pci busid=\"").append(nicBus.get(n))
+            .append("\" class=\"0x020000\" link_speed=\"").append(linkSpeed(sw.gen())).append("\" link_width=\"")
+            .append(sw.width()).append("\">\n");
         inner = indent + "  ";
       }
       out.append(inner).append("<nic>\n");
@@ -209,7 +251,7 @@ public final class NcclTopoXmlWriter {
           .append("\" speed=\"").append(n.speedMbps()).append("\" port=\"0\" gdr=\"").append(n.gdr() ? 1 : 0)
           .append("\"/>\n");
       out.append(inner).append("</nic>\n");
-      if (underSwitch) {
+      if (sw != null) {
         out.append(indent).append("</pci>\n");
       }
     }

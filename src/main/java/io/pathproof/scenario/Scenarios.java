@@ -96,6 +96,17 @@ public final class Scenarios {
     return new Topology(perNode.name() + "-x" + nodes + "-nodes", copies, inferred);
   }
 
+  /**
+   * The cluster NCCL sees when {@code cluster} (several nodes) is emulated on one GPU with {@code ranksPerNode} ranks
+   * per node: each node keeps its first {@code ranksPerNode} GPUs; without {@code netPlugin} its network becomes the
+   * one NIC of NCCL's Socket transport over loopback ({@code lo}, no GPUDirect) at the node's NIC speed, or at
+   * {@code nicSpeedMbps} for a node that lists none. A node of several NICs or with GPUDirect is refused (exit 3)
+   * unless {@code netPlugin}; a node without NIC and no {@code nicSpeedMbps} is a usage error (exit 2).
+   */
+  public static Topology emulatedCluster(Topology cluster, int ranksPerNode, Long nicSpeedMbps, boolean netPlugin) {
+    return EmulatedCluster.of(cluster, ranksPerNode, nicSpeedMbps, netPlugin);
+  }
+
   /** A topology preset, a topology JSON, an NCCL topology dump (XML) or {@code nvidia-smi topo -m} text. */
   public static Topology topology(String nameOrFile) {
     return topology(nameOrFile, TopologyHints.NONE);

@@ -37,13 +37,18 @@ class ClusterTopologyEnvTest {
     StringWriter e1 = new StringWriter();
     assertThat(run(e1, "run", "--out", tmp.resolve("a").toString(), "--nodes", "2", "--", "true")).isEqualTo(2);
     assertThat(e1.toString()).contains("--nodes N").contains("--topology NODE");
+    // An emulated cluster's prediction is made for the cluster emulated: another --topology is refused.
     StringWriter e2 = new StringWriter();
     assertThat(run(e2, "run", "--workload", "one-64mib-fp32", "--topology", "h200-sxm-x4-nvswitch", "--nodes", "2",
-        "--emulate", "h200-sxm-x4-nvswitch", "--out", tmp.resolve("b").toString())).isEqualTo(2);
-    assertThat(e2.toString()).contains("--emulate emulates one node");
+        "--emulate", "h200-sxm-x4-nvswitch", "--nic-speed", "400000", "--out", tmp.resolve("b").toString()))
+        .isEqualTo(2);
+    assertThat(e2.toString()).contains("--nproc and --topology go without it");
+    // The emulated nodes need a NIC speed: the preset lists no NIC.
     StringWriter e3 = new StringWriter();
     assertThat(run(e3, "prove", "--emulate", "--nccl-lib", tmp.toString(), "--topology", "h200-sxm-x4-nvswitch",
         "--nodes", "2", "--out", tmp.resolve("c").toString(), "--", "true")).isEqualTo(2);
-    assertThat(e3.toString()).contains("--emulate emulates one node");
+    assertThat(e3.toString()).contains("has no NIC: give --nic-speed MBPS");
+    assertThat(tmp.resolve("b")).doesNotExist();
+    assertThat(tmp.resolve("c")).doesNotExist();
   }
 }

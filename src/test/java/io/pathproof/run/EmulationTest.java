@@ -87,7 +87,7 @@ class EmulationTest {
     Topology two = new Topology("two-hosts", List.of(X4.nodes().get(0), X4.nodes().get(0)));
     assertThatThrownBy(() -> Runner.run(request(out, 4, Runner.Backend.NCCL, Runner.Launcher.AUTO, List.of(), null), null,
         new Runner.Emulate("two-hosts", two, lib, null)))
-        .hasMessageContaining("emulation is single-node")
+        .hasMessageContaining("node h200-sxm-x4-node is not joined over loopback")
         .satisfies(e -> assertThat(((PathproofException) e).exitCode()).isEqualTo(ExitCode.BAD_INPUT));
 
     assertThat(exitOf(() -> Runner.run(request(out, 4, Runner.Backend.GLOO, Runner.Launcher.AUTO, List.of(), null), null,

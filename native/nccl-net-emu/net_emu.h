@@ -1,0 +1,54 @@
+/* Internals shared by the emu net plugin's three files (transport, NIC list, CUDA staging). */
+#ifndef PATHPROOF_NET_EMU_H
+#define PATHPROOF_NET_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net_emu_api.h"
+
+#define EMU_MAX_NICS 64
+#define EMU_MAX_RECVS 8        /* the most grouped receives a NIC may claim: NCCL's IB transport's (net_ib.cc:924) */
+#define EMU_NAME_LEN 64
+#define EMU_PATH_LEN 256
+
+struct emuNic {
+  char name[EMU_NAME_LEN];
+  char pciPath[EMU_PATH_LEN];  /* "" when not given: NCCL then treats the NIC as virtual */
+  int speed;                   /* Mb/s */
+  float latency;               /* us; 0 = NCCL's own base latency */
+  int gdr;                     /* claims NCCL_PTR_CUDA */
+  int maxComms;
+  int port;
+  uint64_t guid;
+  int maxRecvs;
+  int regIsGlobal;
+  int forceFlush;
+};
+
+extern struct emuNic emuNics[EMU_MAX_NICS];
+extern int emuNicCount;
+extern ncclDebugLogger_t emuLogger;
+
+void emuLog(ncclDebugLogLevel level, unsigned long flags, const char* fn, int line, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#define EMU_INFO(flags, fmt, ...) emuLog(NCCL_LOG_INFO, (flags), __func__, __LINE__, "NET/EMU : " fmt, ##__VA_ARGS__)
+#define EMU_WARN(fmt, ...) emuLog(NCCL_LOG_WARN, NCCL_NET, __func__, __LINE__, "NET/EMU : " fmt, ##__VA_ARGS__)
+
+/* Reads the NIC list (PATHPROOF_NET_EMU_NICS_FILE or PATHPROOF_NET_EMU_NICS). 0, or -1 with one line in err naming
+ * the source and the line or entry at fault. */
+int emuNicsLoad(char* err, size_t errLen);
+/* Logs, per NIC, whether NCCL_TOPO_FILE places it and which of its attributes NCCL will keep over the plugin's. */
+void emuNicsCheckTopoFile(void);
+
+/* CUDA driver, opened with dlopen on first use so that the plugin needs no CUDA to load or to move host memory. */
+struct emuCuda {
+  void* ctx;     /* CUcontext the device buffers belong to */
+  void* stream;  /* CUstream created non-blocking: never ordered behind NCCL's kernels on the legacy stream */
+};
+int emuCudaLoad(void);
+int emuCudaContextOf(const void* devPtr, void** ctx);
+int emuCudaCopy(struct emuCuda* c, void* ctx, void* dst, const void* src, size_t bytes, int toDevice);
+void emuCudaRelease(struct emuCuda* c);
+
+#endif

@@ -1,0 +1,76 @@
+"""What a rank finds about its machine and software: versions, GPUs, nvidia-smi's topology, machine load."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+
+def run_quiet(argv):
+    """Output of a diagnostic tool (nvidia-smi), or None when it is absent or fails; never fatal."""
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30)
+        return p.stdout.decode("utf-8", "replace") if p.returncode == 0 else None
+    except Exception:  # noqa: BLE001 - a missing tool is a fact, not an error
+        return None
+
+
+def versions(torch):
+    v = {"torch": torch.__version__, "python": sys.version.split()[0], "cuda": getattr(torch.version, "cuda", None),
+         "nccl": None, "driver": None}
+    try:
+        n = torch.cuda.nccl.version()
+        v["nccl"] = ".".join(str(x) for x in n) if isinstance(n, tuple) else str(n)
+    except Exception:  # noqa: BLE001 - CPU builds have no NCCL
+        pass
+    return v
+
+
+def gpus(torch, v):
+    """Every GPU torch sees, with nvidia-smi's bus id; fills v["driver"]."""
+    out = []
+    if not torch.cuda.is_available():
+        return out
+    smi = run_quiet(["nvidia-smi", "--query-gpu=index,name,pci.bus_id,driver_version", "--format=csv,noheader"])
+    bus = {}
+    for line in (smi or "").strip().splitlines():
+        cols = [c.strip() for c in line.split(",")]
+        if len(cols) >= 4:
+            bus[cols[0]] = cols[2]
+            v["driver"] = cols[3]
+    for i in range(torch.cuda.device_count()):
+        p = torch.cuda.get_device_properties(i)
+        out.append({"index": i, "name": p.name, "computeCapability": "%d.%d" % (p.major, p.minor),
+                    "memoryBytes": p.total_memory, "multiProcessors": p.multi_processor_count,
+                    "busId": bus.get(str(i))})
+    return out
+
+
+def evidence_env(hidden):
+    """The job's NCCL_*, TORCH_* and DDP_* variables, without the ones a sealed fault set (blind by construction)."""
+    return {k: v for k, v in sorted(os.environ.items())
+            if k.startswith(("NCCL_", "TORCH_", "DDP_")) and k not in hidden}
+
+
+def host():
+    return socket.gethostname()
+
+
+def load_sample():
+    """Process CPU time, this thread's run-queue wait (/proc/thread-self/schedstat), the 1-minute load average."""
+    wait = None
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            wait = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return time.process_time(), wait, os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+def load_delta(a, b):
+    """Load beside a step's wall time: CPU time, time runnable but not running (the machine busy), load average."""
+    out = {"cpuMs": (b[0] - a[0]) * 1e3, "loadavg1": b[2]}
+    if a[1] is not None and b[1] is not None:
+        out["runQueueMs"] = (b[1] - a[1]) / 1e6
+    return out
