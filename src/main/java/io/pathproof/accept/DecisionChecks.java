@@ -3,6 +3,8 @@ package io.pathproof.accept;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
+import io.pathproof.nccl.NcclAlgorithm;
+import io.pathproof.nccl.NcclProtocol;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -107,7 +109,7 @@ final class DecisionChecks extends CheckFamily {
   }
 
   void algorithm(CollectivePrediction c) {
-    String exp = NcclNames.algorithm(c.algorithm(), c.algorithmId());
+    String exp = NcclAlgorithm.canonical(c.algorithm(), c.algorithmId());
     Row r = new Row("algorithm/bucket" + c.bucket(), "algorithm of bucket " + c.bucket())
         .expected(exp + " (algo " + c.algorithmId() + ")");
     if (glooReason != null) {
@@ -128,7 +130,7 @@ final class DecisionChecks extends CheckFamily {
 
   /** Protocol comes from TUNING only, never from a kernel symbol (seed common error 7: the symbol always says LL). */
   void protocol(CollectivePrediction c) {
-    String exp = NcclNames.protocol(c.protocol(), c.protocolId());
+    String exp = NcclProtocol.canonical(c.protocol(), c.protocolId());
     Row r = new Row("protocol/bucket" + c.bucket(), "protocol of bucket " + c.bucket())
         .expected(exp + " (proto " + c.protocolId() + ")");
     if (glooReason != null) {
@@ -157,7 +159,8 @@ final class DecisionChecks extends CheckFamily {
     }
     Set<String> seen = new TreeSet<>();
     for (Evidence.Tuning t : ts) {
-      String got = algo ? NcclNames.algorithm(t.algorithm(), t.algorithmId()) : NcclNames.protocol(t.protocol(), t.protocolId());
+      String got = algo ? NcclAlgorithm.canonical(t.algorithm(), t.algorithmId())
+          : NcclProtocol.canonical(t.protocol(), t.protocolId());
       seen.add(String.valueOf(got));
       if (!exp.equals(got)) {
         r.prov(EvidenceView.src(t.source()));

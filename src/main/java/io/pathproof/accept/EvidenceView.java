@@ -2,6 +2,7 @@ package io.pathproof.accept;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.FileKind;
 import io.pathproof.evidence.Source;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -99,8 +100,7 @@ final class EvidenceView {
       return true;
     }
     for (Evidence.FileRead f : list(e.files())) {
-      String k = f.kind() == null ? "" : f.kind();
-      if (k.equals("kineto") || k.equals("nsys-sqlite") || k.equals("ncu-csv")) {
+      if (f.kind() != null && f.kind().kernels()) {
         return true;
       }
     }
@@ -206,7 +206,7 @@ final class EvidenceView {
     String kind = CheckFamily.NCCL_LOG;
     for (Evidence.FileRead f : list(e.files())) {
       if (f.path().equals(n.versionSource().file())) {
-        kind = "flight-recorder".equals(f.kind()) ? CheckFamily.FR : CheckFamily.NCCL_LOG;
+        kind = f.kind() == FileKind.FLIGHT_RECORDER ? CheckFamily.FR : CheckFamily.NCCL_LOG;
       }
     }
     return new Cited(n.version(), kind, n.versionSource().toString());
@@ -219,7 +219,7 @@ final class EvidenceView {
    */
   String ddpLoggingCite(String rank, String key) {
     for (Evidence.FileRead f : list(e.files())) {
-      if ("ddp-logging".equals(f.kind()) && f.rank() != null && Integer.toString(f.rank()).equals(rank)) {
+      if (f.kind() == FileKind.DDP_LOGGING && f.rank() != null && Integer.toString(f.rank()).equals(rank)) {
         return f.path() + " (DDP logging rank " + rank + " " + key + ")";
       }
     }
@@ -252,13 +252,8 @@ final class EvidenceView {
     return best;
   }
 
-  /** The manifest's path as the reader recorded it. */
+  /** The manifest's path: the run directory's manifest.json, where the harness reader reads it. */
   String manifestFile() {
-    for (Evidence.FileRead f : list(e.files())) {
-      if ("manifest".equals(f.kind())) {
-        return f.path();
-      }
-    }
     return (e.runDir() == null ? "" : e.runDir() + "/") + "manifest.json";
   }
 

@@ -2,6 +2,8 @@ package io.pathproof.accept;
 
 import io.pathproof.evidence.Evidence;
 import io.pathproof.nccl.CollectivePrediction;
+import io.pathproof.nccl.NcclAlgorithm;
+import io.pathproof.nccl.NcclProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -29,8 +31,8 @@ final class ProfilerChecks extends CheckFamily {
     if (prof == null) {
       return;
     }
-    String algo = NcclNames.algorithm(c.algorithm(), c.algorithmId());
-    String proto = NcclNames.protocol(c.protocol(), c.protocolId());
+    String algo = NcclAlgorithm.canonical(c.algorithm(), c.algorithmId());
+    String proto = NcclProtocol.canonical(c.protocol(), c.protocolId());
     Row r = new Row("profiler/rank" + rank + "/bucket" + c.bucket(),
         "NCCL profiler: algorithm, protocol, channels and threads of bucket " + c.bucket() + " on rank " + rank);
     if (c.noKernel()) {
@@ -85,15 +87,17 @@ final class ProfilerChecks extends CheckFamily {
     for (Evidence.ProfiledColl pc : mine) {
       calls += pc.calls();
       Verdict one = Verdict.PASS;
-      one = Verdict.worst(one, field(unknown, wrong, "algorithm", NcclNames.algorithm(pc.algorithm(), null), algo, voided("algorithm")));
-      one = Verdict.worst(one, field(unknown, wrong, "protocol", NcclNames.protocol(pc.protocol(), null), proto, voided("protocol")));
+      String gotAlgo = NcclAlgorithm.canonical(pc.algorithm(), null);
+      String gotProto = NcclProtocol.canonical(pc.protocol(), null);
+      one = Verdict.worst(one, field(unknown, wrong, "algorithm", gotAlgo, algo, voided("algorithm")));
+      one = Verdict.worst(one, field(unknown, wrong, "protocol", gotProto, proto, voided("protocol")));
       one = Verdict.worst(one, field(unknown, wrong, "channels", pc.channels(), c.gridX(), voided("launch-shape")));
       one = Verdict.worst(one, field(unknown, wrong, "threads", pc.threads(), c.blockX(), voided("launch-shape")));
       if (one != Verdict.PASS) {
         r.prov(EvidenceView.src(pc.source()));
       }
-      obs.add(shape(NcclNames.algorithm(pc.algorithm(), null), NcclNames.protocol(pc.protocol(), null), pc.channels(),
-          pc.threads()) + " (" + pc.warps() + " warps) in " + pc.calls() + " call(s)");
+      obs.add(shape(gotAlgo, gotProto, pc.channels(), pc.threads()) + " (" + pc.warps() + " warps) in " + pc.calls()
+          + " call(s)");
       verdict = Verdict.worst(verdict, one);
     }
     if (verdict == Verdict.PASS) {

@@ -82,40 +82,52 @@ public final class IngestCommand implements Callable<Integer> {
     }
   }
 
+  /** The evidence as a table: what was read, then one section per kind of fact, findings and problems last. */
   private static void table(Evidence ev, PrintWriter out) {
+    files(ev, out);
+    nccl(ev.nccl(), out);
+    traces(ev, out);
+    emulation(ev, out);
+    ncclProfiler(ev, out);
+    ddp(ev, out);
+    for (Evidence.Finding f : ev.findings()) {
+      out.println("FINDING " + f.kind() + ": " + f.message() + (f.count() > 1 ? "  (×" + f.count() + ")" : "") + "  "
+          + f.sources());
+    }
+    out.printf("problems         %d%n", ev.problems().size());
+  }
+
+  /** The first {@link #SHOWN} of a list: a long list is cut, with a line saying how many more there are. */
+  private static <T> List<T> shown(List<T> all) {
+    return all.subList(0, Math.min(SHOWN, all.size()));
+  }
+
+  private static void more(PrintWriter out, String indent, List<?> all, String what) {
+    if (all.size() > SHOWN) {
+      out.println(indent + "… " + (all.size() - SHOWN) + what);
+    }
+  }
+
+  private static void files(Evidence ev, PrintWriter out) {
     out.println("files");
     for (Evidence.FileRead f : ev.files()) {
       out.printf("  %-16s rank %-5s %,14d bytes %,10d facts  %s%n",
           f.kind(), f.rank() == null ? "-" : f.rank(), f.bytes(), f.facts(), f.path());
     }
-    Evidence.Nccl n = ev.nccl();
+  }
+
+  private static void nccl(Evidence.Nccl n, PrintWriter out) {
     out.println("nccl");
     out.println("  version        " + (n.version() == null ? "(not in the evidence)" : n.version() + "  (" + n.versionSource() + ")"));
     for (Evidence.Communicator c : n.communicators()) {
-      out.printf("  communicator   %s  nRanks %s nNodes %s  ranks seen %d  coll channels %s  p2p %s/%s per peer"
-              + "  nvls %s  transports %s%n",
-          c.commId() == null ? "(no commId)" : c.commId(), c.nRanks(), c.nNodes(), c.ranks().size(),
-          c.collChannels(), c.p2pChannels(), c.p2pChannelsPerPeer(), c.nvlsChannels(), c.transports());
-      if (c.threadThresholds() != null) {
-        out.println("                 threadThresholds " + c.threadThresholds());
-      }
-      for (int i = 0; i < Math.min(SHOWN, c.rings().size()); i++) {
-        out.printf("                 ring %02d: %s%n", i, c.rings().get(i));
-      }
-      if (c.rings().size() > SHOWN) {
-        out.println("                 … " + (c.rings().size() - SHOWN) + " more rings");
-      }
+      communicator(c, out);
     }
-    List<Evidence.Tuning> tuning = n.tuning();
-    for (int i = 0; i < Math.min(SHOWN, tuning.size()); i++) {
-      Evidence.Tuning t = tuning.get(i);
+    for (Evidence.Tuning t : shown(n.tuning())) {
       out.printf("  tuning         rank %s %s %,d bytes -> %s/%s%s%s  ×%d  (%s)%n", t.rank(), t.op() == null ? "-" : t.op(),
           t.bytes(), t.algorithm(), t.protocol(), t.timeUs() == null ? "" : " time " + t.timeUs().toPlainString() + " µs",
           t.channelHi() == null ? "" : " channels " + t.channelLo() + ".." + t.channelHi(), t.lines(), t.source());
     }
-    if (tuning.size() > SHOWN) {
-      out.println("  tuning         … " + (tuning.size() - SHOWN) + " more");
-    }
+    more(out, "  tuning         ", n.tuning(), " more");
     long calls = n.colls().stream().mapToLong(Evidence.Coll::calls).sum();
     out.printf("  coll           %,d calls in %d distinct (rank, op, count, type) groups%n", calls, n.colls().size());
     Map<String, String> env = new TreeMap<>(n.envOverrides());
@@ -123,6 +135,25 @@ public final class IngestCommand implements Callable<Integer> {
     for (Evidence.Warning w : n.warnings()) {
       out.println("  WARN           " + w.message() + "  (" + w.source() + ")");
     }
+  }
+
+  private static void communicator(Evidence.Communicator c, PrintWriter out) {
+    out.printf("  communicator   %s  nRanks %s nNodes %s  ranks seen %d  coll channels %s  p2p %s/%s per peer"
+            + "  nvls %s  transports %s%n",
+        c.commId() == null ? "(no commId)" : c.commId(), c.nRanks(), c.nNodes(), c.ranks().size(),
+        c.collChannels(), c.p2pChannels(), c.p2pChannelsPerPeer(), c.nvlsChannels(), c.transports());
+    if (c.threadThresholds() != null) {
+      out.println("                 threadThresholds " + c.threadThresholds());
+    }
+    List<String> rings = shown(c.rings());
+    for (int i = 0; i < rings.size(); i++) {
+      out.printf("                 ring %02d: %s%n", i, rings.get(i));
+    }
+    more(out, "                 ", c.rings(), " more rings");
+  }
+
+  /** Kernels, ranges, flight-recorder dumps, torch.distributed metadata and copies of the traces. */
+  private static void traces(Evidence ev, PrintWriter out) {
     long nccl = ev.kernels().stream().filter(Evidence.Kernel::nccl).count();
     out.printf("kernels          %,d (%,d NCCL)%n", ev.kernels().size(), nccl);
     out.printf("ranges           %,d%n", ev.ranges().size());
@@ -138,41 +169,43 @@ public final class IngestCommand implements Callable<Integer> {
     if (!ev.copies().isEmpty()) {
       out.printf("copies           %,d memcpy/memset%n", ev.copies().size());
     }
+  }
+
+  private static void emulation(Evidence ev, PrintWriter out) {
     if (ev.emulation() != null) {
       out.printf("emulation        %s; %,d EMULATOR/ORACLE line(s) in the logs%s — NCCL decisions real, timings not"
               + " physical%n",
           ev.emulation().manifest() != null ? "manifest.emulation present" : "no manifest.emulation",
           ev.emulation().logLines(), ev.emulation().firstLogLine() == null ? "" : " (" + ev.emulation().firstLogLine() + ")");
     }
-    if (ev.ncclProfiler() != null) {
-      Evidence.NcclProfiler np = ev.ncclProfiler();
-      out.printf("nccl profiler    %s%n", np.message() != null ? np.message()
-          : np.colls().stream().mapToLong(Evidence.ProfiledColl::calls).sum() + " collectives in " + np.colls().size()
-              + " distinct (rank, decision) groups (plugin API v" + np.apiVersion() + ")");
-      for (int i = 0; i < Math.min(SHOWN, np.colls().size()); i++) {
-        Evidence.ProfiledColl c = np.colls().get(i);
-        out.printf("                 rank %s %s count %,d %s -> %s/%s %s channels, %s threads  ×%d  (%s)%n", c.rank(),
-            c.func(), c.count(), c.datatype(), c.algorithm(), c.protocol(), c.channels(), c.threads(), c.calls(),
-            c.source());
-      }
+  }
+
+  private static void ncclProfiler(Evidence ev, PrintWriter out) {
+    Evidence.NcclProfiler np = ev.ncclProfiler();
+    if (np == null) {
+      return;
     }
-    if (ev.ddp() != null) {
-      out.printf("ddp              %,d bucket records%s%n", ev.ddp().buckets().size(), ev.ddp().logging().isEmpty() ? ""
-          : "; DDP logging of rank(s) " + String.join(", ", ev.ddp().logging().keySet()));
-      List<Evidence.DdpLogMessage> log = ev.ddp().log();
-      for (int i = 0; i < Math.min(SHOWN, log.size()); i++) {
-        Evidence.DdpLogMessage m = log.get(i);
-        out.printf("  debug log      rank %s %s %s  (%s)%n", m.rank() == null ? "?" : m.rank(), m.message(),
-            m.message().equals("ddp-initialized") ? m.values().size() + " entries" : m.values(), m.source());
-      }
-      if (log.size() > SHOWN) {
-        out.println("  debug log      … " + (log.size() - SHOWN) + " more messages");
-      }
+    out.printf("nccl profiler    %s%n", np.message() != null ? np.message()
+        : np.colls().stream().mapToLong(Evidence.ProfiledColl::calls).sum() + " collectives in " + np.colls().size()
+            + " distinct (rank, decision) groups (plugin API v" + np.apiVersion() + ")");
+    for (Evidence.ProfiledColl c : shown(np.colls())) {
+      out.printf("                 rank %s %s count %,d %s -> %s/%s %s channels, %s threads  ×%d  (%s)%n", c.rank(),
+          c.func(), c.count(), c.datatype(), c.algorithm(), c.protocol(), c.channels(), c.threads(), c.calls(),
+          c.source());
     }
-    for (Evidence.Finding f : ev.findings()) {
-      out.println("FINDING " + f.kind() + ": " + f.message() + (f.count() > 1 ? "  (×" + f.count() + ")" : "") + "  "
-          + f.sources());
+  }
+
+  private static void ddp(Evidence ev, PrintWriter out) {
+    if (ev.ddp() == null) {
+      return;
     }
-    out.printf("problems         %d%n", ev.problems().size());
+    out.printf("ddp              %,d bucket records%s%n", ev.ddp().buckets().size(), ev.ddp().logging().isEmpty() ? ""
+        : "; DDP logging of rank(s) " + String.join(", ", ev.ddp().logging().keySet()));
+    List<Evidence.DdpLogMessage> log = ev.ddp().log();
+    for (Evidence.DdpLogMessage m : shown(log)) {
+      out.printf("  debug log      rank %s %s %s  (%s)%n", m.rank() == null ? "?" : m.rank(), m.message(),
+          m.message().equals("ddp-initialized") ? m.values().size() + " entries" : m.values(), m.source());
+    }
+    more(out, "  debug log      ", log, " more messages");
   }
 }

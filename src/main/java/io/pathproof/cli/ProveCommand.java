@@ -114,8 +114,8 @@ public final class ProveCommand implements Callable<Integer> {
         Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
       }
       Runner.Emulate emu = null;
-      Prove.BackendChoice choice = new Prove.BackendChoice("-- COMMAND", "the job's own", Runner.Backend.AUTO, false, null,
-          null, null, "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
+      Prove.BackendChoice choice = Prove.BackendChoice.given("-- COMMAND", "the job's own", Runner.Backend.AUTO,
+          "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
       if (emulate) {
         if (ncclLib == null || topology == null) {
           throw PathproofException.usage("prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
@@ -124,9 +124,9 @@ public final class ProveCommand implements Callable<Integer> {
             netPlugin, ncclLib, null);
         String what = emu.cluster() ? emu.nodes() + " nodes of " + topology + " (" + emu.ranksPerNode() + " ranks each)"
             : topology;
-        choice = new Prove.BackendChoice("--emulate", "emulated", Runner.Backend.NCCL, true, ncclLib, null, null,
-            "--emulate --topology " + topology + ": the job's ranks on one GPU, NCCL believing it runs on " + what
-                + " (NCCL decisions real, timings not physical)");
+        choice = Prove.BackendChoice.emulated(ncclLib, "--emulate --topology " + topology
+            + ": the job's ranks on one GPU, NCCL believing it runs on " + what
+            + " (NCCL decisions real, timings not physical)");
       } else if (nprocPerNode != null || netPlugin != null) {
         throw PathproofException.usage("--nproc-per-node and --net-plugin go with --emulate on a cluster");
       }
@@ -208,12 +208,12 @@ public final class ProveCommand implements Callable<Integer> {
    */
   private Prove.BackendChoice choose(Scenario given) {
     if (emulate) {
-      return new Prove.BackendChoice("--emulate", "emulated", Runner.Backend.NCCL, true, ncclLib, null, null,
-          "--emulate --nccl-lib " + ncclLib + ": the scenario's machine emulated on one GPU (NCCL decisions real, timings not physical)");
+      return Prove.BackendChoice.emulated(ncclLib, "--emulate --nccl-lib " + ncclLib
+          + ": the scenario's machine emulated on one GPU (NCCL decisions real, timings not physical)");
     }
     if (!backend.equalsIgnoreCase("auto")) {
       Runner.Backend b = backendOf(backend);
-      return new Prove.BackendChoice(backend.toLowerCase(Locale.ROOT), b.name().toLowerCase(Locale.ROOT), b, false, null, null, null,
+      return Prove.BackendChoice.given(backend.toLowerCase(Locale.ROOT), b.name().toLowerCase(Locale.ROOT), b,
           "--backend " + backend.toLowerCase(Locale.ROOT) + " as given");
     }
     Runner.Machine m = Runner.probe(runs.python);

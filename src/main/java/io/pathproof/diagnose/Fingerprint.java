@@ -3,6 +3,8 @@ package io.pathproof.diagnose;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Source;
+import io.pathproof.nccl.NcclAlgorithm;
+import io.pathproof.nccl.NcclProtocol;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -170,8 +172,10 @@ final class Fingerprint {
         if (t.op() != null && !t.op().equalsIgnoreCase("AllReduce")) {
           continue;
         }
-        algos.computeIfAbsent(t.bytes(), b -> new TreeSet<>()).add(Names.algorithm(t.algorithm(), t.algorithmId()));
-        protos.computeIfAbsent(t.bytes(), b -> new TreeSet<>()).add(Names.protocol(t.protocol(), t.protocolId()));
+        String algo = NcclAlgorithm.canonical(t.algorithm(), t.algorithmId());
+        String proto = NcclProtocol.canonical(t.protocol(), t.protocolId());
+        algos.computeIfAbsent(t.bytes(), b -> new TreeSet<>()).add(algo == null ? "?" : algo);
+        protos.computeIfAbsent(t.bytes(), b -> new TreeSet<>()).add(proto == null ? "?" : proto);
         if (first == null) {
           first = src(t.source());
         }

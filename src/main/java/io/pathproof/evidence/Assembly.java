@@ -184,7 +184,7 @@ final class Assembly {
    * one rank is a copy; seen in the H200 1-rank capture).
    */
   private static void missingNcclKernels(FileFacts ff, List<Evidence.Finding> findings) {
-    if (!ff.kind.equals(Ingest.KINETO) && !ff.kind.equals(Ingest.NSYS)) {
+    if (!ff.kind.timeline()) {
       return;
     }
     if (ff.collectives() == 0 || ff.kernels.stream().anyMatch(Evidence.Kernel::nccl)
@@ -217,7 +217,7 @@ final class Assembly {
     // Logs first: the log's own "NCCL version" line is the strongest evidence of the version.
     for (int pass = 0; pass < 2; pass++) {
       for (FileFacts ff : files) {
-        if ((pass == 0) != ff.kind.equals(Ingest.NCCL_LOG) || ff.ncclVersion == null) {
+        if ((pass == 0) != (ff.kind == FileKind.NCCL_LOG) || ff.ncclVersion == null) {
           continue;
         }
         if (version == null) {

@@ -1,5 +1,9 @@
 package io.pathproof.evidence;
 
+import io.pathproof.nccl.NcclAlgorithm;
+import io.pathproof.nccl.NcclProtocol;
+import java.util.Arrays;
+
 /**
  * The lines NCCL prints per collective call (one family of {@link NcclLogReader}): the COLL (enqueue) line of every
  * rank and the TUNING line of rank 0, read on the bytes token by token and aggregated per signature, so that memory
@@ -24,13 +28,14 @@ final class CollLines {
   private static final byte[] NIL = Bytes.ascii("(nil)");
 
   /**
-   * Algorithm and protocol names by id: include/nccl_common.h:53-68@v2.22.3-1 and
-   * include/plugin/nccl_tuner.h:27-43@v2.30.7-1 (same ids; PAT added in 2.23); the upper-case spelling is the one the
-   * ≥ 2.24 TUNING line prints (collectives.cc:95-126@v2.30.7-1).
+   * Algorithm and protocol names by NCCL's id, in the upper-case spelling the ≥ 2.24 TUNING line prints; matched
+   * against the line's bytes without making a String.
    */
-  static final String[] ALGORITHMS = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+  private static final String[] ALGORITHMS =
+      Arrays.stream(NcclAlgorithm.values()).map(NcclAlgorithm::name).toArray(String[]::new);
 
-  static final String[] PROTOCOLS = {"LL", "LL128", "SIMPLE"};
+  private static final String[] PROTOCOLS =
+      Arrays.stream(NcclProtocol.values()).map(NcclProtocol::name).toArray(String[]::new);
 
   /** Collective names as ncclFuncToString prints them; interned so that the hot path makes no String. */
   private static final String[] OPS = {

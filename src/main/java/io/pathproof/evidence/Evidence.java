@@ -76,8 +76,8 @@ public record Evidence(
         || peerAccess != null && !peerAccess.isEmpty();
   }
 
-  /** A file that was read, its kind (nccl-log, kineto, nsys-sqlite, ncu-csv, flight-recorder, harness, manifest), rank. */
-  public record FileRead(String path, String kind, Integer rank, long bytes, long facts) {}
+  /** A file that was read, the format it was read as, its rank. */
+  public record FileRead(String path, FileKind kind, Integer rank, long bytes, long facts) {}
 
   /** NCCL debug-log facts, all communicators of all ranks. */
   public record Nccl(

@@ -12,7 +12,7 @@ final class FileFacts {
   static final int MAX_PROBLEMS = 200;
 
   final String file;
-  final String kind;
+  final FileKind kind;
   Integer rank;
   long bytes;
   long facts;
@@ -62,7 +62,7 @@ final class FileFacts {
     return Math.max(collectiveMarkers, paramCommsOps);
   }
 
-  FileFacts(String file, String kind, Integer rank) {
+  FileFacts(String file, FileKind kind, Integer rank) {
     this.file = file;
     this.kind = kind;
     this.rank = rank;

@@ -23,16 +23,6 @@ import java.util.zip.GZIPInputStream;
 
 /** The public entry of the evidence room: read files and directories (run dirs included) into one {@link Evidence}. */
 public final class Ingest {
-  static final String NCCL_LOG = "nccl-log";
-  static final String KINETO = "kineto";
-  static final String NSYS = "nsys-sqlite";
-  static final String NCU = "ncu-csv";
-  static final String FLIGHT = "flight-recorder";
-  static final String NCCL_PROFILER = "nccl-profiler";
-  static final String DDP_LOGGING = "ddp-logging";
-  /** A text log with DDP's own debug lines and no NCCL line in its first 64 KiB (read by the NCCL log's reader). */
-  static final String DDP_LOG = "ddp-log";
-
   private static final int SNIFF = 1 << 16;
   private static final int MAX_DEPTH = 4;
   private static final Pattern NCCL_LINE =
@@ -99,7 +89,7 @@ public final class Ingest {
         }
         walk(in, tasks, problems);
       } else {
-        String kind = classify(in, true, problems);
+        FileKind kind = classify(in, true, problems);
         if (kind != null) {
           tasks.add(new Task(in, kind));
         }
@@ -111,7 +101,7 @@ public final class Ingest {
     return Assembly.evidence(runDir, facts, harness, problems, integrity);
   }
 
-  private record Task(Path path, String kind) {}
+  private record Task(Path path, FileKind kind) {}
 
   private static void walk(Path dir, List<Task> tasks, List<Problem> problems) {
     List<Path> files;
@@ -128,7 +118,7 @@ public final class Ingest {
       if (HarnessReader.reads(dir, f)) {
         continue; // the run's own files, read by HarnessReader under the rank their name gives
       }
-      String kind = classify(f, false, problems);
+      FileKind kind = classify(f, false, problems);
       if (kind != null) {
         tasks.add(new Task(f, kind));
       }
@@ -148,7 +138,7 @@ public final class Ingest {
    * The format of a file, from its name and its first 64 KiB (decompressed for .gz). Unknown files named on the
    * command line are a problem; inside a directory they are someone else's (the harness's, a script) and skipped.
    */
-  static String classify(Path f, boolean explicit, List<Problem> problems) {
+  static FileKind classify(Path f, boolean explicit, List<Problem> problems) {
     String name = f.getFileName().toString().toLowerCase(Locale.ROOT);
     byte[] head;
     try {
@@ -157,7 +147,7 @@ public final class Ingest {
       problems.add(new Problem(f.toString(), 0, "not readable: " + Messages.io(e, f)));
       return null;
     }
-    String kind = sniff(name, head);
+    FileKind kind = sniff(name, head);
     if (kind == null && explicit) {
       String why =
           name.endsWith(".nsys-rep") || name.endsWith(".qdrep")
@@ -172,15 +162,15 @@ public final class Ingest {
     return kind;
   }
 
-  static String sniff(String name, byte[] head) {
+  static FileKind sniff(String name, byte[] head) {
     if (startsWith(head, "SQLite format 3\0")) {
-      return NSYS;
+      return FileKind.NSYS;
     }
     String text = new String(head, StandardCharsets.ISO_8859_1);
     // torch's default dump (TORCH_NCCL_DEBUG_INFO_TEMP_FILE, e.g. nccl_trace_rank_0) is a pickle, protocol 2.
     if (head.length > 2 && (head[0] & 0xff) == 0x80 && head[1] >= 2 && head[1] <= 5
         && (text.contains("pg_config") || text.contains("comm_lib_version") || text.contains("profiling_name"))) {
-      return FLIGHT;
+      return FileKind.FLIGHT_RECORDER;
     }
     int i = 0;
     while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
@@ -189,22 +179,22 @@ public final class Ingest {
     char first = i < text.length() ? text.charAt(i) : ' ';
     if (first == '{' || first == '[') {
       if (text.contains("\"traceEvents\"") || (first == '[' && text.contains("\"ph\""))) {
-        return KINETO;
+        return FileKind.KINETO;
       }
       if (text.contains(NcclProfilerReader.FORMAT_MARK)) {
-        return NCCL_PROFILER;
+        return FileKind.NCCL_PROFILER;
       }
       if (first == '{' && DdpLoggingReader.looksLikeDump(text)) {
-        return DDP_LOGGING;
+        return FileKind.DDP_LOGGING;
       }
       // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
       if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
           || (text.contains("\"pg_config\"") && text.contains("\"entries\""))) {
-        return FLIGHT;
+        return FileKind.FLIGHT_RECORDER;
       }
     }
     if (text.contains("\"ID\",") && text.contains("\"Kernel Name\"")) {
-      return NCU;
+      return FileKind.NCU;
     }
     String base = name.endsWith(".gz") ? name.substring(0, name.length() - 3) : name;
     if (base.endsWith(".md") || base.endsWith(".json") || base.endsWith(".csv") || base.endsWith(".py")
@@ -213,16 +203,16 @@ public final class Ingest {
     }
     boolean nccl = NCCL_LINE.matcher(text).find();
     if (!nccl && DDP_LINE.matcher(text).find()) {
-      return DDP_LOG;
+      return FileKind.DDP_LOG;
     }
     if (nccl) {
-      return NCCL_LOG;
+      return FileKind.NCCL_LOG;
     }
     name = base;
     if ((name.endsWith(".log") || name.endsWith(".txt") || name.endsWith(".out") || name.endsWith(".err")
             || name.contains("nccl"))
         && !text.contains("\0")) {
-      return NCCL_LOG; // NCCL lines may come after more than 64 KiB of other output
+      return FileKind.NCCL_LOG; // NCCL lines may come after more than 64 KiB of other output
     }
     return null;
   }
@@ -302,17 +292,17 @@ public final class Ingest {
   }
 
   /** Reads one file of a known kind; never throws for bad content. */
-  static FileFacts readOne(Path f, String kind) {
+  static FileFacts readOne(Path f, FileKind kind) {
     FileFacts ff = new FileFacts(f.toString(), kind, rankFromName(f));
     try {
-      if (kind.equals(NSYS)) {
+      if (kind == FileKind.NSYS) {
         ff.bytes = Files.size(f);
         NsysReader.read(f, ff);
       } else {
         try (InputStream in = open(f)) {
           readStream(in, ff);
         }
-        if (!kind.equals(NCCL_LOG) && !kind.equals(DDP_LOG)) {
+        if (kind != FileKind.NCCL_LOG && kind != FileKind.DDP_LOG) {
           ff.bytes = Files.size(f); // the log reader counts what it read (decompressed); others: the file's size
         }
       }
@@ -329,11 +319,11 @@ public final class Ingest {
     switch (ff.kind) {
       case NCCL_LOG, DDP_LOG -> new NcclLogReader(ff, ff.rank).read(in);
       case KINETO -> KinetoReader.read(in, ff);
-      case FLIGHT -> FlightRecorderReader.read(in, ff);
+      case FLIGHT_RECORDER -> FlightRecorderReader.read(in, ff);
       case NCU -> NcuCsvReader.read(in, ff);
       case NCCL_PROFILER -> NcclProfilerReader.read(in, ff);
       case DDP_LOGGING -> DdpLoggingReader.read(in, ff);
-      default -> throw new IllegalArgumentException("not a stream kind: " + ff.kind);
+      case NSYS -> throw new IllegalArgumentException("not a stream kind: " + ff.kind);
     }
   }
 }

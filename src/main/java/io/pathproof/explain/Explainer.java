@@ -6,6 +6,7 @@ import io.pathproof.diagnose.Layer;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
+import io.pathproof.nccl.NcclAlgorithm;
 import io.pathproof.predict.Prediction;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,25 +121,23 @@ public final class Explainer {
     }
     int nodes = comm == null ? 1 : Math.max(1, comm.nNodes());
     int perNode = Math.max(1, ranks / nodes);
-    switch (c.algorithm()) {
-      case "Ring" -> {
-        return new Answer(9, q, String.format(Locale.ROOT, "Ring: N−1 = %d reduce-scatter and N−1 = %d all-gather steps per channel "
-            + "(N = %d ranks), each moving 1/N of the channel's share.", c.reduceScatterSteps(), c.allGatherSteps(), ranks),
-            "predicted algorithm Ring; src/device/all_reduce.h runRing");
-      }
-      case "Tree" -> {
-        int inter = nodes <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(nodes - 1);
-        int depth = (perNode - 1) + inter;
-        return new Answer(9, q, String.format(Locale.ROOT, "Tree: no reduce-scatter or all-gather phase. Each chunk is reduced up the tree "
-            + "and broadcast back down: a chain through the %d rank(s) of a node (%d hop(s)) then a double binary tree over %d node(s) "
-            + "(%d hop(s)), so %d hop(s) up and %d down per chunk, pipelined.", perNode, perNode - 1, nodes, inter, depth, depth),
-            "predicted algorithm Tree; src/device/all_reduce.h runTreeUpDown/runTreeSplit, src/graph/trees.cc");
-      }
-      default -> {
-        return new Answer(9, q, c.algorithm() + ": the reduction happens in the " + (c.algorithm().startsWith("NVLS") ? "NVSwitch" : "network")
-            + " (in-switch/in-network), so ranks take no ring reduce-scatter/all-gather steps.", "predicted algorithm " + c.algorithm());
-      }
+    NcclAlgorithm algo = NcclAlgorithm.parse(c.algorithm());
+    if (algo == NcclAlgorithm.RING) {
+      return new Answer(9, q, String.format(Locale.ROOT, "Ring: N−1 = %d reduce-scatter and N−1 = %d all-gather steps per channel "
+          + "(N = %d ranks), each moving 1/N of the channel's share.", c.reduceScatterSteps(), c.allGatherSteps(), ranks),
+          "predicted algorithm Ring; src/device/all_reduce.h runRing");
     }
+    if (algo == NcclAlgorithm.TREE) {
+      int inter = nodes <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(nodes - 1);
+      int depth = (perNode - 1) + inter;
+      return new Answer(9, q, String.format(Locale.ROOT, "Tree: no reduce-scatter or all-gather phase. Each chunk is reduced up the tree "
+          + "and broadcast back down: a chain through the %d rank(s) of a node (%d hop(s)) then a double binary tree over %d node(s) "
+          + "(%d hop(s)), so %d hop(s) up and %d down per chunk, pipelined.", perNode, perNode - 1, nodes, inter, depth, depth),
+          "predicted algorithm Tree; src/device/all_reduce.h runTreeUpDown/runTreeSplit, src/graph/trees.cc");
+    }
+    boolean inSwitch = algo == NcclAlgorithm.NVLS || algo == NcclAlgorithm.NVLS_TREE;
+    return new Answer(9, q, c.algorithm() + ": the reduction happens in the " + (inSwitch ? "NVSwitch" : "network")
+        + " (in-switch/in-network), so ranks take no ring reduce-scatter/all-gather steps.", "predicted algorithm " + c.algorithm());
   }
 
   /** nccl-tests' bus bandwidth factor is a definition, the same for every algorithm; what moves per rank is not. */
@@ -151,7 +150,7 @@ public final class Explainer {
     String why;
     if (c == null || c.noKernel()) {
       why = ranks <= 1 ? "With one rank nothing crosses a link." : "No NCCL collective here (gloo); the factor is the ring's by definition.";
-    } else if (c.algorithm().equals("Ring")) {
+    } else if (NcclAlgorithm.parse(c.algorithm()) == NcclAlgorithm.RING) {
       why = "For the predicted Ring it is exactly what each rank sends: N−1 chunks of 1/N in reduce-scatter and again in all-gather.";
     } else {
       why = "The factor is a definition that makes algorithms comparable; the predicted " + c.algorithm() + " does not move 2(N−1)/N per rank "

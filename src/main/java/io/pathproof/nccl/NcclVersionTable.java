@@ -134,21 +134,17 @@ record NcclVersionTable(
   static final int PATH_DIS = 11;
   static final String[] PATH_NAMES = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
 
-  static final String[] ALGO_NAMES = {"Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
-  static final String[] ALGO_ENUM_NAMES = {"TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
-  static final String[] PROTO_NAMES = {"LL", "LL128", "Simple"};
-  static final String[] PROTO_ENUM_NAMES = {"LL", "LL128", "SIMPLE"};
-
-  static final int TREE = 0;
-  static final int RING = 1;
-  static final int COLLNET_DIRECT = 2;
-  static final int COLLNET_CHAIN = 3;
-  static final int NVLS = 4;
-  static final int NVLS_TREE = 5;
-  static final int PAT = 6;
-  static final int LL = 0;
-  static final int LL128 = 1;
-  static final int SIMPLE = 2;
+  // The ported search and tuning index their tables by NCCL's ids, as NCCL does; the names are the enums'.
+  static final int TREE = NcclAlgorithm.TREE.id();
+  static final int RING = NcclAlgorithm.RING.id();
+  static final int COLLNET_DIRECT = NcclAlgorithm.COLLNET_DIRECT.id();
+  static final int COLLNET_CHAIN = NcclAlgorithm.COLLNET_CHAIN.id();
+  static final int NVLS = NcclAlgorithm.NVLS.id();
+  static final int NVLS_TREE = NcclAlgorithm.NVLS_TREE.id();
+  static final int PAT = NcclAlgorithm.PAT.id();
+  static final int LL = NcclProtocol.LL.id();
+  static final int LL128 = NcclProtocol.LL128.id();
+  static final int SIMPLE = NcclProtocol.SIMPLE.id();
 
   // include/device.h@v2.22.3-1:61-85, @v2.30.7-1:90-114 (the same in every supported version except MAXCHANNELS).
   static final int WARP_SIZE = 32;
@@ -221,11 +217,6 @@ record NcclVersionTable(
 
   float[] speedArrayInter(int ccMin) {
     return ccMin >= 100 && sm100SpeedInter != null ? sm100SpeedInter : ccMin >= 90 ? SM90_SPEED_INTER : SPEED_INTER;
-  }
-
-  /** ncclAlgoStr of this version (init.cc), the names NCCL_ALGO accepts. */
-  List<String> algoNames() {
-    return List.of(ALGO_NAMES).subList(0, numAlgorithms);
   }
 
   /** Whether this table was read for {@code v}: 2.minor.patch within [firstMinor.firstPatch, lastMinor.lastPatch]. */

@@ -218,10 +218,10 @@ final class TuningModel {
     int[] algoEnable = new int[na];
     java.util.Arrays.fill(algoEnable, 1);
     if (in.protoEnv != null) {
-      protoEnable = NcclEnv.parseList("NCCL_PROTO", in.protoEnv, PROTO_NAMES, 3, table.strictEnvLists());
+      protoEnable = NcclEnv.parseList("NCCL_PROTO", in.protoEnv, NcclProtocol.ncclNames(), 3, table.strictEnvLists());
     }
     if (in.algoEnv != null) {
-      algoEnable = NcclEnv.parseList("NCCL_ALGO", in.algoEnv, ALGO_NAMES, na, table.strictEnvLists());
+      algoEnable = NcclEnv.parseList("NCCL_ALGO", in.algoEnv, NcclAlgorithm.ncclNames(), na, table.strictEnvLists());
     }
     if (nNodes == 1) {
       algoEnable[NVLS_TREE] = 0;

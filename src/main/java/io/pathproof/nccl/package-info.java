@@ -12,6 +12,8 @@
  * channel{Lo..Hi}={%d..%d}"). Per-version differences are data in {@link io.pathproof.nccl.NcclVersionTable};
  * where the research notes and the source disagree, docs/nccl-model-notes.md says so.
  *
- * <p>One public entry, {@link io.pathproof.nccl.NcclModel}; the rest is package-private.
+ * <p>One public entry, {@link io.pathproof.nccl.NcclModel}, with the values it returns and NCCL's own vocabulary,
+ * {@link io.pathproof.nccl.NcclAlgorithm} and {@link io.pathproof.nccl.NcclProtocol}, which the readers of NCCL's logs
+ * and the checks of its decisions use as well; the rest is package-private.
  */
 package io.pathproof.nccl;

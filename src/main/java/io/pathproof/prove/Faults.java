@@ -4,6 +4,8 @@ import io.pathproof.core.PathproofException;
 import io.pathproof.ddp.Bucket;
 import io.pathproof.diagnose.Layer;
 import io.pathproof.nccl.CollectivePrediction;
+import io.pathproof.nccl.NcclAlgorithm;
+import io.pathproof.nccl.NcclProtocol;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.Predictor;
 import io.pathproof.scenario.Scenario;
@@ -111,10 +113,12 @@ final class Faults {
     if (big == null) {
       return out; // one rank: NCCL copies, no algorithm, protocol or launch shape to change
     }
-    String proto = big.protocol().equals("Simple") ? "LL" : "Simple";
+    String proto = (NcclProtocol.parse(big.protocol()) == NcclProtocol.SIMPLE ? NcclProtocol.LL : NcclProtocol.SIMPLE)
+        .ncclName();
     out.add(new Fault("protocol", List.of("NCCL_PROTO=" + proto), Layer.PROTOCOL,
         "NCCL_PROTO=" + proto + " where the tuner picks " + big.protocol() + " for the largest bucket"));
-    String algo = big.algorithm().equals("Ring") ? "Tree" : "Ring";
+    String algo = (NcclAlgorithm.parse(big.algorithm()) == NcclAlgorithm.RING ? NcclAlgorithm.TREE : NcclAlgorithm.RING)
+        .ncclName();
     String algoEnv = "NCCL_ALGO=" + (perFunctionLists ? "allreduce:" + algo.toLowerCase(Locale.ROOT) : algo);
     out.add(new Fault("algorithm", List.of(algoEnv), Layer.ALGORITHM,
         algoEnv + " where the tuner picks " + big.algorithm() + " for the largest bucket"));

@@ -116,12 +116,6 @@ public final class Prove {
       rule = rule == null ? Diagnosis.Rule.DEFAULT : rule;
     }
 
-    /** With the default sequence: up to {@value #MAX_RUNS} runs of each configuration, the 5 % margin. */
-    public Plan(Job job, String fault, long seed, Path out, Sizes sizes, Path samples, String tool, List<String> commandLine,
-        BackendChoice choice) {
-      this(job, fault, seed, out, sizes, samples, tool, commandLine, choice, MAX_RUNS, Diagnosis.Rule.DEFAULT);
-    }
-
     Runner.Emulate emulate() {
       return job instanceof StandIn si ? si.emulate() : job instanceof OwnCommand oc ? oc.emulate() : null;
     }
@@ -138,6 +132,16 @@ public final class Prove {
       Objects.requireNonNull(branch, "branch");
       Objects.requireNonNull(backend, "backend");
       Objects.requireNonNull(reason, "reason");
+    }
+
+    /** A backend taken as given (--backend nccl|gloo, or a user's command that decides its own). */
+    public static BackendChoice given(String requested, String branch, Runner.Backend backend, String reason) {
+      return new BackendChoice(requested, branch, backend, false, null, null, null, reason);
+    }
+
+    /** --emulate: NCCL with the emulator library {@code ncclLib}, the machine emulated on one GPU. */
+    public static BackendChoice emulated(Path ncclLib, String reason) {
+      return new BackendChoice("--emulate", "emulated", Runner.Backend.NCCL, true, ncclLib, null, null, reason);
     }
 
     /** The line prove says first and the proof records, e.g. "auto → gloo: no GPU (…): gloo on the CPU". */

@@ -92,115 +92,163 @@ final class Charts {
     }
     List<Evidence.BucketRecord> all = e.ddp().buckets();
     TreeSet<Integer> ranks = all.stream().map(Evidence.BucketRecord::rank).collect(Collectors.toCollection(TreeSet::new));
+    List<KernelSpan> spans = ncclKernelSpans(e);
+    Pick pick = iterationToDraw(all, ranks, spans);
+    if (pick == null) {
+      return "<p>No iteration was recorded by every rank: the timeline cannot be drawn.</p>";
+    }
+    int it = pick.iteration();
+    Lanes l = Lanes.of(all, it, pick.drawn(), phasesOf(e, it, ranks), ranks.size());
+    StringBuilder b = new StringBuilder();
+    captions(b, l, ranks.size());
+    b.append("<svg id=\"timeline-svg\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(Lanes.WIDTH).append("\" height=\"")
+        .append(l.height()).append("\" viewBox=\"0 0 ").append(Lanes.WIDTH).append(' ').append(l.height())
+        .append("\" role=\"img\" aria-label=\"per-rank timeline\">");
+    axis(b, l);
+    int row = 0;
+    for (int rank : ranks) {
+      lane(b, l, rank, Lanes.TOP + row * l.lane());
+      row++;
+    }
+    b.append("</svg>");
+    b.append("<p class=\"small\">").append(Esc.html(stepsOf(e, it))).append(' ')
+        .append(Esc.html(collectivesOf(e, spans.size(), l.drawn().size()))).append("</p>");
+    return b.toString();
+  }
+
+  /** The iteration drawn and the NCCL kernels that fall within it. */
+  private record Pick(int iteration, List<KernelSpan> drawn) {}
+
+  /** The last iteration every rank recorded with an NCCL kernel in it, else the last every rank recorded; or null. */
+  private static Pick iterationToDraw(List<Evidence.BucketRecord> all, TreeSet<Integer> ranks, List<KernelSpan> spans) {
     TreeMap<Integer, java.util.Set<Integer>> ranksByIter = new TreeMap<>();
     for (Evidence.BucketRecord br : all) {
       ranksByIter.computeIfAbsent(br.iteration(), k -> new TreeSet<>()).add(br.rank());
     }
-    List<KernelSpan> spans = ncclKernelSpans(e);
-    Integer iter = null;
-    List<KernelSpan> drawn = List.of();
+    Pick pick = null;
     for (Map.Entry<Integer, java.util.Set<Integer>> en : ranksByIter.descendingMap().entrySet()) {
       if (!en.getValue().containsAll(ranks)) {
         continue;
       }
       List<KernelSpan> in = within(spans, all, en.getKey());
-      if (iter == null || !in.isEmpty()) {
-        iter = en.getKey();
-        drawn = in;
+      if (pick == null || !in.isEmpty()) {
+        pick = new Pick(en.getKey(), in);
       }
       if (!in.isEmpty() || spans.isEmpty()) {
         break;
       }
     }
-    if (iter == null) {
-      return "<p>No iteration was recorded by every rank: the timeline cannot be drawn.</p>";
+    return pick;
+  }
+
+  /**
+   * The timeline's geometry: the iteration's records, the time window [t0, t0 + span] and its scale, and each rank's
+   * lane, a row for its host phases and a row for its NCCL kernels where there are any.
+   */
+  private record Lanes(int iteration, List<Evidence.BucketRecord> recs, List<KernelSpan> drawn,
+      Map<Integer, Evidence.HostPhases> phases, boolean issueOnly, long t0, double span, double px, int kernelRow,
+      int phaseRow, int lane, int height) {
+    static final int LEFT = 90;
+    static final int WIDTH = 1000;
+    static final int TOP = 24;
+
+    static Lanes of(List<Evidence.BucketRecord> all, int it, List<KernelSpan> drawn,
+        Map<Integer, Evidence.HostPhases> phases, int ranks) {
+      List<Evidence.BucketRecord> recs = all.stream().filter(b -> b.iteration() == it && b.readyNs() != null).toList();
+      boolean issueOnly = phases.values().stream().anyMatch(Evidence.HostPhases::issueOnly);
+      long t0 = Math.min(Math.min(recs.stream().mapToLong(Evidence.BucketRecord::readyNs).min().orElse(0),
+          drawn.stream().mapToLong(KernelSpan::startNs).min().orElse(Long.MAX_VALUE)),
+          phases.values().stream().mapToLong(Evidence.HostPhases::backwardStartNs).min().orElse(Long.MAX_VALUE));
+      long t1 = Math.max(Math.max(recs.stream().mapToLong(Charts::lastNs).max().orElse(t0 + 1),
+          drawn.stream().mapToLong(KernelSpan::endNs).max().orElse(Long.MIN_VALUE)),
+          phases.values().stream().mapToLong(Evidence.HostPhases::optimizerEndNs).max().orElse(Long.MIN_VALUE));
+      double span = Math.max(1, t1 - t0);
+      int kernelRow = drawn.isEmpty() ? 0 : 18;
+      int phaseRow = phases.isEmpty() ? 0 : 18;
+      int lane = 34 + kernelRow + phaseRow;
+      int height = TOP + lane * ranks + 40;
+      double px = (WIDTH - LEFT - 20) / span;
+      return new Lanes(it, recs, drawn, phases, issueOnly, t0, span, px, kernelRow, phaseRow, lane, height);
     }
-    final int it = iter;
-    List<Evidence.BucketRecord> recs = all.stream().filter(b -> b.iteration() == it && b.readyNs() != null).toList();
-    Map<Integer, Evidence.HostPhases> phases = phasesOf(e, it, ranks);
-    boolean issueOnly = phases.values().stream().anyMatch(Evidence.HostPhases::issueOnly);
-    long t0 = Math.min(Math.min(recs.stream().mapToLong(Evidence.BucketRecord::readyNs).min().orElse(0),
-        drawn.stream().mapToLong(KernelSpan::startNs).min().orElse(Long.MAX_VALUE)),
-        phases.values().stream().mapToLong(Evidence.HostPhases::backwardStartNs).min().orElse(Long.MAX_VALUE));
-    long t1 = Math.max(Math.max(recs.stream().mapToLong(Charts::lastNs).max().orElse(t0 + 1),
-        drawn.stream().mapToLong(KernelSpan::endNs).max().orElse(Long.MIN_VALUE)),
-        phases.values().stream().mapToLong(Evidence.HostPhases::optimizerEndNs).max().orElse(Long.MIN_VALUE));
-    double span = Math.max(1, t1 - t0);
-    int left = 90;
-    int width = 1000;
-    int kernelRow = drawn.isEmpty() ? 0 : 18;
-    int phaseRow = phases.isEmpty() ? 0 : 18;
-    int lane = 34 + kernelRow + phaseRow;
-    int top = 24;
-    int height = top + lane * ranks.size() + 40;
-    double px = (width - left - 20) / span;
-    StringBuilder b = new StringBuilder();
+
+    /** The x of a time on the host clock. */
+    double x(long ns) {
+      return LEFT + (ns - t0) * px;
+    }
+  }
+
+  private static void captions(StringBuilder b, Lanes l, int ranks) {
     b.append(String.format(Locale.ROOT, "<p>Iteration %d of the %s run: each bar is one bucket's comm hook, from the moment the Reducer hands it over "
         + "(ready) to the Future's completion; a lighter tail runs on to GPU completion where CUDA events exist. Time 0 is the first event "
-        + "shown (%.3f ms shown; host clock of the ranks).</p>", it, "measured", span / 1e6));
-    b.append("<p>").append(Esc.html(phasesNote(phases, ranks.size(), issueOnly))).append("</p>");
-    if (!drawn.isEmpty()) {
+        + "shown (%.3f ms shown; host clock of the ranks).</p>", l.iteration(), "measured", l.span() / 1e6));
+    b.append("<p>").append(Esc.html(phasesNote(l.phases(), ranks, l.issueOnly()))).append("</p>");
+    if (!l.drawn().isEmpty()) {
       b.append("<p>Under each rank, in grey: the NCCL kernels of the profiler trace, their GPU times placed on the host clock by the trace's own"
           + " offset (Kineto's baseTimeNanoseconds), as the GPU done of a hook is placed by a CUDA event; the two mappings are independent, so"
           + " their edges may disagree by a fraction of a millisecond.</p>");
     }
-    b.append("<svg id=\"timeline-svg\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(height)
-        .append("\" viewBox=\"0 0 ").append(width).append(' ').append(height).append("\" role=\"img\" aria-label=\"per-rank timeline\">");
+  }
+
+  /** Five grid lines with their times. */
+  private static void axis(StringBuilder b, Lanes l) {
+    int left = Lanes.LEFT;
+    int width = Lanes.WIDTH;
     for (int k = 0; k <= 4; k++) {
       double x = left + (width - left - 20) * k / 4.0;
-      b.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d0d7de\"/>", x, top - 6, x, height - 30));
-      b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.3f ms</text>", x, height - 14, k == 4 ? "end" : "middle",
-          span / 1e6 * k / 4));
+      b.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d0d7de\"/>", x, Lanes.TOP - 6, x,
+          l.height() - 30));
+      b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.3f ms</text>", x, l.height() - 14,
+          k == 4 ? "end" : "middle", l.span() / 1e6 * k / 4));
     }
-    int row = 0;
-    for (int rank : ranks) {
-      int y = top + row * lane;
-      Evidence.HostPhases ph = phases.get(rank);
-      if (phaseRow > 0) {
-        b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" class=\"small\">%s</text>", issueOnly ? 4 : 14, y + 14, issueOnly ? "host issue" : "host"));
-      }
-      if (ph != null) {
-        PhaseBars.draw(b, rank, ph, t0, px, left, width, y + 2);
-      }
-      y += phaseRow;
-      b.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">rank %d</text>", y + 18, rank));
-      for (Evidence.BucketRecord br : recs) {
-        if (br.rank() != rank) {
-          continue;
-        }
-        String color = BUCKET_COLORS[Math.floorMod(br.index(), BUCKET_COLORS.length)];
-        double x0 = left + (br.readyNs() - t0) * px;
-        long done = br.futureDoneNs() == null ? br.readyNs() : br.futureDoneNs();
-        double w = Math.max(1.5, (done - br.readyNs()) * px);
-        String tip = String.format(Locale.ROOT, "bucket %d, %d bytes, %s: ready → future done %.3f ms", br.index(), br.bytes(),
-            String.join(" ", br.params()), (done - br.readyNs()) / 1e6);
-        b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"22\" fill=\"%s\"><title>%s</title></rect>",
-            x0, y + 4, w, color, Esc.html(tip)));
-        if (br.gpuDoneNs() != null && br.gpuDoneNs() > done) {
-          b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"22\" fill=\"%s\" fill-opacity=\"0.35\"><title>%s</title></rect>",
-              x0 + w, y + 4, Math.max(1.5, (br.gpuDoneNs() - done) * px), color,
-              Esc.html(String.format(Locale.ROOT, "bucket %d: future done → GPU done %.3f ms", br.index(), (br.gpuDoneNs() - done) / 1e6))));
-        }
-        b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#fff\">%d</text>", x0 + 3, y + 19, br.index()));
-      }
-      if (kernelRow > 0) {
-        b.append(String.format(Locale.ROOT, "<text x=\"14\" y=\"%d\" class=\"small\">NCCL</text>", y + 42));
-      }
-      for (KernelSpan ks : drawn) {
-        if (ks.rank() == rank) {
-          Evidence.Kernel k = ks.kernel();
-          String tip = String.format(Locale.ROOT, "%s on rank %d: %.3f ms, grid %s, block %s (%s)", k.name(), rank, (ks.endNs() - ks.startNs()) / 1e6,
-              k.grid() == null ? "?" : Arrays.toString(k.grid()), k.block() == null ? "?" : Arrays.toString(k.block()), k.source());
-          b.append(String.format(Locale.ROOT, "<rect class=\"nccl-kernel\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"#57606a\"><title>%s</title></rect>",
-              left + (ks.startNs() - t0) * px, y + 30, Math.max(1.5, (ks.endNs() - ks.startNs()) * px), Esc.html(tip)));
-        }
-      }
-      row++;
+  }
+
+  /** One rank's lane from {@code y} down: its host phases, its buckets' hooks, its NCCL kernels. */
+  private static void lane(StringBuilder b, Lanes l, int rank, int y) {
+    Evidence.HostPhases ph = l.phases().get(rank);
+    if (l.phaseRow() > 0) {
+      b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" class=\"small\">%s</text>", l.issueOnly() ? 4 : 14, y + 14,
+          l.issueOnly() ? "host issue" : "host"));
     }
-    b.append("</svg>");
-    b.append("<p class=\"small\">").append(Esc.html(stepsOf(e, it))).append(' ').append(Esc.html(collectivesOf(e, spans.size(), drawn.size())))
-        .append("</p>");
-    return b.toString();
+    if (ph != null) {
+      PhaseBars.draw(b, rank, ph, l.t0(), l.px(), Lanes.LEFT, Lanes.WIDTH, y + 2);
+    }
+    y += l.phaseRow();
+    b.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%d\">rank %d</text>", y + 18, rank));
+    for (Evidence.BucketRecord br : l.recs()) {
+      if (br.rank() == rank) {
+        bucketBar(b, l, br, y);
+      }
+    }
+    if (l.kernelRow() > 0) {
+      b.append(String.format(Locale.ROOT, "<text x=\"14\" y=\"%d\" class=\"small\">NCCL</text>", y + 42));
+    }
+    for (KernelSpan ks : l.drawn()) {
+      if (ks.rank() == rank) {
+        Evidence.Kernel k = ks.kernel();
+        String tip = String.format(Locale.ROOT, "%s on rank %d: %.3f ms, grid %s, block %s (%s)", k.name(), rank, (ks.endNs() - ks.startNs()) / 1e6,
+            k.grid() == null ? "?" : Arrays.toString(k.grid()), k.block() == null ? "?" : Arrays.toString(k.block()), k.source());
+        b.append(String.format(Locale.ROOT, "<rect class=\"nccl-kernel\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"12\" fill=\"#57606a\"><title>%s</title></rect>",
+            l.x(ks.startNs()), y + 30, Math.max(1.5, (ks.endNs() - ks.startNs()) * l.px()), Esc.html(tip)));
+      }
+    }
+  }
+
+  /** One bucket's hook, ready to the future's completion, and a lighter tail to GPU completion where it is later. */
+  private static void bucketBar(StringBuilder b, Lanes l, Evidence.BucketRecord br, int y) {
+    String color = BUCKET_COLORS[Math.floorMod(br.index(), BUCKET_COLORS.length)];
+    double x0 = l.x(br.readyNs());
+    long done = br.futureDoneNs() == null ? br.readyNs() : br.futureDoneNs();
+    double w = Math.max(1.5, (done - br.readyNs()) * l.px());
+    String tip = String.format(Locale.ROOT, "bucket %d, %d bytes, %s: ready → future done %.3f ms", br.index(), br.bytes(),
+        String.join(" ", br.params()), (done - br.readyNs()) / 1e6);
+    b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"22\" fill=\"%s\"><title>%s</title></rect>",
+        x0, y + 4, w, color, Esc.html(tip)));
+    if (br.gpuDoneNs() != null && br.gpuDoneNs() > done) {
+      b.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"22\" fill=\"%s\" fill-opacity=\"0.35\"><title>%s</title></rect>",
+          x0 + w, y + 4, Math.max(1.5, (br.gpuDoneNs() - done) * l.px()), color,
+          Esc.html(String.format(Locale.ROOT, "bucket %d: future done → GPU done %.3f ms", br.index(), (br.gpuDoneNs() - done) / 1e6))));
+    }
+    b.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" fill=\"#fff\">%d</text>", x0 + 3, y + 19, br.index()));
   }
 
   /** Each rank's phase boundaries in iteration {@code it}, for the ranks whose step row has them. */

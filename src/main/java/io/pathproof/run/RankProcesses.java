@@ -129,14 +129,20 @@ final class RankProcesses {
   }
 
   private Outcome watch(List<Process> procs, long timeoutSec, Runner.Progress progress, int totalSteps) {
-    long start = System.nanoTime();
-    long deadline = timeoutSec > 0 ? start + TimeUnit.SECONDS.toNanos(timeoutSec) : Long.MAX_VALUE;
-    long killAt = Long.MAX_VALUE;
-    boolean timedOut = false;
+    long[] exitSeen = exitTimes(procs);
+    boolean[] killed = new boolean[procs.size()];
+    boolean timedOut = waitForAll(procs, exitSeen, killed, timeoutSec, progress, totalSteps);
+    return outcome(procs, exitSeen, killed, timedOut);
+  }
+
+  /**
+   * When each process was first seen ended (Long.MAX_VALUE while it runs). The JDK's process reaper completes
+   * onExit() as soon as a process ends: finer than the 100 ms poll, so a rank that fails as a consequence (its peer
+   * closed the connection) is not reported before the rank that failed.
+   */
+  private static long[] exitTimes(List<Process> procs) {
     long[] exitSeen = new long[procs.size()];
     java.util.Arrays.fill(exitSeen, Long.MAX_VALUE);
-    // The JDK's process reaper completes onExit() as soon as a process ends: finer than the 100 ms poll below, so a
-    // rank that fails as a consequence (its peer closed the connection) is not reported before the rank that failed.
     for (int i = 0; i < procs.size(); i++) {
       final int idx = i;
       procs.get(i).onExit().thenRun(() -> {
@@ -146,7 +152,17 @@ final class RankProcesses {
         }
       });
     }
-    boolean[] killed = new boolean[procs.size()];
+    return exitSeen;
+  }
+
+  /**
+   * Polls every 100 ms, showing the steps rank 0 has written, until every process has ended, the timeout passes, or
+   * {@link #FAIL_GRACE_MS} after the first failure; what is still alive then is killed. True when the timeout passed.
+   */
+  private boolean waitForAll(List<Process> procs, long[] exitSeen, boolean[] killed, long timeoutSec,
+      Runner.Progress progress, int totalSteps) {
+    long deadline = timeoutSec > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSec) : Long.MAX_VALUE;
+    long killAt = Long.MAX_VALUE;
     int shown = -1;
     Path stepsFile = dir.resolve("steps-rank0.jsonl");
     try {
@@ -172,27 +188,31 @@ final class RankProcesses {
           }
         }
         if (!anyAlive) {
-          break;
+          return false;
         }
         long now = System.nanoTime();
         if (now >= deadline) {
-          timedOut = true;
           killAlive(procs, killed);
-          break;
+          return true;
         }
         if (anyFailed && killAt == Long.MAX_VALUE) {
           killAt = now + TimeUnit.MILLISECONDS.toNanos(FAIL_GRACE_MS);
         }
         if (now >= killAt) {
           killAlive(procs, killed);
-          break;
+          return false;
         }
         Thread.sleep(100);
       }
     } catch (InterruptedException e) {
       killAlive(procs, killed);
       Thread.currentThread().interrupt();
+      return false;
     }
+  }
+
+  /** How each process ended, whether a port was taken, and the rank seen failing first with its last stderr line. */
+  private Outcome outcome(List<Process> procs, long[] exitSeen, boolean[] killed, boolean timedOut) {
     List<RankExit> exits = new ArrayList<>();
     RankExit first = null;
     long firstAt = Long.MAX_VALUE;

@@ -31,12 +31,47 @@ import java.util.regex.Pattern;
  * </ul>
  */
 final class NvidiaSmiTopoReader {
-  private NvidiaSmiTopoReader() {}
-
   private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*[A-Za-z]");
   private static final Pattern GPU_L = Pattern.compile("^GPU (\\d+): (.+?) \\(UUID:.*$");
   private static final Pattern NIC_LEGEND = Pattern.compile("^\\s*(NIC\\d+):\\s*(\\S+)\\s*$");
   private static final Pattern NV = Pattern.compile("^NV(\\d+)$");
+  private static final Pattern LEADING_NUMBER = Pattern.compile("^(\\d+)");
+
+  private final String source;
+  private final TopologyHints hints;
+  private final List<String> inferred = new ArrayList<>();
+
+  // What the text says: the matrix header, its rows by device, and the -L and NIC legend lines.
+  private List<String> header;
+  private int headerLine = -1;
+  private final Map<String, List<String>> rows = new LinkedHashMap<>();
+  private final Map<String, Integer> rowLine = new LinkedHashMap<>();
+  private final Map<Integer, String> smiModels = new TreeMap<>();
+  private final Map<String, String> nicNames = new LinkedHashMap<>();
+
+  // The matrix: the devices of the header (GPUs first, then NICs) and each pair's relation.
+  private final List<String> devices = new ArrayList<>();
+  private final List<Integer> gpuIdx = new ArrayList<>();
+  private final List<String> nicCols = new ArrayList<>();
+  private String[][] rel;
+  private int n;
+
+  // What is inferred from it, step by step.
+  private final Map<Integer, Integer> socketOfGpu = new TreeMap<>();
+  private final TreeSet<Integer> sockets = new TreeSet<>();
+  private int[] group;
+  private final Map<Integer, GpuModels.Known> known = new TreeMap<>();
+  private final Map<Integer, String> modelOf = new TreeMap<>();
+  private int cc0;
+  private boolean nvswitch;
+  private int uniform = -1;
+  private final List<Topology.PciSwitch> switches = new ArrayList<>();
+  private final Map<Integer, String> switchOfGroup = new TreeMap<>();
+
+  private NvidiaSmiTopoReader(String source, TopologyHints hints) {
+    this.source = source;
+    this.hints = hints;
+  }
 
   static boolean looksLike(String text) {
     String t = ANSI.matcher(text).replaceAll("");
@@ -44,18 +79,28 @@ final class NvidiaSmiTopoReader {
   }
 
   static Topology read(String text, String source, String name, TopologyHints hints) {
-    String[] lines = ANSI.matcher(text).replaceAll("").split("\r?\n", -1);
-    List<String> header = null;
-    int headerLine = -1;
-    Map<String, List<String>> rows = new LinkedHashMap<>();
-    Map<String, Integer> rowLine = new LinkedHashMap<>();
-    Map<Integer, String> models = new TreeMap<>();
-    Map<String, String> nicNames = new LinkedHashMap<>();
+    NvidiaSmiTopoReader r = new NvidiaSmiTopoReader(source, hints);
+    r.scan(ANSI.matcher(text).replaceAll("").split("\r?\n", -1));
+    r.relations();
+    r.sockets();
+    List<Topology.Cpu> cpus = r.cpus();
+    r.pcieGroups();
+    r.models();
+    List<Topology.NvLink> links = r.nvLinks();
+    List<Topology.Gpu> gpus = r.gpus();
+    List<Topology.Nic> nics = r.nics();
+    Topology.Node node = JsonInput.build(source,
+        () -> new Topology.Node("node", cpus, r.switches, gpus, links, nics));
+    return JsonInput.build(source, () -> new Topology(name, List.of(node), r.inferred));
+  }
+
+  /** Sorts the lines: nvidia-smi -L lines, the NIC legend, the matrix header and the matrix rows. */
+  private void scan(String[] lines) {
     for (int i = 0; i < lines.length; i++) {
       String line = lines[i];
       Matcher gl = GPU_L.matcher(line.trim());
       if (gl.matches()) {
-        models.put(Integer.parseInt(gl.group(1)), gl.group(2).trim());
+        smiModels.put(Integer.parseInt(gl.group(1)), gl.group(2).trim());
         continue;
       }
       Matcher nl = NIC_LEGEND.matcher(line);
@@ -88,16 +133,16 @@ final class NvidiaSmiTopoReader {
     if (header == null) {
       throw PathproofException.badInput(source + ": no matrix header (a line starting with a tab and GPU0)");
     }
-    List<String> devices = new ArrayList<>();
+  }
+
+  /** The devices of the header and the relation of each pair, every cell one nvidia-smi prints. */
+  private void relations() {
     for (String h : header) {
       if (h.equals("CPU Affinity") || h.equals("NUMA Affinity") || h.equals("GPU NUMA ID") || h.isEmpty()) {
         break;
       }
       devices.add(h);
     }
-    int numaCol = header.indexOf("NUMA Affinity");
-    List<Integer> gpuIdx = new ArrayList<>();
-    List<String> nicCols = new ArrayList<>();
     for (String d : devices) {
       if (d.matches("GPU\\d+")) {
         gpuIdx.add(Integer.parseInt(d.substring(3)));
@@ -105,8 +150,8 @@ final class NvidiaSmiTopoReader {
         nicCols.add(d);
       }
     }
-    // Read the relation of each device pair.
-    String[][] rel = new String[devices.size()][devices.size()];
+    n = gpuIdx.size();
+    rel = new String[devices.size()][devices.size()];
     for (int r = 0; r < devices.size(); r++) {
       String dev = devices.get(r);
       List<String> vals = rows.get(dev);
@@ -127,16 +172,16 @@ final class NvidiaSmiTopoReader {
         rel[r][c] = v;
       }
     }
-    List<String> inferred = new ArrayList<>();
-    int n = gpuIdx.size();
+  }
 
-    // Sockets.
-    Map<Integer, Integer> socketOfGpu = new TreeMap<>();
+  /** Each GPU's socket: its NUMA affinity, else one socket more at every SYS; SYS within one socket is refused. */
+  private void sockets() {
+    int numaCol = header.indexOf("NUMA Affinity");
     boolean numaKnown = numaCol >= 0;
     for (int g = 0; g < n && numaKnown; g++) {
       List<String> vals = rows.get(devices.get(g));
       String v = numaCol < vals.size() ? vals.get(numaCol) : "";
-      Matcher m = Pattern.compile("^(\\d+)").matcher(v);
+      Matcher m = LEADING_NUMBER.matcher(v);
       if (m.find()) {
         socketOfGpu.put(g, Integer.parseInt(m.group(1)));
       } else {
@@ -166,19 +211,25 @@ final class NvidiaSmiTopoReader {
         }
       }
     }
-    TreeSet<Integer> sockets = new TreeSet<>(socketOfGpu.values());
+    sockets.addAll(socketOfGpu.values());
     if (sockets.isEmpty()) {
       sockets.add(0);
     }
+  }
+
+  private List<Topology.Cpu> cpus() {
     List<Topology.Cpu> cpus = new ArrayList<>();
     for (int s : sockets) {
       cpus.add(new Topology.Cpu("cpu" + s, s, "x86_64", null));
     }
     inferred.add("CPU arch/vendor are not in nvidia-smi topo -m: x86_64 assumed, vendor unknown");
+    return cpus;
+  }
 
-    // PCIe switches: union of PIX/PXB relations over all devices (GPUs and NICs).
+  /** PCIe switches: the union of PIX/PXB relations over all devices (GPUs and NICs). */
+  private void pcieGroups() {
     int d = devices.size();
-    int[] group = new int[d];
+    group = new int[d];
     for (int i = 0; i < d; i++) {
       group[i] = i;
     }
@@ -201,13 +252,13 @@ final class NvidiaSmiTopoReader {
       inferred.add("PCIe: GPU pairs joined by NVLink show NV# instead of their PCIe relation; such GPUs share a"
           + " switch only if a NIC or another GPU shows PIX/PXB to both");
     }
+  }
 
-    // GPU models.
-    Map<Integer, GpuModels.Known> known = new TreeMap<>();
-    Map<Integer, String> modelOf = new TreeMap<>();
+  /** Each GPU's model (nvidia-smi -L, else the hint) and the compute capability it gives, unless one is given. */
+  private void models() {
     for (int g = 0; g < n; g++) {
       int idx = gpuIdx.get(g);
-      String model = models.getOrDefault(idx, hints.gpuModel());
+      String model = smiModels.getOrDefault(idx, hints.gpuModel());
       if (model == null && hints.computeCapability() == null) {
         throw PathproofException.usage(source + ": GPU" + idx + ": model unknown (nvidia-smi topo -m does not print"
             + " it): give the GPU model or compute capability, or append the output of nvidia-smi -L");
@@ -220,16 +271,20 @@ final class NvidiaSmiTopoReader {
       known.put(g, k);
       modelOf.put(g, model == null ? "unknown" : model);
     }
-    int cc0 = hints.computeCapability() != null ? hints.computeCapability()
+    cc0 = hints.computeCapability() != null ? hints.computeCapability()
         : n == 0 ? 0 : known.get(0).computeCapability();
     if (n > 0) {
       inferred.add(hints.computeCapability() != null
           ? "compute capability " + cc0 + " given as a hint"
           : "compute capability from the model name (" + known.get(0).family() + " → " + cc0 + ")");
     }
+  }
 
-    // NVLink: direct mesh or NVSwitch.
-    int uniform = -1;
+  /**
+   * NVLink: a direct link per NV# pair, unless every pair shows the same NV# and that many links to each other GPU
+   * is more than the GPU can have: an NVSwitch fabric, no direct links.
+   */
+  private List<Topology.NvLink> nvLinks() {
     boolean allPairsNv = n > 1;
     for (int i = 0; i < n && allPairsNv; i++) {
       for (int j = 0; j < n; j++) {
@@ -249,26 +304,27 @@ final class NvidiaSmiTopoReader {
         }
       }
     }
-    boolean nvswitch = allPairsNv && uniform > 0 && (long) uniform * (n - 1) > GpuModels.maxNvLinks(cc0);
+    nvswitch = allPairsNv && uniform > 0 && (long) uniform * (n - 1) > GpuModels.maxNvLinks(cc0);
     List<Topology.NvLink> links = new ArrayList<>();
     if (nvswitch) {
       inferred.add("NVLink: every GPU pair shows NV" + uniform + ", more than " + GpuModels.maxNvLinks(cc0)
           + " links a GPU of sm" + cc0 + " can have directly; read as an NVSwitch fabric with " + uniform
           + " links per GPU");
-    } else {
-      for (int i = 0; i < n; i++) {
-        for (int j = i + 1; j < n; j++) {
-          Matcher m = NV.matcher(rel[i][j]);
-          if (m.matches()) {
-            links.add(new Topology.NvLink(gpuIdx.get(i), gpuIdx.get(j), Integer.parseInt(m.group(1))));
-          }
+      return links;
+    }
+    for (int i = 0; i < n; i++) {
+      for (int j = i + 1; j < n; j++) {
+        Matcher m = NV.matcher(rel[i][j]);
+        if (m.matches()) {
+          links.add(new Topology.NvLink(gpuIdx.get(i), gpuIdx.get(j), Integer.parseInt(m.group(1))));
         }
       }
     }
+    return links;
+  }
 
-    // Switches and GPUs.
-    List<Topology.PciSwitch> switches = new ArrayList<>();
-    Map<Integer, String> switchOfGroup = new TreeMap<>();
+  /** The GPUs, each under the switch of its PCIe group (one switch a group, on the socket of its first GPU). */
+  private List<Topology.Gpu> gpus() {
     List<Topology.Gpu> gpus = new ArrayList<>();
     for (int g = 0; g < n; g++) {
       int root = find(group, g);
@@ -289,8 +345,11 @@ final class NvidiaSmiTopoReader {
           ? "PCIe gen" + k.pciGen() + " x16 from the model name (" + k.family() + ")"
           : "PCIe generation unknown: NCCL's fallback 8 GT/s (gen3) x16 taken");
     }
+    return gpus;
+  }
 
-    // NICs.
+  /** The NICs, where their speed is given: under a GPU's switch, else on the socket of the nearest GPU. */
+  private List<Topology.Nic> nics() {
     List<Topology.Nic> nics = new ArrayList<>();
     for (int c = 0; c < nicCols.size(); c++) {
       int di = n + c;
@@ -300,8 +359,7 @@ final class NvidiaSmiTopoReader {
         inferred.add("NIC " + nicName + " left out: its speed is not in nvidia-smi topo -m (give the NIC speed)");
         continue;
       }
-      int root = find(group, di);
-      String parent = switchOfGroup.get(root);
+      String parent = switchOfGroup.get(find(group, di));
       if (parent == null) {
         // Not under a GPU's switch: hang it off the socket of the nearest GPU (NODE), else socket 0.
         parent = "cpu" + sockets.first();
@@ -316,9 +374,7 @@ final class NvidiaSmiTopoReader {
       inferred.add("NIC " + nicName + ": speed " + hints.nicSpeedMbps() + " Mb/s given as a hint; GPUDirect RDMA"
           + " unknown, taken as off");
     }
-    Topology.Node node = JsonInput.build(source,
-        () -> new Topology.Node("node", cpus, switches, gpus, links, nics));
-    return JsonInput.build(source, () -> new Topology(name, List.of(node), inferred));
+    return nics;
   }
 
   private static int find(int[] g, int i) {

@@ -7,6 +7,7 @@ import io.pathproof.core.Json;
 import io.pathproof.ddp.Bucket;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.FileKind;
 import io.pathproof.evidence.Source;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
@@ -94,8 +95,8 @@ class RealH200RunTest {
     }
     List<Evidence.Kernel> kernels = List.of(new Evidence.Kernel(0, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
         new int[] {65536, 1, 1}, new int[] {128, 1, 1}, null, 0L, null, 0, 7, false, Map.of(), Source.event(trace, 90)));
-    List<Evidence.FileRead> files = List.of(new Evidence.FileRead(DIR + "/manifest.json", "manifest", null, 3316, 1),
-        new Evidence.FileRead(log, "nccl-log", 0, 38920, 84), new Evidence.FileRead(trace, "kineto", 0, 246215, 37));
+    List<Evidence.FileRead> files = List.of(new Evidence.FileRead(log, FileKind.NCCL_LOG, 0, 38920, 84),
+        new Evidence.FileRead(trace, FileKind.KINETO, 0, 246215, 37));
     return new Evidence(DIR, files, nccl, kernels, ranges, new Evidence.Ddp(hooks, logging), steps,
         new Evidence.Replicas(rep.path("equal").asBoolean(), digests, Source.file(DIR + "/replicas.json")), List.of(), List.of(),
         Json.mapper().readTree(text("manifest.json")), List.of(), List.of());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.Json;
 import io.pathproof.ddp.Bucket;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.FileKind;
 import io.pathproof.evidence.Source;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
@@ -135,10 +136,9 @@ public final class SyntheticRuns {
     String trace = s.runDir + "/trace.rank0.json";
     String hooks = s.runDir + "/buckets.jsonl";
     List<Evidence.FileRead> files = new ArrayList<>();
-    files.add(new Evidence.FileRead(s.runDir + "/manifest.json", "manifest", null, 1000, 1));
     Evidence.Nccl nccl = null;
     if (s.withNcclLog && !"gloo".equals(s.backend)) {
-      files.add(new Evidence.FileRead(log, "nccl-log", 0, 100000, 100));
+      files.add(new Evidence.FileRead(log, FileKind.NCCL_LOG, 0, 100000, 100));
       List<Evidence.Connection> conns = new ArrayList<>();
       long line = 100;
       if (s.withConnections && s.ranks > 1) {
@@ -187,7 +187,7 @@ public final class SyntheticRuns {
     List<Evidence.Range> ranges = new ArrayList<>();
     SplittableRandom rnd = new SplittableRandom(s.seed);
     if (s.withKernels) {
-      files.add(new Evidence.FileRead(trace, "kineto", 0, 100000, 100));
+      files.add(new Evidence.FileRead(trace, FileKind.KINETO, 0, 100000, 100));
       long ev = 0;
       for (int r = 0; r < s.ranks; r++) {
         long t = 1_000_000_000L;

@@ -17,7 +17,7 @@ class ConstantMemoryTest {
 
   /** Entry of the child JVM: reads the generated stream and prints what it found. */
   public static void main(String[] args) {
-    FileFacts ff = new FileFacts("generated.log", Ingest.NCCL_LOG, 0);
+    FileFacts ff = new FileFacts("generated.log", FileKind.NCCL_LOG, 0);
     new NcclLogReader(ff, 0).read(IngestCorpus.ncclLogStream(0, 8, BYTES));
     Evidence ev = Assembly.evidence(null, java.util.List.of(ff), java.util.List.of(), java.util.List.of());
     long calls = ev.nccl().colls().stream().mapToLong(Evidence.Coll::calls).sum();

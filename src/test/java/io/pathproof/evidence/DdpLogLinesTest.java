@@ -29,7 +29,7 @@ class DdpLogLinesTest {
     Path f = DIR.resolve("torch-1.13-detail/train-0.log");
     Evidence e = Ingest.read(List.of(f));
     assertThat(e.problems()).isEmpty();
-    assertThat(e.files()).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo("ddp-log"));
+    assertThat(e.files()).singleElement().satisfies(r -> assertThat(r.kind()).isEqualTo(FileKind.DDP_LOG));
     List<Evidence.DdpLogMessage> log = log(e);
     assertThat(log).extracting(Evidence.DdpLogMessage::message).containsExactly("debug-level", "reducer-initialized",
         "ddp-initialized", "runtime-stats", "buckets-rebuilt", "buckets-rebuilt-notice", "runtime-stats", "runtime-stats");
@@ -139,7 +139,7 @@ class DdpLogLinesTest {
         "[rank1]:world_size: 2",
         "[rank1]:[I1203 11:17:48.000000000 reducer.cpp:1854] 2 buckets rebuilt with size limits: 1048576, 26214400 bytes.",
         "");
-    Evidence e = Read.evidence("nccl-log", "mixed.log", text);
+    Evidence e = Read.evidence(FileKind.NCCL_LOG, "mixed.log", text);
     List<Evidence.DdpLogMessage> log = log(e);
     assertThat(log).extracting(Evidence.DdpLogMessage::message)
         .containsExactly("reducer-initialized", "ddp-initialized", "ddp-initialized", "buckets-rebuilt");
@@ -154,7 +154,7 @@ class DdpLogLinesTest {
 
   @Test
   void aLogOfOtherLinesHasNoDdpMessages() {
-    Evidence e = Read.evidence("nccl-log", "train.log", "epoch 1 loss 0.3\nI1203 12:00:00.000 1 socket.cpp:624] x\n");
+    Evidence e = Read.evidence(FileKind.NCCL_LOG, "train.log", "epoch 1 loss 0.3\nI1203 12:00:00.000 1 socket.cpp:624] x\n");
     assertThat(e.ddp()).isNull();
   }
 }

@@ -46,7 +46,7 @@ class DdpLoggingDumpTest {
     assertThat(e.ddp().logging().get("1")).isEqualTo(json(CAPTURE.resolve("ddp-state-1.json")));
     assertThat(e.ddp().logging().get("1").path("rebuilt_bucket_sizes").asText()).isEqualTo("1317408, 526336, 33792");
     assertThat(e.ddp().buckets()).isEmpty();
-    assertThat(e.files()).extracting(Evidence.FileRead::kind).containsOnly("ddp-logging");
+    assertThat(e.files()).extracting(Evidence.FileRead::kind).containsOnly(FileKind.DDP_LOGGING);
     assertThat(e.files()).extracting(Evidence.FileRead::rank).containsExactly(1, 0);
   }
 
@@ -70,7 +70,7 @@ class DdpLoggingDumpTest {
     assertThat(e.problems()).isEmpty();
     assertThat(e.ddp().logging()).containsOnlyKeys("1");
     assertThat(e.files()).singleElement().satisfies(f -> {
-      assertThat(f.kind()).isEqualTo("ddp-logging");
+      assertThat(f.kind()).isEqualTo(FileKind.DDP_LOGGING);
       assertThat(f.rank()).isEqualTo(1);
       assertThat(f.facts()).isGreaterThan(30);
     });

@@ -31,7 +31,7 @@ class FlightRecorderPickleTest {
     for (String name : List.of("nccl_trace_rank_0", "nccl_trace_rank_0.p5")) {
       Evidence ev = Ingest.read(List.of(Read.res(DIR + name)));
       assertThat(ev.problems()).as(name).isEmpty();
-      assertThat(ev.files().get(0).kind()).isEqualTo("flight-recorder");
+      assertThat(ev.files().get(0).kind()).isEqualTo(FileKind.FLIGHT_RECORDER);
       assertThat(ev.files().get(0).rank()).isZero();
       Evidence.FlightDump d = ev.flightRecorderDumps().get(0);
       assertThat(d.format()).isEqualTo("pickle");
@@ -59,7 +59,7 @@ class FlightRecorderPickleTest {
     b.write(2);
     b.writeBytes("cposix\nsystem\nq\u0000X\u0004\u0000\u0000\u0000trueq\u0001\u0085q\u0002Rq\u0003."
         .getBytes(StandardCharsets.ISO_8859_1));
-    FileFacts ff = Read.facts(Ingest.FLIGHT, "nccl_trace_rank_3", b.toByteArray());
+    FileFacts ff = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_3", b.toByteArray());
     assertThat(ff.flight).isEmpty();
     assertThat(ff.problems).hasSize(1);
     assertThat(ff.problems.get(0).message()).contains("byte 2").contains("GLOBAL").contains("refused");
@@ -71,21 +71,21 @@ class FlightRecorderPickleTest {
     b.writeBytes(new byte[] {(byte) 0x80, 2, '}', '('});
     b.writeBytes("X\u0007\u0000\u0000\u0000version".getBytes(StandardCharsets.ISO_8859_1));
     b.writeBytes(new byte[] {')', 'R', 'u', '.'});
-    FileFacts ff = Read.facts(Ingest.FLIGHT, "nccl_trace_rank_0", b.toByteArray());
+    FileFacts ff = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_0", b.toByteArray());
     assertThat(ff.problems.get(0).message()).contains("REDUCE");
   }
 
   @Test
   void truncatedAndPlainPicklesAreProblemsNamingTheFile() {
-    FileFacts cut = Read.facts(Ingest.FLIGHT, "nccl_trace_rank_0", new byte[] {(byte) 0x80, 2, '}', '(', 'X', 9});
+    FileFacts cut = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_0", new byte[] {(byte) 0x80, 2, '}', '(', 'X', 9});
     assertThat(cut.problems.get(0).message()).contains("pickle");
-    FileFacts plain = Read.facts(Ingest.FLIGHT, "nccl_trace_rank_0", new byte[] {(byte) 0x80, 2, ']', '.'});
+    FileFacts plain = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_0", new byte[] {(byte) 0x80, 2, ']', '.'});
     assertThat(plain.problems.get(0).message()).contains("not a flight-recorder dump");
     List<Problem> named = new java.util.ArrayList<>();
     byte[] notADump = {(byte) 0x80, 2, ']', 'q', 0, '.'};
     assertThat(Ingest.sniff("weights.pkl", notADump)).isNull();
     assertThat(Ingest.sniff("nccl_trace_rank_0", new byte[] {(byte) 0x80, 2, '}', 'X', 9, 0, 0, 0, 'p', 'g', '_', 'c',
-        'o', 'n', 'f', 'i', 'g'})).isEqualTo(Ingest.FLIGHT);
+        'o', 'n', 'f', 'i', 'g'})).isEqualTo(FileKind.FLIGHT_RECORDER);
     assertThat(named).isEmpty();
   }
 }

@@ -111,7 +111,7 @@ class FuzzTest {
     return b;
   }
 
-  static void check(String kind, byte[] content, String name) {
+  static void check(FileKind kind, byte[] content, String name) {
     long lines = 1; // '\n', and a lone '\r' (JSON parsers count it as a line break too)
     for (int i = 0; i < content.length; i++) {
       if (content[i] == '\n' || (content[i] == '\r' && (i + 1 == content.length || content[i + 1] != '\n'))) {
@@ -128,8 +128,8 @@ class FuzzTest {
     cases++;
   }
 
-  static void run(String kind, List<byte[]> seeds, int n, String name) {
-    Random r = new Random(SEED ^ kind.hashCode());
+  static void run(FileKind kind, List<byte[]> seeds, int n, String name) {
+    Random r = new Random(SEED ^ kind.label().hashCode());
     assertTimeoutPreemptively(
         Duration.ofSeconds(90),
         () -> {
@@ -152,7 +152,7 @@ class FuzzTest {
     seeds.add(("h:1:1 [0] NCCL INFO AllReduce: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}\n"
         + "h:1:1 [0] NCCL INFO 67108864 Bytes -> Algo 1 proto 2 time 867.660767\n"
         + "h:1:1 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo 0 proto 1 time 39.650002\n").getBytes(StandardCharsets.US_ASCII));
-    run(Ingest.NCCL_LOG, seeds, 4200, "fuzz.log");
+    run(FileKind.NCCL_LOG, seeds, 4200, "fuzz.log");
   }
 
   @Test
@@ -165,18 +165,18 @@ class FuzzTest {
     String text = new String(real, StandardCharsets.UTF_8);
     int cut = text.indexOf("}}, {", 6000);
     String small = text.substring(0, cut + 2) + "]}";
-    run(Ingest.KINETO, List.of(small.getBytes(StandardCharsets.UTF_8), legacy.getBytes(StandardCharsets.UTF_8)), 2800,
+    run(FileKind.KINETO, List.of(small.getBytes(StandardCharsets.UTF_8), legacy.getBytes(StandardCharsets.UTF_8)), 2800,
         "fuzz.json");
   }
 
   @Test
   void flightRecorderDumps() throws IOException {
-    run(Ingest.FLIGHT, List.of(res("h200-1rank/flight-recorder.json")), 1500, "fr_rank0.json");
+    run(FileKind.FLIGHT_RECORDER, List.of(res("h200-1rank/flight-recorder.json")), 1500, "fr_rank0.json");
   }
 
   @Test
   void ncuCsv() throws IOException {
-    run(Ingest.NCU, List.of(res("h200-1rank/ncu-raw.csv"), head(res("h200-1rank/ncu-details.csv"), 9000)), 1500, "ncu.csv");
+    run(FileKind.NCU, List.of(res("h200-1rank/ncu-raw.csv"), head(res("h200-1rank/ncu-details.csv"), 9000)), 1500, "ncu.csv");
   }
 
   @Test
@@ -209,7 +209,7 @@ class FuzzTest {
               }
               Files.write(f, b);
             }
-            FileFacts ff = Ingest.readOne(f, Ingest.NSYS);
+            FileFacts ff = Ingest.readOne(f, FileKind.NSYS);
             for (Problem p : ff.allProblems()) {
               assertThat(p.file()).isEqualTo(f.toString());
               assertThat(p.line()).isNotNegative();

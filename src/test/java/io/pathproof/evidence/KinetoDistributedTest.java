@@ -24,7 +24,7 @@ class KinetoDistributedTest {
 
   @Test
   void glooCollectivesAreRangesAndDistributedInfoIsAFact() {
-    Evidence ev = Read.evidence(Ingest.KINETO, "trace.json", GLOO_TRACE);
+    Evidence ev = Read.evidence(FileKind.KINETO, "trace.json", GLOO_TRACE);
     assertThat(ev.ranges()).extracting(Evidence.Range::name).containsExactly("gloo:all_reduce");
     Evidence.Range r = ev.ranges().get(0);
     assertThat(r.rank()).isEqualTo(1);
@@ -69,7 +69,7 @@ class KinetoDistributedTest {
           {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 7, "ts": 2, "dur": 1,
            "args": {"device": 0, "stream": 7, "bytes": 8}}]}
         """;
-    Evidence ev = Read.evidence(Ingest.KINETO, "trace_rank2.json", t);
+    Evidence ev = Read.evidence(FileKind.KINETO, "trace_rank2.json", t);
     assertThat(ev.copies()).extracting(Evidence.Copy::kind).containsExactly("memset", "HtoD");
     assertThat(ev.copies()).extracting(Evidence.Copy::bytes).containsExactly(4096L, 8L);
     assertThat(ev.copies()).extracting(Evidence.Copy::rank).containsOnly(2);

@@ -23,7 +23,7 @@ class KinetoReaderTest {
   void realH200TraceGivesKernelsRangesAndDistributedInfo() throws IOException {
     Evidence ev = Ingest.read(List.of(Read.res("h200-1rank/kineto-trace.json")));
     assertThat(ev.problems()).isEmpty();
-    assertThat(ev.files().get(0).kind()).isEqualTo("kineto");
+    assertThat(ev.files().get(0).kind()).isEqualTo(FileKind.KINETO);
     assertThat(ev.files().get(0).rank()).isZero();
     assertThat(ev.kernels()).hasSize(21).noneMatch(Evidence.Kernel::nccl);
     assertThat(ev.kernels()).allMatch(k -> k.rank() == 0 && k.grid() != null && k.block() != null && k.durNs() != null);
@@ -43,7 +43,7 @@ class KinetoReaderTest {
     String trace = "[{\"name\": \"aten::mul\", \"ph\": \"X\", \"ts\": 265000, \"dur\": 12, \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}},"
         + " {\"name\": \"c10d::allreduce_\", \"ph\": \"X\", \"ts\": 265402, \"dur\": 10373, \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}},"
         + " {\"name\": \"gloo:all_reduce\", \"ph\": \"X\", \"ts\": 265512, \"dur\": 283743, \"tid\": 2, \"pid\": \"CPU functions\", \"args\": {}}]";
-    Evidence ev = Read.evidence(Ingest.KINETO, "trace-rank2.json", trace);
+    Evidence ev = Read.evidence(FileKind.KINETO, "trace-rank2.json", trace);
     assertThat(ev.problems()).isEmpty();
     assertThat(ev.kernels()).isEmpty();
     assertThat(ev.ranges()).singleElement().satisfies(r -> {
@@ -62,7 +62,7 @@ class KinetoReaderTest {
     String trace = "[" + String.format(NCCL_KERNEL, "1700000000123456.789", 12)
         + ", {\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)\","
         + " \"pid\": 1, \"tid\": 7, \"ts\": 1700000000123999, \"dur\": 10, \"args\": {\"grid\": [12, 1, 1], \"block\": [512, 1, 1]}}]";
-    Evidence ev = Read.evidence(Ingest.KINETO, "trace_rank3.json", trace);
+    Evidence ev = Read.evidence(FileKind.KINETO, "trace_rank3.json", trace);
     assertThat(ev.problems()).isEmpty();
     assertThat(ev.kernels()).hasSize(2).allMatch(Evidence.Kernel::nccl);
     Evidence.Kernel k = ev.kernels().get(0);
@@ -88,7 +88,7 @@ class KinetoReaderTest {
     Path f = dir.resolve("worker1.pt.trace.json.gz");
     Files.write(f, bytes.toByteArray());
     Evidence ev = Ingest.read(List.of(f));
-    assertThat(ev.files()).extracting(Evidence.FileRead::kind).containsExactly("kineto");
+    assertThat(ev.files()).extracting(Evidence.FileRead::kind).containsExactly(FileKind.KINETO);
     assertThat(ev.kernels()).singleElement().satisfies(k -> {
       assertThat(k.rank()).isEqualTo(1);
       assertThat(k.startNs()).isEqualTo(1500L);
@@ -100,7 +100,7 @@ class KinetoReaderTest {
     String trace = "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 8}, \"traceEvents\": ["
         + "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"nccl:all_reduce\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2},"
         + "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 2}]}";
-    Evidence ev = Read.evidence(Ingest.KINETO, "t.json", trace);
+    Evidence ev = Read.evidence(FileKind.KINETO, "t.json", trace);
     assertThat(ev.findings()).singleElement().satisfies(f -> {
       assertThat(f.kind()).isEqualTo("missing-nccl-kernels");
       assertThat(f.message()).contains("ZERO NCCL kernels", "HTA #360");
@@ -113,8 +113,8 @@ class KinetoReaderTest {
     String t0 = "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 2}, \"traceEvents\": [" + String.format(NCCL_KERNEL, "10", 24) + "]}";
     String t1 = "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": [" + String.format(NCCL_KERNEL, "10", 12) + "]}";
     Evidence ev = Read.files(
-        Read.facts(Ingest.KINETO, "r0.json", t0.getBytes(StandardCharsets.UTF_8)),
-        Read.facts(Ingest.KINETO, "r1.json", t1.getBytes(StandardCharsets.UTF_8)));
+        Read.facts(FileKind.KINETO, "r0.json", t0.getBytes(StandardCharsets.UTF_8)),
+        Read.facts(FileKind.KINETO, "r1.json", t1.getBytes(StandardCharsets.UTF_8)));
     assertThat(ev.findings()).singleElement().satisfies(f -> {
       assertThat(f.kind()).isEqualTo("cross-rank-disagreement");
       assertThat(f.message()).contains("grid [24, 1, 1]", "grid [12, 1, 1]");
@@ -124,7 +124,7 @@ class KinetoReaderTest {
   @Test
   void aTraceCutMidTokenIsAProblemWithItsLineAndKeepsWhatCameBefore() {
     String trace = "{\"traceEvents\": [\n" + String.format(NCCL_KERNEL, "10", 24) + ",\n{\"ph\": \"X\", \"cat\": \"ker";
-    Evidence ev = Read.evidence(Ingest.KINETO, "cut.json", trace);
+    Evidence ev = Read.evidence(FileKind.KINETO, "cut.json", trace);
     assertThat(ev.kernels()).hasSize(1);
     assertThat(ev.problems()).singleElement().satisfies(p -> {
       assertThat(p.file()).isEqualTo("cut.json");

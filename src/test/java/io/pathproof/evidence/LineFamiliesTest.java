@@ -89,7 +89,7 @@ class LineFamiliesTest {
   }
 
   private static Evidence read(String name, byte[] content, boolean bytePaths) {
-    FileFacts ff = new FileFacts(name, Ingest.NCCL_LOG, Ingest.rankFromName(Path.of(name)));
+    FileFacts ff = new FileFacts(name, FileKind.NCCL_LOG, Ingest.rankFromName(Path.of(name)));
     new NcclLogReader(ff, ff.rank, bytePaths).read(new ByteArrayInputStream(content));
     return Read.files(ff);
   }

@@ -94,7 +94,7 @@ class NcclLogReaderTest {
     assertThat(stamp.nccl().communicators().get(0).ranks()).containsExactly(7);
     Evidence bare = Read.log("  [0] " + String.format(body, 2));
     assertThat(bare.nccl().communicators().get(0).ranks()).containsExactly(2);
-    Evidence byName = Read.evidence(Ingest.NCCL_LOG, "logs/nccl.rank12.log", "host:1:2 [0] NCCL INFO Connected all rings\n");
+    Evidence byName = Read.evidence(FileKind.NCCL_LOG, "logs/nccl.rank12.log", "host:1:2 [0] NCCL INFO Connected all rings\n");
     assertThat(byName.nccl().communicators().get(0).ranks()).containsExactly(12);
   }
 
@@ -213,8 +213,8 @@ class NcclLogReaderTest {
         + "h:2:2 [1] NCCL INFO AllReduce: 1024 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}\n";
     String r0t = "h:1:1 [0] NCCL INFO AllReduce: 1024 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..0}\n";
     Evidence ev = Read.files(
-        Read.facts(Ingest.NCCL_LOG, "run/rank0.log", (r0 + r0t).getBytes()),
-        Read.facts(Ingest.NCCL_LOG, "run/rank1.log", r1.getBytes()));
+        Read.facts(FileKind.NCCL_LOG, "run/rank0.log", (r0 + r0t).getBytes()),
+        Read.facts(FileKind.NCCL_LOG, "run/rank1.log", r1.getBytes()));
     assertThat(ev.nccl().communicators()).hasSize(1);
     assertThat(ev.nccl().communicators().get(0).ranks()).containsExactly(0, 1);
     assertThat(ev.findings()).extracting(Evidence.Finding::kind).contains("cross-rank-disagreement");

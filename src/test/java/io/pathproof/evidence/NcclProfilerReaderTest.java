@@ -17,7 +17,7 @@ class NcclProfilerReaderTest {
     Evidence ev = Ingest.read(List.of(Read.res(RANK2)));
     assertThat(ev.problems()).isEmpty();
     assertThat(ev.files()).singleElement().satisfies(f -> {
-      assertThat(f.kind()).isEqualTo("nccl-profiler");
+      assertThat(f.kind()).isEqualTo(FileKind.NCCL_PROFILER);
       assertThat(f.rank()).isEqualTo(2);
     });
     assertThat(ev.ncclProfiler().status()).isEqualTo("loaded");
@@ -47,7 +47,7 @@ class NcclProfilerReaderTest {
         + "\"algorithm\":\"TREE\",\"protocol\":\"LL\",\"channels\":1,\"warps\":16,\"startNs\":%d,\"endNs\":%d,"
         + "\"clock\":\"gpu-globaltimer\",\"complete\":true}\n";
     String text = comm + String.format(coll, 0, 100, 130) + String.format(coll, 1, 500, 510) + String.format(coll, 2, 900, 950);
-    Evidence ev = Read.evidence(Ingest.NCCL_PROFILER, "nccl-profiler-rank1-c.jsonl", text);
+    Evidence ev = Read.evidence(FileKind.NCCL_PROFILER, "nccl-profiler-rank1-c.jsonl", text);
     assertThat(ev.ncclProfiler().colls()).singleElement().satisfies(c -> {
       assertThat(c.calls()).isEqualTo(3);
       assertThat(c.firstSeq()).isZero();
@@ -72,7 +72,7 @@ class NcclProfilerReaderTest {
         + "{\"event\":\"coll\",\"func\":\"AllReduce\",\"count\":\n"
         + "{\"event\":\"coll\",\"rank\":0,\"func\":\"AllReduce\",\"count\":8,\"datatype\":\"ncclFloat32\",\"algorithm\":\"RING\",\"protocol\":\"LL\",\"channels\":1,\"warps\":8}\n"
         + "{\"event\":\"coll\",\"count\":\"many\"}\n";
-    Evidence ev = Read.evidence(Ingest.NCCL_PROFILER, "nccl-profiler-rank0-c.jsonl", text);
+    Evidence ev = Read.evidence(FileKind.NCCL_PROFILER, "nccl-profiler-rank0-c.jsonl", text);
     assertThat(ev.problems()).extracting(Problem::line).containsExactly(2L, 4L);
     assertThat(ev.ncclProfiler().colls()).singleElement().satisfies(c -> assertThat(c.source().line()).isEqualTo(3));
   }
@@ -84,8 +84,8 @@ class NcclProfilerReaderTest {
         + "{\"event\":\"coll\",\"rank\":0,\"func\":\"AllReduce\",\"count\":16777216,\"datatype\":\"ncclFloat32\","
         + "\"algorithm\":\"RING\",\"protocol\":\"SIMPLE\",\"channels\":2,\"warps\":20}\n";
     Evidence ev = Read.files(
-        Read.facts(Ingest.NCCL_LOG, "run/nccl-rank0.log", log.getBytes()),
-        Read.facts(Ingest.NCCL_PROFILER, "run/nccl-profiler-rank0-c.jsonl", prof.getBytes()));
+        Read.facts(FileKind.NCCL_LOG, "run/nccl-rank0.log", log.getBytes()),
+        Read.facts(FileKind.NCCL_PROFILER, "run/nccl-profiler-rank0-c.jsonl", prof.getBytes()));
     assertThat(ev.findings()).filteredOn(f -> f.kind().equals("witness-disagreement")).singleElement().satisfies(f -> {
       assertThat(f.message()).contains("RING/LL128").contains("RING/SIMPLE");
       assertThat(f.sources()).extracting(Source::toString)
@@ -94,8 +94,8 @@ class NcclProfilerReaderTest {
 
     String agreeing = log.replace("LL128", "SIMPLE");
     Evidence ok = Read.files(
-        Read.facts(Ingest.NCCL_LOG, "run/nccl-rank0.log", agreeing.getBytes()),
-        Read.facts(Ingest.NCCL_PROFILER, "run/nccl-profiler-rank0-c.jsonl", prof.getBytes()));
+        Read.facts(FileKind.NCCL_LOG, "run/nccl-rank0.log", agreeing.getBytes()),
+        Read.facts(FileKind.NCCL_PROFILER, "run/nccl-profiler-rank0-c.jsonl", prof.getBytes()));
     assertThat(ok.findings()).noneMatch(f -> f.kind().equals("witness-disagreement"));
   }
 
@@ -105,12 +105,12 @@ class NcclProfilerReaderTest {
     String coll = "{\"event\":\"coll\",\"rank\":%d,\"func\":\"AllReduce\",\"count\":1024,\"datatype\":\"ncclFloat32\","
         + "\"algorithm\":\"RING\",\"protocol\":\"LL\",\"channels\":%d,\"warps\":8}\n";
     Evidence same = Read.files(
-        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank0-c.jsonl", (String.format(comm, 0) + String.format(coll, 0, 2)).getBytes()),
-        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank1-c.jsonl", (String.format(comm, 1) + String.format(coll, 1, 2)).getBytes()));
+        Read.facts(FileKind.NCCL_PROFILER, "r/nccl-profiler-rank0-c.jsonl", (String.format(comm, 0) + String.format(coll, 0, 2)).getBytes()),
+        Read.facts(FileKind.NCCL_PROFILER, "r/nccl-profiler-rank1-c.jsonl", (String.format(comm, 1) + String.format(coll, 1, 2)).getBytes()));
     assertThat(same.findings()).isEmpty();
     Evidence differ = Read.files(
-        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank0-c.jsonl", (String.format(comm, 0) + String.format(coll, 0, 2)).getBytes()),
-        Read.facts(Ingest.NCCL_PROFILER, "r/nccl-profiler-rank1-c.jsonl", (String.format(comm, 1) + String.format(coll, 1, 1)).getBytes()));
+        Read.facts(FileKind.NCCL_PROFILER, "r/nccl-profiler-rank0-c.jsonl", (String.format(comm, 0) + String.format(coll, 0, 2)).getBytes()),
+        Read.facts(FileKind.NCCL_PROFILER, "r/nccl-profiler-rank1-c.jsonl", (String.format(comm, 1) + String.format(coll, 1, 1)).getBytes()));
     assertThat(differ.findings()).singleElement().satisfies(f -> {
       assertThat(f.kind()).isEqualTo("cross-rank-disagreement");
       assertThat(f.message()).contains("rank 0 run RING/LL on 2 channel(s)").contains("rank 1 RING/LL on 1 channel(s)");

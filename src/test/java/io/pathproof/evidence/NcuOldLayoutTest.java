@@ -26,7 +26,7 @@ class NcuOldLayoutTest {
         + row(1, other, "Launch Statistics", "Grid Size", "", "16,384")
         + row(2, nccl, "Launch Statistics", "Block Size", "", "(640, 1, 1)")
         + row(2, nccl, "Launch Statistics", "Grid Size", "", "(2, 1, 1)");
-    Evidence ev = Read.evidence(Ingest.NCU, "ncu.csv", csv);
+    Evidence ev = Read.evidence(FileKind.NCU, "ncu.csv", csv);
     assertThat(ev.problems()).isEmpty();
     assertThat(ev.kernels()).hasSize(3);
     Evidence.Kernel k = ev.kernels().get(0);

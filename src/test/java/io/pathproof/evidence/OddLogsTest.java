@@ -101,9 +101,9 @@ class OddLogsTest {
   @Test
   void aFindingRepeatedAcrossFilesIsListedOnceWithItsCount() {
     FileFacts[] files = new FileFacts[4];
-    files[0] = Read.facts(Ingest.NCCL_LOG, "run/rank0.log", (P + "NCCL version 2.19.3+cuda12.3\n").getBytes());
+    files[0] = Read.facts(FileKind.NCCL_LOG, "run/rank0.log", (P + "NCCL version 2.19.3+cuda12.3\n").getBytes());
     for (int i = 1; i < 4; i++) {
-      files[i] = Read.facts(Ingest.NCCL_LOG, "run/rank" + i + ".log", (P + "NCCL version 2.18.1+cuda12.1\n").getBytes());
+      files[i] = Read.facts(FileKind.NCCL_LOG, "run/rank" + i + ".log", (P + "NCCL version 2.18.1+cuda12.1\n").getBytes());
     }
     Evidence ev = Read.files(files);
     List<Evidence.Finding> f = ev.findings();

@@ -45,7 +45,7 @@ class OtherReadersTest {
         + "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"block\",\"block\",\"block\",\"usecond\"\n"
         + "\"0\",\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096>)\",\"0\",\"7\",\"24\",\"1\",\"1\",\"544\",\"1\",\"1\",\"1,382.22\"\n"
         + "\"1\"\n";
-    Evidence ev = Read.evidence(Ingest.NCU, "ncu.csv", csv);
+    Evidence ev = Read.evidence(FileKind.NCU, "ncu.csv", csv);
     assertThat(ev.kernels()).singleElement().satisfies(k -> {
       assertThat(k.nccl()).isTrue();
       assertThat(k.durUs()).isEqualByComparingTo("1382.22");
@@ -73,7 +73,7 @@ class OtherReadersTest {
   void flightRecorderEntryWithoutRecordIdIsAProblem() {
     String fr = "{\"version\": \"2.10\",\n\"entries\": [\n{\"profiling_name\": \"nccl:all_reduce\"},\n"
         + "{\"record_id\": 1, \"profiling_name\": \"nccl:broadcast\", \"input_sizes\": [[4]]}]}";
-    Evidence ev = Read.evidence(Ingest.FLIGHT, "fr_rank2.json", fr);
+    Evidence ev = Read.evidence(FileKind.FLIGHT_RECORDER, "fr_rank2.json", fr);
     assertThat(ev.flightRecorder()).singleElement().satisfies(f -> assertThat(f.rank()).isEqualTo(2));
     assertThat(ev.problems()).singleElement().satisfies(p -> assertThat(p.line()).isEqualTo(3));
   }
@@ -101,7 +101,7 @@ class OtherReadersTest {
     nsysDb(f, true);
     Evidence ev = Ingest.read(List.of(f));
     assertThat(ev.problems()).isEmpty();
-    assertThat(ev.files().get(0).kind()).isEqualTo("nsys-sqlite");
+    assertThat(ev.files().get(0).kind()).isEqualTo(FileKind.NSYS);
     assertThat(ev.kernels()).hasSize(2);
     Evidence.Kernel nccl = ev.kernels().get(1);
     assertThat(nccl.nccl()).isTrue();

@@ -13,7 +13,7 @@ final class Read {
 
   private Read() {}
 
-  static FileFacts facts(String kind, String name, byte[] content) {
+  static FileFacts facts(FileKind kind, String name, byte[] content) {
     FileFacts ff = new FileFacts(name, kind, Ingest.rankFromName(Path.of(name)));
     try {
       Ingest.readStream(new ByteArrayInputStream(content), ff);
@@ -23,16 +23,16 @@ final class Read {
     return ff;
   }
 
-  static Evidence evidence(String kind, String name, String content) {
+  static Evidence evidence(FileKind kind, String name, String content) {
     return evidence(kind, name, content.getBytes(StandardCharsets.UTF_8));
   }
 
-  static Evidence evidence(String kind, String name, byte[] content) {
+  static Evidence evidence(FileKind kind, String name, byte[] content) {
     return Assembly.evidence(null, List.of(facts(kind, name, content)), List.of(), List.of());
   }
 
   static Evidence log(String content) {
-    return evidence(Ingest.NCCL_LOG, "nccl.log", content);
+    return evidence(FileKind.NCCL_LOG, "nccl.log", content);
   }
 
   static Evidence files(FileFacts... ff) {

@@ -25,9 +25,8 @@ class RunDirectoryDocTest {
   @Test
   void everyKindIngestReadsByContentIsDocumented() throws IOException {
     String s = section();
-    for (String kind : List.of(Ingest.NCCL_LOG, Ingest.DDP_LOG, Ingest.DDP_LOGGING, Ingest.KINETO, Ingest.NSYS, Ingest.NCU,
-        Ingest.FLIGHT, Ingest.NCCL_PROFILER)) {
-      assertThat(s).as(kind).contains("`" + kind + "`");
+    for (FileKind kind : FileKind.values()) {
+      assertThat(s).as(kind.label()).contains("`" + kind.label() + "`");
     }
   }
 
@@ -47,7 +46,7 @@ class RunDirectoryDocTest {
     try {
       Files.copy(Read.RES.resolve("ddp-debug/torch-1.13-detail/ddp-state-1.json"), dir.resolve("after-training-1.json"));
       Evidence e = Ingest.read(List.of(dir));
-      assertThat(e.files()).singleElement().satisfies(f -> assertThat(f.kind()).isEqualTo(Ingest.DDP_LOGGING));
+      assertThat(e.files()).singleElement().satisfies(f -> assertThat(f.kind()).isEqualTo(FileKind.DDP_LOGGING));
       assertThat(e.ddp().logging()).containsOnlyKeys("1");
     } finally {
       try (var s = Files.list(dir)) {
