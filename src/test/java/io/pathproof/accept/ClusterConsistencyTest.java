@@ -34,8 +34,8 @@ class ClusterConsistencyTest {
   @BeforeAll
   static void predict() {
     Path file = tmp.resolve("prediction.json");
-    AcceptCliTest.Result r = AcceptCliTest.run("predict", "--topology", SOURCE.resolve("nccl-topo-node0.xml").toString(),
-        "--nodes", Integer.toString(RANKS / 8), "--nccl", "2.28.9", "--torch", "2.11.0", "--workload", "one-64mib-fp32",
+    AcceptCliTest.Result r = AcceptCliTest.run("predict",
+        "--topology", SOURCE.resolve("nccl-topo-node0.xml").toString(), "--nodes", Integer.toString(RANKS / 8), "--nccl", "2.28.9", "--torch", "2.11.0", "--workload", "one-64mib-fp32",
         "--env", "NCCL_NVLS_ENABLE=0", "-o", file.toString());
     assertThat(r.code()).as(r.err()).isZero();
     prediction = PredictionIo.readVerified(file);
@@ -65,7 +65,8 @@ class ClusterConsistencyTest {
     assertThat(e.nccl().communicators()).hasSize(1);
     assertThat(e.nccl().communicators().get(0).ranks()).hasSize(RANKS);
     assertThat(e.nccl().communicators().get(0).nNodes()).isEqualTo(RANKS / 8);
-    assertThat(e.findings()).noneMatch(f -> f.kind().endsWith("mismatch") || f.kind().equals("cross-rank-disagreement"));
+    assertThat(e.findings())
+        .noneMatch(f -> f.kind().endsWith("mismatch") || f.kind().equals("cross-rank-disagreement"));
     AcceptanceRow row = Acceptance.accept(prediction, e).row("evidence-consistency");
     assertThat(row.verdict()).as(row.toString()).isEqualTo(Verdict.PASS);
     assertThat(row.observed()).contains(RANKS + " ranks 0-" + (RANKS - 1));
