@@ -41,7 +41,7 @@ import os
 import re
 import sys
 
-PREFIX = re.compile(rb"^([^:\s]+)(:\d+:\d+ \[\d+\] NCCL INFO )(.*)$", re.S)
+PREFIX = re.compile(rb"^([^:\s]+)(:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN) )(.*)$", re.S)
 RANK = re.compile(rb"(?<!local )\brank (\d+)")
 SIZE = re.compile(rb"(?<![A-Za-z])(nranks |nRanks |\[nranks=)(\d+)")
 NNODES = re.compile(rb"\bnNodes (\d+)")
