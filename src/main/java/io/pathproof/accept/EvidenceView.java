@@ -9,6 +9,7 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,6 +22,8 @@ import java.util.TreeMap;
  */
 final class EvidenceView {
   private final Evidence e;
+  /** Indices into {@link #kernels()} of the NCCL AllReduce kernels, by rank (null: the kernel names none). */
+  private Map<Integer, List<Integer>> allReduceByRank;
 
   EvidenceView(Evidence e) {
     this.e = e;
@@ -109,12 +112,25 @@ final class EvidenceView {
 
   /** NCCL AllReduce kernels of one rank (null rank = a single-rank trace), in launch order where known. */
   List<Evidence.Kernel> allReduceKernels(int rank, boolean singleRank) {
-    List<Evidence.Kernel> out = new ArrayList<>();
-    for (Evidence.Kernel k : kernels()) {
-      boolean rankMatches = k.rank() != null ? k.rank() == rank : singleRank || rank == 0;
-      if (k.nccl() && rankMatches && k.name() != null && k.name().toLowerCase(Locale.ROOT).contains("allreduce")) {
-        out.add(k);
+    if (allReduceByRank == null) {
+      // Indexed once: the rows ask per rank, and a scan of every rank's kernels per rank is quadratic in ranks.
+      allReduceByRank = new HashMap<>();
+      for (int i = 0; i < kernels().size(); i++) {
+        Evidence.Kernel k = kernels().get(i);
+        if (k.nccl() && k.name() != null && k.name().toLowerCase(Locale.ROOT).contains("allreduce")) {
+          allReduceByRank.computeIfAbsent(k.rank(), r -> new ArrayList<>()).add(i);
+        }
       }
+    }
+    List<Integer> own = allReduceByRank.getOrDefault(rank, List.of());
+    // A kernel that names no rank is rank 0's, or the one rank's.
+    List<Integer> unnamed = singleRank || rank == 0 ? allReduceByRank.getOrDefault(null, List.of()) : List.of();
+    List<Evidence.Kernel> out = new ArrayList<>(own.size() + unnamed.size());
+    int a = 0;
+    int b = 0;
+    while (a < own.size() || b < unnamed.size()) { // in the evidence's order, as the sort below is stable
+      boolean fromOwn = b >= unnamed.size() || (a < own.size() && own.get(a) < unnamed.get(b));
+      out.add(kernels().get(fromOwn ? own.get(a++) : unnamed.get(b++)));
     }
     out.sort(Comparator.comparing(Evidence.Kernel::startNs, Comparator.nullsLast(Comparator.naturalOrder())));
     return out;

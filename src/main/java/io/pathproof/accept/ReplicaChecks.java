@@ -168,7 +168,30 @@ final class ReplicaChecks extends CheckFamily {
       rows.add(r.unproven("NCCL facts of fewer than two ranks").build());
       return;
     }
-    rows.add(r.kind(NCCL_LOG).pass("no disagreement among the NCCL facts of ranks " + ranks).build());
+    rows.add(r.kind(NCCL_LOG).pass("no disagreement among the NCCL facts of " + ranks.size() + " ranks "
+        + spans(ranks)).build());
+  }
+
+  /** "0-15, 17, 20-1023": a job of a thousand ranks is named in a line. */
+  static String spans(Set<Integer> sorted) {
+    StringBuilder sb = new StringBuilder();
+    Integer start = null;
+    Integer prev = null;
+    for (Integer x : sorted) {
+      if (prev != null && x == prev + 1) {
+        prev = x;
+        continue;
+      }
+      if (start != null) {
+        sb.append(sb.length() == 0 ? "" : ", ").append(start.equals(prev) ? "" + start : start + "-" + prev);
+      }
+      start = x;
+      prev = x;
+    }
+    if (start != null) {
+      sb.append(sb.length() == 0 ? "" : ", ").append(start.equals(prev) ? "" + start : start + "-" + prev);
+    }
+    return sb.toString();
   }
 
   private static final Set<String> INCONSISTENT =

@@ -237,18 +237,25 @@ final class Assembly {
     List<Evidence.Warning> warnings = new ArrayList<>();
     Map<String, List<CommRank>> groups = new LinkedHashMap<>();
     Map<CommRank, FileFacts> fileOf = new LinkedHashMap<>();
+    Map<String, String> scoped = new java.util.HashMap<>();
+    Map<String, Source> scopedSources = new java.util.HashMap<>();
     for (FileFacts ff : files) {
+      String node = node(ff);
       ff.env.forEach(
           (k, v) -> {
-            String old = env.putIfAbsent(k, v);
-            if (old == null) {
+            if (env.putIfAbsent(k, v) == null) {
               envSources.put(k, ff.envSources.get(k));
-            } else if (!old.equals(v) && !InitLines.PER_NODE_ENV.contains(k)) {
+            }
+            String key = NODE_ENV.contains(k) && node != null ? k + "\u0000" + node : k;
+            String old = scoped.putIfAbsent(key, v);
+            if (old == null) {
+              scopedSources.put(key, ff.envSources.get(k));
+            } else if (!old.equals(v)) {
               findings.add(
                   new Evidence.Finding(
-                      "env-mismatch", k + " is " + old + " in " + envSources.get(k).file() + " and " + v
-                          + " in some other files",
-                      List.of(envSources.get(k), ff.envSources.get(k))));
+                      "env-mismatch", k + " is " + old + " in " + scopedSources.get(key).file() + " and " + v
+                          + " in some other files" + (key.equals(k) ? "" : " of node " + node),
+                      List.of(scopedSources.get(key), ff.envSources.get(k))));
             }
           });
       warnings.addAll(ff.warnings);
@@ -308,6 +315,29 @@ final class Assembly {
       crossRankTuning(g, fileOf, findings);
     }
     return new Evidence.Nccl(version, versionSource, comms, tuning, colls, env, envSources, warnings);
+  }
+
+  /**
+   * Variables that describe the rank's own node, so that nodes differ in them by design: the node's identity
+   * (NCCL_HOSTID, misc/utils.cc:87@v2.28.9-1), the node's topology file, which each process reads for itself
+   * (graph/topo.cc:1421@v2.28.9-1), and where and by which rank a node's fused topology is written
+   * (graph/topo.cc:1531 and :715@v2.28.9-1). Ranks of one node must still agree on them.
+   */
+  static final Set<String> NODE_ENV =
+      Set.of("NCCL_HOSTID", "NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_TOPO_DUMP_FILE_RANK");
+
+  /** The node a file's process ran on: its NCCL_HOSTID, else the host of its line prefix; null when neither shows. */
+  private static String node(FileFacts ff) {
+    String id = ff.env.get("NCCL_HOSTID");
+    if (id != null) {
+      return id;
+    }
+    for (CommRank cr : ff.commRanks) {
+      if (cr.host != null) {
+        return cr.host;
+      }
+    }
+    return null;
   }
 
   /** "2.28.9" from a log and "2.28.9" from a trace agree; so do "2.19.3" and "2.19.3-1". */

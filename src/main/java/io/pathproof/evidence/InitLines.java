@@ -12,13 +12,6 @@ import java.util.regex.Pattern;
  * timings and thresholds are read on the bytes in their usual shape; any other shape goes to the regex, which decides.
  */
 final class InitLines {
-  /**
-   * Variables whose value names the node or rank itself: the host identity NCCL hashes (NCCL_HOSTID,
-   * misc/utils.cc:87@v2.28.9-1) and files each node or rank reads or writes for itself (its topology, graph, dumps,
-   * debug log). Ranks of one job differ in them by design, so a difference is no disagreement of configuration.
-   */
-  static final java.util.Set<String> PER_NODE_ENV = java.util.Set.of("NCCL_HOSTID", "NCCL_TOPO_FILE",
-      "NCCL_TOPO_DUMP_FILE", "NCCL_GRAPH_FILE", "NCCL_GRAPH_DUMP_FILE", "NCCL_DEBUG_FILE");
 
   static final Pattern CHANNELS =
       Pattern.compile(
@@ -243,7 +236,7 @@ final class InitLines {
     String old = r.out.env.putIfAbsent(name, value);
     if (old == null) {
       r.out.envSources.put(name, src);
-    } else if (!old.equals(value) && !PER_NODE_ENV.contains(name)) {
+    } else if (!old.equals(value) && !Assembly.NODE_ENV.contains(name)) {
       r.out.findings.add(
           new Evidence.Finding(
               "env-mismatch", name + " is " + old + " on one rank and " + value + " on another",
