@@ -557,7 +557,8 @@ public final class NcclModel {
   }
 
   /** The hosts' searched graphs, joined into rings and trees as ncclTopoPostset does ({@link Postset}). */
-  private static Postset postset(List<HostGraphs> perHost, List<Host> hosts, int graphChannels, NcclVersionTable table) {
+  private static Postset postset(List<HostGraphs> perHost, List<Host> hosts, int graphChannels,
+      NcclVersionTable table) {
     List<Postset.HostGraph> joined = new ArrayList<>();
     for (int h = 0; h < hosts.size(); h++) {
       HostGraphs hg = perHost.get(h);

@@ -157,8 +157,8 @@ final class Postset {
 
   /**
    * The graph channel and tree (0 or 1) behind communicator channel c: Postset puts tree 1 on the copies
-   * c + graphChannels (connect.cc@v2.28.9-1:145-160), and every later copy (copyChannels, :355-364) repeats the channels
-   * from the first in order.
+   * c + graphChannels (connect.cc@v2.28.9-1:145-160), and every later copy (copyChannels, :355-364) repeats the
+   * channels from the first in order.
    */
   private int[] source(int c) {
     int k = c % (2 * graphChannels);
@@ -188,7 +188,8 @@ final class Postset {
         int[] src = source(c);
         int[] me = tree[src[1]][src[0]];
         sb.append(c == 0 ? "" : " ").append('[').append(c).append("] ").append(me[4 * r + 1]).append('/')
-            .append(me[4 * r + 2]).append('/').append(me[4 * r + 3]).append("->").append(r).append("->").append(me[4 * r]);
+            .append(me[4 * r + 2]).append('/').append(me[4 * r + 3]).append("->").append(r).append("->")
+            .append(me[4 * r]);
       }
       out.add(sb.toString());
     }

@@ -107,7 +107,8 @@ public final class PredictionTable {
     if (g == null) {
       return;
     }
-    sb.append(String.format(Locale.ROOT, "  %s: pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d%n",
-        name, g.pattern(), g.crossNic(), g.nChannels(), g.bwIntra(), g.bwInter(), g.typeIntra(), g.typeInter(), g.sameChannels() ? 1 : 0));
+    sb.append(String.format(Locale.ROOT,
+        "  %s: pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d%n", name, g.pattern(),
+        g.crossNic(), g.nChannels(), g.bwIntra(), g.bwInter(), g.typeIntra(), g.typeInter(), g.sameChannels() ? 1 : 0));
   }
 }

@@ -30,8 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ClusterAgreementTest {
   static final Path ROOT = Path.of("samples/emulated-clusters-net-emu");
 
-  static final Pattern GRAPH = Pattern.compile("NCCL INFO (Pattern \\d+, crossNic \\d+, nChannels \\d+, bw [\\d.]+/[\\d.]+, "
-      + "type \\w+/\\w+, sameChannels \\d)");
+  static final Pattern GRAPH = Pattern.compile("NCCL INFO (Pattern \\d+, crossNic \\d+, nChannels \\d+, "
+      + "bw [\\d.]+/[\\d.]+, type \\w+/\\w+, sameChannels \\d)");
   static final Pattern NNODES = Pattern.compile("NCCL INFO comm \\S+ rank \\d+ nRanks \\d+ nNodes (\\d+) ");
   static final Pattern RING = Pattern.compile("NCCL INFO Ring (\\d+) : (-?\\d+) -> (\\d+) -> (-?\\d+)$");
   static final Pattern TREES = Pattern.compile("NCCL INFO Trees (.*)$");
@@ -70,9 +70,9 @@ class ClusterAgreementTest {
       assertThat(p.at("/communicator/cannotPredict").isNull()).as(name + ": " + p.at("/communicator/cannotPredict"))
           .isTrue();
       JsonNode col = p.at("/collectives").get(p.at("/collectives").size() - 1);
-      EmulationAgreementTest.Decision ours = new EmulationAgreementTest.Decision(d.bytes(), col.path("algorithm").asText(),
-          col.path("protocol").asText(), col.path("channels").asInt(), null, col.path("gridX").asInt(),
-          col.path("blockX").asInt());
+      EmulationAgreementTest.Decision ours = new EmulationAgreementTest.Decision(d.bytes(),
+          col.path("algorithm").asText(), col.path("protocol").asText(), col.path("channels").asInt(), null,
+          col.path("gridX").asInt(), col.path("blockX").asInt());
       fields += 5;
       if (!ours.show().equals(d.show())) {
         differences.add(name + " " + d.bytes() + " B: NCCL " + d.show() + ", pathproof " + ours.show());
