@@ -307,13 +307,15 @@ final class CommInit {
     String initLine = String.format(Locale.ROOT,
         "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p channels per peer",
         collChannels, collChannels, nvlsChannels, p2pChannels, p2pPerPeer);
-    List<String> ringOrders = ringOrders(perHost, hosts, ring.nChannels, collChannels, nRanks);
+    Postset joined = postset(perHost, hosts, ring.nChannels, table);
+    List<String> ringOrders = nRanks > 64 ? List.of() : joined.ringOrders(collChannels);
+    List<String> trees = nRanks > 64 ? List.of() : joined.trees(collChannels);
     if (nRanks > 64) {
-      notes.add("ring orders not listed for more than 64 ranks");
+      notes.add("ring orders and trees not listed for more than 64 ranks");
     }
     return new CommunicatorPrediction(nRanks, nNodes, collChannels, p2pChannels, p2pPerPeer, nvlsChannels,
         ring.summary(), tree.summary(), transport, ringOrders, initLine, tuning.threadThresholdsLine(),
-        cannot.isEmpty() ? null : String.join("; ", cannot), notes, voids);
+        cannot.isEmpty() ? null : String.join("; ", cannot), notes, voids, trees);
   }
 
   private static void align(TopoGraph into, TopoGraph other) {
@@ -426,33 +428,31 @@ final class CommInit {
       String kind = host.nics().isEmpty() || host.nics().get(0).kind() == null ? "" : host.nics().get(0).kind();
       boolean gdr = !host.nics().isEmpty() && host.nics().get(0).gdr();
       String k = kind.toLowerCase(Locale.ROOT);
-      String net = k.contains("ib") || k.contains("roce") || k.isEmpty() ? "NET/IB" : "NET/Socket";
-      kinds.add(net + (gdr && net.equals("NET/IB") ? "/GDRDMA" : ""));
+      if (k.equals("net")) {
+        // An NCCL topology dump or nvidia-smi matrix names the port, not the net plugin that drives it: NCCL prints
+        // that plugin's own name (transport/net.cc@v2.28.9-1:313, 359: "via NET/%s/%d", ncclNet->name), so only
+        // the family and GPUDirect follow.
+        notes.add("network plugin not named by the topology file: the NET transport is predicted by family"
+            + (gdr ? " and GPUDirect RDMA (the NIC's gdr=\"1\")" : ""));
+        kinds.add("NET" + (gdr ? "/GDRDMA" : ""));
+      } else {
+        String net = k.contains("ib") || k.contains("roce") || k.isEmpty() ? "NET/IB" : "NET/Socket";
+        kinds.add(net + (gdr && net.equals("NET/IB") ? "/GDRDMA" : ""));
+      }
     }
     return kinds.isEmpty() ? "none" : String.join(" + ", kinds) + (unknownCumem[0] ? ": cuMem support unknown" : "");
   }
 
-  /** Rank orders of the communicator's rings (channel c uses graph channel c mod graph channels), ≤ 64 ranks. */
-  private static List<String> ringOrders(List<HostGraphs> perHost, List<Host> hosts, int graphChannels,
-      int commChannels, int nRanks) {
-    List<String> out = new ArrayList<>();
-    if (nRanks > 64) {
-      return out;
+  /** The hosts' searched graphs, joined into rings and trees as ncclTopoPostset does ({@link Postset}). */
+  private static Postset postset(List<HostGraphs> perHost, List<Host> hosts, int graphChannels,
+      NcclVersionTable table) {
+    List<Postset.HostGraph> joined = new ArrayList<>();
+    for (int h = 0; h < hosts.size(); h++) {
+      HostGraphs hg = perHost.get(h);
+      // ranks in the graph are those of the first host with this structure; shift to this host's ranks.
+      int base = hosts.get(h).ranks()[0] - hg.sys().node(TopoSystem.GPU, 0).rank;
+      joined.add(new Postset.HostGraph(hg.ring(), hg.tree(), hosts.get(h).gpus().size(), base));
     }
-    for (int c = 0; c < commChannels; c++) {
-      StringBuilder sb = new StringBuilder();
-      for (int h = 0; h < hosts.size(); h++) {
-        TopoGraph g = perHost.get(h).ring();
-        int ngpus = hosts.get(h).gpus().size();
-        int[] ranks = g.channel(c % graphChannels, ngpus);
-        // ranks in the graph are those of the first host with this structure; shift to this host's ranks.
-        int base = hosts.get(h).ranks()[0] - perHost.get(h).sys().node(TopoSystem.GPU, 0).rank;
-        for (int rk : ranks) {
-          sb.append(sb.length() == 0 ? "" : " ").append(rk + base);
-        }
-      }
-      out.add(sb.toString());
-    }
-    return out;
+    return Postset.of(joined, graphChannels, table.crossNicTwo());
   }
 }

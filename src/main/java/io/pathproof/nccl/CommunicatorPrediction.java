@@ -12,7 +12,8 @@ import java.util.Map;
  * names are UNPROVEN with that note): {@code algorithm}, {@code protocol}, {@code tuner-time}, {@code coll-channels},
  * {@code ring-order},
  * {@code launch-shape} (channels used → gridX, blockX), {@code transport}, {@code busbw}. Omitted from the JSON when
- * empty, so predictions sealed before it existed keep their seal.
+ * empty, so predictions sealed before it existed keep their seal. {@code trees}: each rank's trees as its {@code Trees}
+ * INIT line lists them ({@code [0] 1/8/-1->0->-1 …}), rank by rank, ≤ 64 ranks; omitted when empty likewise.
  */
 public record CommunicatorPrediction(
     int nRanks,
@@ -29,15 +30,26 @@ public record CommunicatorPrediction(
     String threadThresholdsLine,
     String cannotPredict,
     List<String> notes,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> trees) {
   /** Every field a cannot-predict note may void, in table order. */
   public static final List<String> VOIDABLE =
       List.of("algorithm", "protocol", "tuner-time", "coll-channels", "ring-order", "launch-shape", "transport", "busbw");
 
   public CommunicatorPrediction {
     ringOrders = ringOrders == null ? List.of() : List.copyOf(ringOrders);
+    trees = trees == null ? List.of() : List.copyOf(trees);
     notes = notes == null ? List.of() : List.copyOf(notes);
     voids = voids == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(voids));
+  }
+
+  /** A prediction without trees (predictions sealed before trees were predicted). */
+  public CommunicatorPrediction(int nRanks, int nNodes, int collChannels, int p2pChannels, int p2pChannelsPerPeer,
+      int nvlsChannels, GraphSummary ringGraph, GraphSummary treeGraph, String transport, List<String> ringOrders,
+      String channelsInitLine, String threadThresholdsLine, String cannotPredict, List<String> notes,
+      Map<String, List<String>> voids) {
+    this(nRanks, nNodes, collChannels, p2pChannels, p2pChannelsPerPeer, nvlsChannels, ringGraph, treeGraph, transport,
+        ringOrders, channelsInitLine, threadThresholdsLine, cannotPredict, notes, voids, null);
   }
 
   /** A prediction without per-note voids (older callers). */

@@ -1,8 +1,18 @@
 package io.pathproof.nccl;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+
 /**
  * The outcome of one NCCL graph search (graph/search.cc ncclTopoCompute) as the {@code Pattern …} GRAPH line prints
- * it: pattern, channels, intra/inter bandwidth per channel (GB/s), path types, sameChannels.
+ * it: pattern, crossNic, channels, intra/inter bandwidth per channel (GB/s), path types, sameChannels. crossNic (0, 1,
+ * or 2: NICs of consecutive ring channels paired, search.cc@v2.28.9-1:559-573) is left out of the JSON when 0, so
+ * predictions sealed before it was listed keep their seal.
  */
-public record GraphSummary(
-    int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter, boolean sameChannels) {}
+public record GraphSummary(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra,
+    String typeInter, boolean sameChannels, @JsonInclude(JsonInclude.Include.NON_DEFAULT) int crossNic) {
+  /** A summary without crossNic (0: one NIC, or none used). */
+  public GraphSummary(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,
+      boolean sameChannels) {
+    this(pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels, 0);
+  }
+}

@@ -82,6 +82,6 @@ final class TopoGraph {
   GraphSummary summary() {
     return new GraphSummary(pattern, nChannels, Double.parseDouble(Float.toString(bwIntra)),
         Double.parseDouble(Float.toString(bwInter)), NcclVersionTable.PATH_NAMES[typeIntra],
-        NcclVersionTable.PATH_NAMES[typeInter], sameChannels == 1);
+        NcclVersionTable.PATH_NAMES[typeInter], sameChannels == 1, crossNic);
   }
 }

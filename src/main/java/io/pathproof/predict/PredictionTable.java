@@ -47,6 +47,9 @@ public final class PredictionTable {
       if (c.threadThresholdsLine() != null) {
         sb.append("  INIT: ").append(c.threadThresholdsLine()).append('\n');
       }
+      if (!c.trees().isEmpty()) {
+        sb.append("  INIT (rank 0): Trees ").append(c.trees().get(0)).append('\n');
+      }
     }
     if (!p.collectives().isEmpty()) {
       sb.append("\ncollectives (AllReduce SUM, one per bucket)\n");
@@ -104,7 +107,8 @@ public final class PredictionTable {
     if (g == null) {
       return;
     }
-    sb.append(String.format(Locale.ROOT, "  %s: pattern %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d%n",
-        name, g.pattern(), g.nChannels(), g.bwIntra(), g.bwInter(), g.typeIntra(), g.typeInter(), g.sameChannels() ? 1 : 0));
+    sb.append(String.format(Locale.ROOT,
+        "  %s: pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d%n", name, g.pattern(),
+        g.crossNic(), g.nChannels(), g.bwIntra(), g.bwInter(), g.typeIntra(), g.typeInter(), g.sameChannels() ? 1 : 0));
   }
 }

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The agreement table of docs/emulation.md, kept by CI: for every AllReduce that NCCL's rank 0 logged in a committed
  * sweep (samples/emulation-sweep/nccl*: real NCCL on emulated machines), {@code predict} on the same topology file,
  * environment, rank count and NCCL version must say the same algorithm, protocol, channels (the tuner's time where the
- * TUNING line of that version prints no channels), gridX and blockX, and the same AllReduce row of the tuning table.
+ * TUNING line of that version prints no channels), gridX and blockX, the same AllReduce row of the tuning table, and
+ * every rank's trees (its {@code Trees} INIT line, where the log has one).
  * This is scripts/emulation-agreement.py in process (that script starts one JVM per prediction); the prediction never
  * sees NCCL's answer.
  */
@@ -122,6 +123,9 @@ class EmulationAgreementTest {
         if (!ours.show().equals(d.show())) {
           differences.add(name + " " + d.bytes() + " B: NCCL " + log.version() + " " + d.show() + ", pathproof " + ours.show());
         }
+        if (first) {
+          fields += trees(caseDir, p.at("/communicator/trees"), name, differences);
+        }
         if (first && log.table() != null) {
           first = false;
           JsonNode rows = col.path("tuningTable");
@@ -139,6 +143,29 @@ class EmulationAgreementTest {
     }
     assertThat(fields).isPositive();
     assertThat(differences).as(sweep + ": " + fields + " fields compared").isEmpty();
+  }
+
+  /** Every rank's {@code Trees} INIT line against the predicted trees of that rank; the number of lines compared. */
+  static int trees(Path caseDir, JsonNode predicted, String name, List<String> differences) throws Exception {
+    int n = 0;
+    try (Stream<Path> s = Files.list(caseDir)) {
+      for (Path l : s.filter(p -> p.getFileName().toString().matches("nccl-rank\\d+\\.log")).toList()) {
+        int r = Integer.parseInt(l.getFileName().toString().replaceAll("\\D", ""));
+        for (String line : Files.readAllLines(l)) {
+          int i = line.indexOf("NCCL INFO Trees ");
+          if (i >= 0) {
+            n++;
+            String theirs = line.substring(i + "NCCL INFO Trees ".length()).trim();
+            String ours = predicted.path(r).asText();
+            if (!theirs.equals(ours)) {
+              differences.add(name + " rank " + r + ": Trees NCCL " + theirs + ", pathproof " + ours);
+            }
+            break;
+          }
+        }
+      }
+    }
+    return n;
   }
 
   JsonNode predict(Path topology, List<String> env, long bytes, long ranks, String nccl) throws Exception {
