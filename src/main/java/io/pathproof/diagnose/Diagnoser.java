@@ -14,8 +14,8 @@ import java.util.Objects;
 /**
  * The diagnosis procedure (seed, 回归根因推理): correctness, effect, fingerprint diff, elimination, root cause. Each side
  * may be several runs of one configuration (prove's extension, or {@code diagnose --baseline A --baseline B …}): the
- * structure is read from each side's first run and must be the same in the others (like with like), the measurements
- * are pooled, each run a cluster of the bootstrap.
+ * structure is read from each side's first run and must be the same in the others (like with like); the measurements
+ * are compared run by run, the i-th runs of the two sides a time-adjacent pair ({@link StepStats}).
  */
 final class Diagnoser {
   /** Parameter samples of two runs agree when within this relative distance (summation order alone moves ~1e-7). */
