@@ -572,10 +572,14 @@ public final class Prove {
     r.put("label", label);
   }
 
-  /** ", look 2 of 3 (2 runs of each pooled)" where prove looked more than once. */
+  /**
+   * "; 3 pairs of runs (look 1 of 1 that can decide)" where prove made more than one pair; the looks before the rule's
+   * pairs cannot decide and are not counted among those that spend the error rate.
+   */
   private static String lookText(List<Sequential.Look> looks) {
     Sequential.Look l = looks.get(looks.size() - 1);
-    return looks.size() == 1 ? "" : "; look " + l.look() + " of " + l.looks() + " (" + l.baselineRuns() + " and " + l.otherRuns() + " runs pooled)";
+    return looks.size() == 1 ? "" : "; " + Math.min(l.baselineRuns(), l.otherRuns()) + " pairs of runs (look " + l.look() + " of " + l.looks()
+        + " that can decide)";
   }
 
   /**
