@@ -693,7 +693,8 @@ final class Diagnoser {
    * Why the fixed runs' step is slower than {@code base}'s (empty when it is not): its median above the base's band
    * (a single pair's check: the steps of one run bound the other's; with the rule asking for pairs, the band moves
    * with the machine's drift and is left out), or a regression by the diagnose rule, {@code adjacent} when the i-th
-   * base run was made next to the i-th fixed run. A median below the band is only noted. Emulated timings are never judged.
+   * base run was made next to the i-th fixed run. A median below the band is only noted. Emulated timings are never
+   * judged.
    */
   private List<String> notSlower(List<Fingerprint> base, boolean adjacent, String what, List<String> notes) {
     List<String> out = new ArrayList<>();

@@ -97,9 +97,9 @@ final class StepStats {
      * Steps per side that would decide at the noise observed here, or null when decided. The rule's interval must
      * shrink until it either clears 1 (when the ratio is at least the minimum effect away from 1) or fits inside the
      * margin around the observed ratio, whichever needs less. One pair judged on its steps: its interval narrows as
-     * 1/√n. Otherwise in whole pairs of runs (t over the pairs, {@code unitSd} per pair; for one pair where the rule asks
-     * for more, the steps' own spread, a lower bound of a pair's), given as pairs × steps per run. An estimate: it assumes
-     * the noise and the ratio stay as observed.
+     * 1/√n. Otherwise in whole pairs of runs (t over the pairs, {@code unitSd} per pair; for one pair where the rule
+     * asks for more, the steps' own spread, a lower bound of a pair's), given as pairs × steps per run. An estimate: it
+     * assumes the noise and the ratio stay as observed.
      */
     Integer stepsNeeded() {
       if (decided()) {
@@ -115,7 +115,8 @@ final class StepStats {
       }
       double tail = rule.lookAlpha() / 2;
       if (!runLevel() && rule.pairs() == 1) {
-        // An interval skewed around the ratio can leave the estimate at or below the steps already taken: more are needed.
+        // An interval skewed around the ratio can leave the estimate at or below the steps already taken: more are
+        // needed.
         double factor = Math.max(1.25, (halfWidth / target) * (halfWidth / target));
         return (int) Math.min(Integer.MAX_VALUE, Math.ceil(Math.max(nBaseline, nVariant) * factor));
       }
@@ -129,7 +130,7 @@ final class StepStats {
     }
   }
 
-  /** The most pairs of runs {@link Comparison#stepsNeeded} will count up to: beyond it the answer is "more runs than is sensible". */
+  /** The most pairs of runs {@link Comparison#stepsNeeded} counts up to: beyond it, more runs than is sensible. */
   static final int MAX_PAIRS = 1000;
 
   static Comparison compare(double[] baseline, double[] variant) {
@@ -142,7 +143,8 @@ final class StepStats {
 
   /**
    * Each list holds one array per run (the runs of one configuration, in the order they were made); empty runs are left
-   * out. Equal counts: the i-th runs are a time-adjacent pair. For runs of two sides made apart in time, {@link #compareUnpaired}.
+   * out. Equal counts: the i-th runs are a time-adjacent pair. For runs of two sides made apart in time,
+   * {@link #compareUnpaired}.
    */
   static Comparison compare(List<double[]> baseline, List<double[]> variant, Diagnosis.Rule rule) {
     if (baseline.size() == variant.size()) {
@@ -188,7 +190,8 @@ final class StepStats {
     double low = quantile(ratios, tail);
     double high = quantile(ratios, 1 - tail);
     if (b.size() == 1 && v.size() == 1) {
-      // The steps' own spread of the log ratio, from the rule's interval: what one pair holds, a lower bound of a pair's.
+      // The steps' own spread of the log ratio, from the rule's interval: what one pair holds, a lower bound of a
+      // pair's.
       double sd = (Math.log(high) - Math.log(low)) / 2 / StudentT.quantile(1 - tail, 1e6);
       return new Comparison(pb.length, pv.length, 1, 1, mb, mv, mv / mb, ci95Low, ci95High, low, high, rule, 1, sd);
     }
@@ -203,7 +206,7 @@ final class StepStats {
       ci95Low = Math.min(ci95Low, Math.exp(r.mean - t95 * r.se));
       ci95High = Math.max(ci95High, Math.exp(r.mean + t95 * r.se));
     } else {
-      // Nothing measures how runs differ (one run against one, after the empty ones are left out): no run-level verdict.
+      // Nothing measures how runs differ (no degree of freedom left): no run-level verdict.
       low = Math.min(low, 0.0);
       high = Double.POSITIVE_INFINITY;
     }

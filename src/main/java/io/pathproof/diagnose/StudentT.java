@@ -54,7 +54,8 @@ final class StudentT {
       return 1;
     }
     double front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-    // The continued fraction converges fast for x below (a + 1) / (a + b + 2); above it, the symmetry I_x(a,b) = 1 - I_{1-x}(b,a).
+    // The continued fraction converges fast for x below (a + 1) / (a + b + 2); above it, the symmetry
+    // I_x(a,b) = 1 - I_{1-x}(b,a).
     if (x < (a + 1) / (a + b + 2)) {
       return front * fraction(x, a, b) / a;
     }

@@ -20,12 +20,12 @@ import java.util.List;
  *       and the fixed configuration in alternating order (F B' | B' F | F B' …), up to {@code maxRuns} pairs, each
  *       fixed run judged against the baseline run made next to it.
  * </ul>
- * The step-time rule asks for {@link Diagnosis.Rule#PROVE_PAIRS} pairs before any verdict (one pair cannot tell a change
- * from the machine's drift, two leave a t interval one degree of freedom) and puts an interval over the pairs. The
- * error rates hold across the looks by alpha spending over the looks that can decide (those with enough pairs): each
- * of K such looks judges with {@code alpha / K} (Bonferroni), so stopping at the first look that decides keeps a false
- * regression, improvement or no change at or below {@code alpha / 2} each, whatever look it stops at. A sequence that
- * ends undecided is reported inconclusive; prove never calls a fault diagnosed or a fix verified on it.
+ * The step-time rule asks for {@link Diagnosis.Rule#PROVE_PAIRS} pairs before any verdict (one pair cannot tell a
+ * change from the machine's drift, two leave a t interval one degree of freedom) and puts an interval over the pairs.
+ * The error rates hold across the looks by alpha spending over the looks that can decide (those with enough pairs):
+ * each of K such looks judges with {@code alpha / K} (Bonferroni), so stopping at the first look that decides keeps a
+ * false regression, improvement or no change at or below {@code alpha / 2} each, whatever look it stops at. A sequence
+ * that ends undecided is reported inconclusive; prove never calls a fault diagnosed or a fix verified on it.
  */
 final class Sequential {
   private Sequential() {}
@@ -83,7 +83,7 @@ final class Sequential {
     return Math.max(1, maxPairs - rule.pairs() + 1);
   }
 
-  /** The rule at the look made with {@code pairs} pairs: looks before the rule's pairs spend nothing, they cannot decide. */
+  /** The rule at the look made with {@code pairs} pairs: looks with fewer than the rule's cannot decide, spend none. */
   static Diagnosis.Rule atPairs(Diagnosis.Rule rule, int pairs, int maxPairs) {
     int looks = decidingLooks(rule, maxPairs);
     return rule.at(Math.min(looks, Math.max(1, pairs - rule.pairs() + 1)), looks);

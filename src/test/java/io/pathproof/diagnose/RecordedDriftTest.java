@@ -146,7 +146,7 @@ class RecordedDriftTest {
     assertThat(f.reasons()).anySatisfy(r -> assertThat(r).contains("confounded by machine load"));
   }
 
-  /** The abba-aa sequence's runs of one side in the order made: "baseline" or "variant", 1..6 (all one configuration). */
+  /** The abba-aa runs of one side in the order made: "baseline" or "variant", 1..6 (all one configuration). */
   private static List<Evidence> abba(String side, int n) {
     List<Evidence> out = new ArrayList<>();
     for (int i = 1; i <= n; i++) {
