@@ -14,8 +14,8 @@ import java.util.Objects;
 /**
  * The diagnosis procedure (seed, 回归根因推理): correctness, effect, fingerprint diff, elimination, root cause. Each side
  * may be several runs of one configuration (prove's extension, or {@code diagnose --baseline A --baseline B …}): the
- * structure is read from each side's first run and must be the same in the others (like with like), the measurements
- * are pooled, each run a cluster of the bootstrap.
+ * structure is read from each side's first run and must be the same in the others (like with like); the measurements
+ * are compared run by run, the i-th runs of the two sides a time-adjacent pair ({@link StepStats}).
  */
 final class Diagnoser {
   /** Parameter samples of two runs agree when within this relative distance (summation order alone moves ~1e-7). */
@@ -198,14 +198,29 @@ final class Diagnoser {
       }
     }
     if ("inconclusive".equals(verdict) && why == null) {
-      why = String.format(Locale.ROOT, "the %s interval %.3f..%.3f neither excludes 1 nor lies inside ±%s", pct(rule.level()), c.ruleLow(),
-          c.ruleHigh(), pct(rule.margin()))
-          + (needed == null ? "" : String.format(Locale.ROOT, "; about %d steps per side would decide at this noise (%d and %d now)", needed,
-              c.nBaseline(), c.nVariant()));
+      why = undecided(c, needed);
     }
     return new Diagnosis.Regression("regression".equals(verdict), round(c.ratio(), 4), round(c.ciLow(), 4), round(c.ciHigh(), 4), verdict,
         round(c.baselineMedian(), 4), round(c.variantMedian(), 4), c.nBaseline(), c.nVariant(), what + "; " + rule.describe(),
         round(c.ruleLow(), 4), round(c.ruleHigh(), 4), rule.level(), rule.margin(), needed, c.runsBaseline(), c.runsVariant(), why);
+  }
+
+  /** Why a comparison is undecided, and what would decide it: more steps for one pair, more pairs of runs otherwise. */
+  static String undecided(StepStats.Comparison c, Integer needed) {
+    Diagnosis.Rule rule = c.rule();
+    int perRun = c.stepsPerRun();
+    String more = needed == null ? "" : !c.runLevel() && rule.pairs() == 1
+        ? String.format(Locale.ROOT, "; about %d steps per side would decide at this noise (%d and %d now)", needed, c.nBaseline(), c.nVariant())
+        : String.format(Locale.ROOT, "; about %d time-adjacent pairs of runs (%d steps per side) would decide at this spread (%d now)",
+            (needed + perRun - 1) / perRun, needed, c.units());
+    if (!c.enoughPairs()) {
+      return String.format(Locale.ROOT, "%d time-adjacent pair(s) of runs, and the rule asks for %d before a verdict: one pair cannot tell a "
+          + "change of the job from the machine's drift between two runs (its %s interval %.3f..%.3f holds the steps' noise only)",
+          c.units(), rule.pairs(), pct(rule.level()), c.ruleLow(), c.ruleHigh()) + more;
+    }
+    return String.format(Locale.ROOT, "the %s interval %.3f..%.3f neither excludes 1 nor lies inside ±%s", pct(rule.level()), c.ruleLow(),
+        c.ruleHigh(), pct(rule.margin())) + (c.runLevel() ? String.format(Locale.ROOT, " (over %d unit(s) of runs, the spread between "
+        + "them measured)", c.units()) : "") + more;
   }
 
   static String pct(double x) {
@@ -286,7 +301,8 @@ final class Diagnoser {
   static String effect(Diagnosis.Regression reg) {
     return String.format(Locale.ROOT, "step median %.3f → %.3f ms%s (ratio %.3f, 95%% CI %.3f..%.3f; %s interval %.3f..%.3f: %s)",
         reg.baselineMedianMs(), reg.variantMedianMs(), reg.baselineRuns() > 1 || reg.variantRuns() > 1
-            ? String.format(Locale.ROOT, " (%d and %d runs pooled)", reg.baselineRuns(), reg.variantRuns()) : "", reg.ratio(), reg.ciLow(),
+            ? String.format(Locale.ROOT, " (%d and %d runs pooled; the ratio over the runs)", reg.baselineRuns(), reg.variantRuns()) : "",
+        reg.ratio(), reg.ciLow(),
         reg.ciHigh(), pct(reg.level()), reg.ruleLow(), reg.ruleHigh(), reg.verdict());
   }
 
@@ -578,7 +594,9 @@ final class Diagnoser {
       reasons.add(nothing);
     }
     int structural = reasons.size();
-    Diagnosis.Regression reg = regression();
+    // The fixed runs were made after the diagnosis's baselines, apart in time: never paired with them.
+    Diagnosis.Regression reg = emulated() || !any(steps(bs)) || !any(steps(vs)) ? regression()
+        : regression(StepStats.compareUnpaired(steps(bs), steps(vs), rule), loadB, loadV, "median of per-iteration step times (slowest rank)");
     Diagnosis.Regression againstVariant = null;
     Double median = null;
     Double lo = null;
@@ -587,14 +605,20 @@ final class Diagnoser {
       reasons.add("step time: " + reg.rule());
     } else {
       median = round(StepStats.median(StepStats.concat(steps(vs))), 4);
-      List<String> slower = notSlower(bs, "the baseline", notes);
+      // Where the rule asks for pairs (prove), the fixed runs are judged only beside the baseline runs made next to
+      // them: against the first baselines, made minutes before at another load, the machine's drift is in the step.
+      List<String> slower = paired() ? List.of() : notSlower(bs, false, "the baseline", notes);
       double[] band = band(bs);
       List<Fingerprint> fa = again == null ? List.of() : again.stream().map(Fingerprint::new).filter(f -> f.steps.length > 0).toList();
-      if (!fa.isEmpty()) {
+      if (!fa.isEmpty() && paired()) {
+        slower = notSlower(fa, true, fa.size() == 1 ? "the baseline run beside it" : "the baseline runs beside them", notes);
+        band = band(fa);
+        reg = compared(fa, vs, MachineLoad.of(again), loadV);
+      } else if (!fa.isEmpty()) {
         // Judged beside the baseline run(s) made right after the fixed run(s); the first baseline bounds the same
         // configuration's spread across runs: a fixed step inside it is not slower than "the baseline" on this machine.
         List<String> first = slower;
-        slower = notSlower(fa, fa.size() == 1 ? "the baseline run beside it" : "the baseline runs beside them", notes);
+        slower = notSlower(fa, true, fa.size() == 1 ? "the baseline run beside it" : "the baseline runs beside them", notes);
         band = band(fa);
         reg = compared(fa, vs, MachineLoad.of(again), loadV);
         if (!slower.isEmpty() && first.isEmpty()) {
@@ -660,24 +684,35 @@ final class Diagnoser {
     return regression(StepStats.compare(steps(base), steps(fixed), rule), lb, lf, "median of per-iteration step times (slowest rank)");
   }
 
+  /** The rule asks for time-adjacent pairs of runs (prove's sequence): drift is judged by pairs, not by bands. */
+  private boolean paired() {
+    return rule.pairs() > 1;
+  }
+
   /**
-   * Why the fixed runs' step is slower than {@code base}'s (empty when it is not): its median above the base's band,
-   * or a regression by the diagnose rule. A median below the band is only noted. Emulated timings are never judged.
+   * Why the fixed runs' step is slower than {@code base}'s (empty when it is not): its median above the base's band
+   * (a single pair's check: the steps of one run bound the other's; with the rule asking for pairs, the band moves
+   * with the machine's drift and is left out), or a regression by the diagnose rule, {@code adjacent} when the i-th
+   * base run was made next to the i-th fixed run. A median below the band is only noted. Emulated timings are never
+   * judged.
    */
-  private List<String> notSlower(List<Fingerprint> base, String what, List<String> notes) {
+  private List<String> notSlower(List<Fingerprint> base, boolean adjacent, String what, List<String> notes) {
     List<String> out = new ArrayList<>();
     if (emulated()) {
       return out;
     }
     double[] band = band(base);
     double median = StepStats.median(StepStats.concat(steps(vs)));
+    if (paired()) {
+      band = new double[] {Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY};
+    }
     if (median > band[1]) {
       out.add(String.format(Locale.ROOT, "step median %.3f ms is above %s's band %.3f..%.3f ms", median, what, band[0], band[1]));
     } else if (median < band[0]) {
       notes.add(String.format(Locale.ROOT, "step median %.3f ms is below %s's band %.3f..%.3f ms: faster than the baseline (the "
           + "machine's load fell between the runs, or more than the fault was undone); not a failure of the fix", median, what, band[0], band[1]));
     }
-    StepStats.Comparison r = StepStats.compare(steps(base), steps(vs), rule);
+    StepStats.Comparison r = adjacent ? StepStats.compare(steps(base), steps(vs), rule) : StepStats.compareUnpaired(steps(base), steps(vs), rule);
     if (r.regression()) {
       out.add(String.format(Locale.ROOT, "step time still regressed against %s: ratio %.4f (95%% CI %.4f..%.4f)", what, r.ratio(), r.ciLow(),
           r.ciHigh()));
@@ -705,9 +740,15 @@ final class Diagnoser {
     }
     MachineLoad lx = MachineLoad.of(variants);
     StepStats.Comparison regressed = StepStats.compare(steps(bs), steps(fx), rule);
-    StepStats.Comparison c = StepStats.compare(steps(fx), steps(vs), rule);
-    Diagnosis.Regression r = regression(c, lx, loadV, "fixed against the variant: median of per-iteration step times; the variant's regression "
-        + "is undone when the fixed run is an improvement on it (ratio <= " + (1 - StepStats.MIN_EFFECT) + " and the rule's interval below 1)");
+    // With pairs, each side against the baseline runs made next to it: the drift between the diagnosis and the fix
+    // cancels in each pair, as it cannot in the fixed runs against variant runs made minutes earlier.
+    boolean byPairs = paired() && !beside.isEmpty();
+    StepStats.Comparison c = byPairs ? StepStats.compareRatios(steps(beside), steps(vs), steps(bs), steps(fx), rule)
+        : StepStats.compareUnpaired(steps(fx), steps(vs), rule);
+    Diagnosis.Regression r = regression(c, byPairs ? null : lx, byPairs ? null : loadV, (byPairs ? "fixed against the variant, each over the "
+        + "baseline runs made next to it: the ratio (fixed / baseline beside it) / (variant / baseline beside it)" : "fixed against the variant: "
+        + "median of per-iteration step times") + "; the variant's regression is undone when the fixed run is an improvement on it (ratio <= "
+        + (1 - StepStats.MIN_EFFECT) + " and the rule's interval below 1)");
     StepStats.Comparison variantCompute = any(compute(bs)) && any(compute(fx)) ? StepStats.compare(compute(bs), compute(fx), rule) : null;
     boolean loadOnly = regressed.regression() && loadB != null && lx != null && new LoadComparison(loadB, lx,
         StepStats.compare(loadB.stepsWithoutWait(), lx.stepsWithoutWait(), rule), regressed.verdict(), variantCompute,
@@ -726,14 +767,13 @@ final class Diagnoser {
       // Undecided against the variant but decidedly slower than the baseline: whatever the fixed run is, it kept a
       // regression. Judged like with like: beside the baseline run(s) made right after the fixed run(s) where there
       // are any; a load that rose since the first baseline slows the fixed run as a kept regression would.
-      List<Fingerprint> like = beside.isEmpty() ? bs : beside;
-      boolean stillSlower = StepStats.compare(steps(like), steps(vs), rule).regression();
+      boolean stillSlower = (beside.isEmpty() ? StepStats.compareUnpaired(steps(bs), steps(vs), rule)
+          : StepStats.compare(steps(beside), steps(vs), rule)).regression();
       if (c.decided() || stillSlower) {
         reasons.add("the variant's regression is not undone: " + what + " is not clearly faster" + (c.decided() ? ""
             : ", and the fixed run is still slower than the baseline" + (beside.isEmpty() ? "" : " run beside it")));
       } else {
-        undecided.add("whether the variant's regression is undone is inconclusive: " + what + (c.stepsNeeded() == null ? ""
-            : "; about " + c.stepsNeeded() + " steps per side would decide at this noise"));
+        undecided.add("whether the variant's regression is undone is inconclusive: " + what + "; " + undecided(c, c.stepsNeeded()));
       }
     }
     // As diagnose: a compute rise counts only with a step that rose with it (alone it is the load moving time around),
@@ -742,7 +782,8 @@ final class Diagnoser {
     boolean computeNamed = !regressed.regression() && variantCompute != null && variantCompute.regression()
         && regressed.ratio() >= 1 + StepStats.MIN_EFFECT;
     if ((regressed.regression() && !loadOnly || computeNamed) && variantCompute != null && any(compute(vs)) && variantCompute.regression()) {
-      StepStats.Comparison k = StepStats.compare(compute(fx), compute(vs), rule);
+      StepStats.Comparison k = byPairs ? StepStats.compareRatios(compute(beside), compute(vs), compute(bs), compute(fx), rule)
+          : StepStats.compareUnpaired(compute(fx), compute(vs), rule);
       if (!k.improvement()) {
         String what = String.format(Locale.ROOT, "compute outside communication %.3f ms per step in the fixed run against the variant's "
             + "%.3f ms (%s)", k.variantMedian(), k.baselineMedian(), ratio(k));

@@ -90,30 +90,48 @@ public record Diagnosis(
    * false regression, a false improvement and a false "no change"), spent evenly over {@code looks} planned looks
    * (Bonferroni alpha spending: look {@code look} uses {@code alpha / looks}), so a caller that adds runs and looks
    * again until one look decides keeps those error rates whatever look it stops at. One look: the 99 % interval.
+   *
+   * <p>{@code pairs}: the fewest time-adjacent pairs of runs (a baseline run and the other side's run made next to it)
+   * a verdict may rest on. One run per side holds the steps' noise but nothing of how far the machine moves between
+   * two runs; with several runs per side the unit is the run ({@link StepStats}), and a rule of {@code pairs} ≥ 2
+   * leaves every comparison with fewer pairs inconclusive. 1 (the default) judges a single pair on its steps, as
+   * {@code diagnose A B} always did; prove asks for {@value #PROVE_PAIRS}.
    */
-  public record Rule(double margin, double alpha, int look, int looks) {
+  public record Rule(double margin, double alpha, int look, int looks, int pairs) {
     public static final double MARGIN = 0.05;
     public static final double ALPHA = 0.01;
-    public static final Rule DEFAULT = new Rule(MARGIN, ALPHA, 1, 1);
+    /** prove's: the fewest pairs whose spread a t interval can use at prove's error rates (2 would leave 1 df). */
+    public static final int PROVE_PAIRS = 3;
+    public static final Rule DEFAULT = new Rule(MARGIN, ALPHA, 1, 1, 1);
 
     public Rule {
       if (!(margin > 0 && margin < 0.5)) {
         throw PathproofException.usage(String.format(Locale.ROOT, "--margin: the equivalence margin must lie between 0 and 50 %%, got %s %%",
             Diagnoser.pct(margin).replace(" %", "")));
       }
-      if (!(alpha > 0 && alpha < 0.5) || looks < 1 || look < 1 || look > looks) {
-        throw new IllegalArgumentException("step-time rule: alpha " + alpha + ", look " + look + " of " + looks);
+      if (!(alpha > 0 && alpha < 0.5) || looks < 1 || look < 1 || look > looks || pairs < 1) {
+        throw new IllegalArgumentException("step-time rule: alpha " + alpha + ", look " + look + " of " + looks + ", pairs " + pairs);
       }
+    }
+
+    /** A single pair judged on its steps ({@code pairs} 1). */
+    public Rule(double margin, double alpha, int look, int looks) {
+      this(margin, alpha, look, looks, 1);
     }
 
     /** One look with margin {@code margin} (a fraction: 0.05 for 5 %). */
     public static Rule withMargin(double margin) {
-      return new Rule(margin, ALPHA, 1, 1);
+      return new Rule(margin, ALPHA, 1, 1, 1);
     }
 
     /** The same rule at look {@code look} of {@code looks} planned. */
     public Rule at(int look, int looks) {
-      return new Rule(margin, alpha, look, looks);
+      return new Rule(margin, alpha, look, looks, pairs);
+    }
+
+    /** The same rule asking for at least {@code pairs} time-adjacent pairs of runs before a verdict. */
+    public Rule withPairs(int pairs) {
+      return new Rule(margin, alpha, look, looks, pairs);
     }
 
     /** The error rate this look may spend. */
@@ -129,8 +147,11 @@ public record Diagnosis(
     /** The rule in one sentence, as every output states it. */
     public String describe() {
       return "regression (or improvement) when the ratio is >= " + Diagnoser.pct(StepStats.MIN_EFFECT) + " from 1 and the " + Diagnoser.pct(level())
-          + " bootstrap interval excludes 1; no change only when that interval lies inside ±" + Diagnoser.pct(margin)
-          + " (the equivalence margin); otherwise inconclusive" + (looks == 1 ? "" : "; look " + look + " of " + looks
+          + " interval excludes 1; no change only when that interval lies inside ±" + Diagnoser.pct(margin)
+          + " (the equivalence margin); otherwise inconclusive; one run per side: a bootstrap of its steps; several: the run is the "
+          + "unit, the i-th runs of the two sides a time-adjacent pair, the interval over the pairs' ratios (Student t)"
+          + (pairs == 1 ? "" : "; at least " + pairs + " pairs before a verdict (one pair cannot tell the change from the machine's drift)")
+          + (looks == 1 ? "" : "; look " + look + " of " + looks
           + ", each look spending " + Diagnoser.pct(alpha) + "/" + looks + " of the error rate (Bonferroni alpha spending), so a false "
           + "regression, improvement or no change stays below " + Diagnoser.pct(alpha / 2) + " each over all looks");
     }

@@ -246,15 +246,17 @@ final class Remedies {
 
   /**
    * The step time is undecided and nothing structural was found: no fault is named, no fix proposed. What decides it is
-   * more steps of both configurations, interleaved (or pooled from more runs of each).
+   * more time-adjacent pairs of runs (one pair judged on its steps: longer runs).
    */
   static Diagnosis.RootCause inconclusive(String why, String effect, Diagnosis.Regression reg) {
-    String more = reg.stepsNeeded() == null ? "more runs of both configurations, interleaved"
-        : "about " + reg.stepsNeeded() + " steps per configuration (" + reg.nBaseline() + " and " + reg.nVariant() + " now), interleaved runs";
+    int perRun = Math.max(1, reg.nBaseline() / Math.max(1, reg.baselineRuns()));
+    String more = reg.stepsNeeded() == null ? "more pairs of runs of both configurations, each pair made back to back"
+        : "about " + (reg.stepsNeeded() + perRun - 1) / perRun + " pairs of runs of " + perRun + " steps (" + reg.stepsNeeded()
+        + " steps per configuration; " + reg.nBaseline() + " and " + reg.nVariant() + " now), each pair made back to back";
     return new Diagnosis.RootCause(Layer.NONE, Layer.Owner.APPLICATION, "inconclusive: " + why, List.of("effect: " + effect, "rule: " + reg.rule()),
-        "nothing to fix yet: measure more — " + more + " — and diagnose the runs pooled (diagnose --baseline A --baseline A2 … --variant B "
-            + "--variant B2 …)",
+        "nothing to fix yet: measure more — " + more + " — and diagnose them paired (diagnose --baseline A --variant B --baseline A2 "
+            + "--variant B2 …: the i-th of each made next to each other)",
         List.of("calling it no change: a change of the margin's size is not excluded", "acting on the ratio alone: it is not shown to differ from 1"),
-        "pathproof diagnose with more runs of each side pooled, or pathproof prove, which adds interleaved runs until the rule decides");
+        "pathproof diagnose with more pairs of runs, or pathproof prove, which adds pairs in alternating order until the rule decides");
   }
 }

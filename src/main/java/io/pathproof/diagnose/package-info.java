@@ -8,7 +8,9 @@
  * logging data (torch 1.13 – 2.11 key names, logger.cpp) and the run manifest's {@code env}, {@code versions},
  * {@code topology}, {@code workload}. The manifest's {@code inject} key (the harness's fault knobs) is never read.
  * Step-time statistics: median ratio with a seeded percentile bootstrap and three verdicts (regression or improvement,
- * no change within the equivalence margin, inconclusive; {@link io.pathproof.diagnose.Diagnosis.Rule}); several runs of a
- * side pooled like with like; power measured in {@code DiagnosePowerBench} (docs/PERFORMANCE.md).
+ * no change within the equivalence margin, inconclusive; {@link io.pathproof.diagnose.Diagnosis.Rule}); with several
+ * runs per side the run is the unit, the i-th runs of the two sides a time-adjacent pair and the interval Student's t over
+ * the pairs, so the machine's drift between runs is measured rather than taken for a change; power measured in
+ * {@code DiagnosePowerBench} (docs/PERFORMANCE.md).
  */
 package io.pathproof.diagnose;

@@ -348,7 +348,7 @@ public final class Prove {
       ObjectNode seq = proof.putObject("sequence");
       seq.put("maxRuns", plan.maxRuns());
       seq.put("margin", plan.rule().margin());
-      seq.put("rule", plan.rule().at(1, plan.maxRuns()).describe());
+      seq.put("rule", Sequential.atPairs(Sequential.paired(plan.rule()), plan.maxRuns(), plan.maxRuns()).describe());
       ArrayNode looks = seq.putArray("looks");
       extend = plan.emulate() == null; // emulated timings are never judged: more runs cannot decide them
       Sequential.Runs more = (role, k) -> {
@@ -370,7 +370,7 @@ public final class Prove {
       undecided = dx.inconclusive();
       if (undecided) {
         reasons.add("diagnosis inconclusive after " + dx.baselines().size() + " run(s) of each configuration: "
-            + diagnosis.regression().why() + runsNeeded(plan, diagnosis.regression(), baseline));
+            + diagnosis.regression().why() + runsNeeded(diagnosis.regression()));
       }
     }
 
@@ -542,7 +542,7 @@ public final class Prove {
   /** The rule of a look as the sequence planned it. */
   private static Diagnosis.Rule ruleOf(Sequential.Look l, Sequential.Diagnosed dx) {
     double margin = dx.diagnosis().regression().margin() == null ? Diagnosis.Rule.MARGIN : dx.diagnosis().regression().margin();
-    return Diagnosis.Rule.withMargin(margin).at(l.look(), l.looks());
+    return Sequential.paired(Diagnosis.Rule.withMargin(margin)).at(l.look(), l.looks());
   }
 
   /** A run's directory: the first of each configuration is named by its role alone, later ones are numbered. */
@@ -576,21 +576,27 @@ public final class Prove {
     r.put("label", label);
   }
 
-  /** ", look 2 of 3 (2 runs of each pooled)" where prove looked more than once. */
+  /**
+   * "; 3 pairs of runs (look 1 of 1 that can decide)" where prove made more than one pair; the looks before the rule's
+   * pairs cannot decide and are not counted among those that spend the error rate.
+   */
   private static String lookText(List<Sequential.Look> looks) {
     Sequential.Look l = looks.get(looks.size() - 1);
-    return looks.size() == 1 ? "" : "; look " + l.look() + " of " + l.looks() + " (" + l.baselineRuns() + " and " + l.otherRuns() + " runs pooled)";
+    return looks.size() == 1 ? "" : "; " + Math.min(l.baselineRuns(), l.otherRuns()) + " pairs of runs (look " + l.look() + " of " + l.looks()
+        + " that can decide)";
   }
 
-  /** For a user's job, whose steps per run are its own: the runs of it that the steps needed come to. */
-  private static String runsNeeded(Plan plan, Diagnosis.Regression r, Evidence eb) {
+  /**
+   * What would decide: the pairs of runs the steps needed come to (the step-time rule judges pairs of runs, so a longer
+   * run does not stand in for another pair: the machine's drift between runs is measured only by more of them).
+   */
+  private static String runsNeeded(Diagnosis.Regression r) {
     if (r.stepsNeeded() == null) {
       return "";
     }
     int perRun = Math.max(1, r.nBaseline() / Math.max(1, r.baselineRuns()));
-    int runs = (int) Math.ceil(r.stepsNeeded() / (double) perRun);
-    return " (" + runs + " runs of " + perRun + " measured steps each" + (plan.job() instanceof StandIn ? ", or --iters " + r.stepsNeeded() : "")
-        + "; --max-runs " + runs + " lets prove make them)";
+    int runs = Math.max(Diagnosis.Rule.PROVE_PAIRS, (int) Math.ceil(r.stepsNeeded() / (double) perRun));
+    return " (" + runs + " pairs of runs of " + perRun + " measured steps each; --max-runs " + runs + " lets prove make them)";
   }
 
   private static int steady(Prediction p) {

@@ -8,18 +8,24 @@ import java.util.List;
 
 /**
  * prove's sequential extension. A comparison that is inconclusive is not settled by a longer run — a
- * user's job decides its own number of steps, prove can only run it again — but by more runs, pooled like with like:
+ * user's job decides its own number of steps, prove can only run it again — but by more runs. On a shared machine
+ * the load drifts between runs, so the run is the unit of replication and the runs are made in time-adjacent pairs,
+ * each pair in the opposite order to the one before (ABBA: B V, V B, B V …), so that a load rising or falling steadily
+ * slows each side of a pair in turn and cancels in their mean instead of reading as a change of the job:
  * <ul>
- *   <li>diagnosis: baseline and variant are run again as a pair (B, V, B, V …, so a load that drifts meets both) and
- *       diagnosed with every run of each side pooled, up to {@code maxRuns} runs of each: {@code maxRuns} looks;
- *   <li>fix verification: where only the step time is left (path, configuration and replicas are the baseline's),
- *       the baseline is run again after the fixed run and the fixed configuration after that (A/B/A/B …), each new
- *       run a look, up to {@code maxRuns} runs of each: {@code 2 × maxRuns} looks.
+ *   <li>diagnosis: the baseline and the variant as pairs (B V | V B | B V …), diagnosed with the i-th runs of the two
+ *       sides paired, up to {@code maxRuns} pairs;
+ *   <li>fix verification: the fixed run first (what the path, the configuration and the replicas show needs no
+ *       pair); where only the step time is left, a baseline run right after it, then pairs of the baseline run again
+ *       and the fixed configuration in alternating order (F B' | B' F | F B' …), up to {@code maxRuns} pairs, each
+ *       fixed run judged against the baseline run made next to it.
  * </ul>
- * The error rates hold across the looks by alpha spending: every look of a sequence of K planned looks judges with
- * {@code alpha / K} (Bonferroni), so stopping at the first look that decides keeps a false regression, improvement or
- * no change at or below {@code alpha / 2} each, whatever look it stops at. A sequence that ends undecided is reported
- * inconclusive; prove never calls a fault diagnosed or a fix verified on it.
+ * The step-time rule asks for {@link Diagnosis.Rule#PROVE_PAIRS} pairs before any verdict (one pair cannot tell a
+ * change from the machine's drift, two leave a t interval one degree of freedom) and puts an interval over the pairs.
+ * The error rates hold across the looks by alpha spending over the looks that can decide (those with enough pairs):
+ * each of K such looks judges with {@code alpha / K} (Bonferroni), so stopping at the first look that decides keeps a
+ * false regression, improvement or no change at or below {@code alpha / 2} each, whatever look it stops at. A sequence
+ * that ends undecided is reported inconclusive; prove never calls a fault diagnosed or a fix verified on it.
  */
 final class Sequential {
   private Sequential() {}
@@ -67,22 +73,45 @@ final class Sequential {
     }
   }
 
+  /** The rule prove judges with: {@code rule} asking for {@link Diagnosis.Rule#PROVE_PAIRS} time-adjacent pairs. */
+  static Diagnosis.Rule paired(Diagnosis.Rule rule) {
+    return rule.withPairs(Math.max(rule.pairs(), Diagnosis.Rule.PROVE_PAIRS));
+  }
+
+  /** The looks of a sequence of up to {@code maxPairs} pairs that can decide: those with at least the rule's pairs. */
+  static int decidingLooks(Diagnosis.Rule rule, int maxPairs) {
+    return Math.max(1, maxPairs - rule.pairs() + 1);
+  }
+
+  /** The rule at the look made with {@code pairs} pairs: looks with fewer than the rule's cannot decide, spend none. */
+  static Diagnosis.Rule atPairs(Diagnosis.Rule rule, int pairs, int maxPairs) {
+    int looks = decidingLooks(rule, maxPairs);
+    return rule.at(Math.min(looks, Math.max(1, pairs - rule.pairs() + 1)), looks);
+  }
+
   /**
    * Diagnoses {@code baseline} against {@code variant}; while the conclusion is inconclusive and fewer than
-   * {@code maxRuns} runs of each exist, runs both again and diagnoses all of them pooled.
+   * {@code maxRuns} pairs exist, makes another pair, in the order opposite to the last one's, and diagnoses all of them
+   * paired.
    */
   static Diagnosed diagnose(Evidence baseline, Evidence variant, int maxRuns, Diagnosis.Rule rule, Runs more, Looks said) {
+    Diagnosis.Rule pr = paired(rule);
     List<Evidence> bs = new ArrayList<>(List.of(baseline));
     List<Evidence> vs = new ArrayList<>(List.of(variant));
     List<Look> looks = new ArrayList<>();
-    Diagnosis.Rule r = rule.at(1, maxRuns);
+    Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
     Diagnosis d = Diagnosis.diagnose(bs, vs, r);
     looks.add(Look.of("diagnosis", r, d.regression(), d.conclusion()));
     said.look(looks.get(looks.size() - 1));
     for (int k = 2; k <= maxRuns && "inconclusive".equals(d.conclusion()); k++) {
-      bs.add(more.run("baseline", k));
-      vs.add(more.run("variant", k));
-      r = rule.at(k, maxRuns);
+      if (k % 2 == 0) {
+        vs.add(more.run("variant", k));
+        bs.add(more.run("baseline", k));
+      } else {
+        bs.add(more.run("baseline", k));
+        vs.add(more.run("variant", k));
+      }
+      r = atPairs(pr, k, maxRuns);
       d = Diagnosis.diagnose(bs, vs, r);
       looks.add(Look.of("diagnosis", r, d.regression(), d.conclusion()));
       said.look(looks.get(looks.size() - 1));
@@ -92,25 +121,30 @@ final class Sequential {
 
   /**
    * Verifies {@code fixed} against the diagnosis's runs; while only the step time stands between it and "fixed" (not
-   * fixed or inconclusive on the step time alone) and {@code extend} allows, runs the baseline again and the fixed
-   * configuration again in turn, each judged with all runs of its configuration pooled.
+   * fixed or inconclusive on the step time alone) and {@code extend} allows, makes the baseline run again right after
+   * the fixed run, then further pairs of the baseline again and the fixed configuration in alternating order, each
+   * look judging every fixed run beside the baseline run made next to it.
    */
   static Verified verify(Diagnosed dx, Evidence fixed, int maxRuns, boolean extend, Diagnosis.Rule rule, Runs more, Looks said) {
+    Diagnosis.Rule pr = paired(rule);
     List<Evidence> fs = new ArrayList<>(List.of(fixed));
     List<Evidence> as = new ArrayList<>();
     List<Look> looks = new ArrayList<>();
-    int planned = 2 * maxRuns;
-    Diagnosis.Rule r = rule.at(1, planned);
+    Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
     FixVerification fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
     looks.add(Look.of("fix", r, fv.regression(), fv.verdict()));
     said.look(looks.get(looks.size() - 1));
-    for (int look = 2; look <= planned && extend && !fv.fixed() && fv.onlyStepTime(); look++) {
-      if (as.size() < fs.size()) {
-        as.add(more.run("baselineAgain", as.size() + 1));
+    for (int p = 1; p <= maxRuns && extend && !fv.fixed() && fv.onlyStepTime(); p++) {
+      if (p == 1) {
+        as.add(more.run("baselineAgain", 1));
+      } else if (p % 2 == 0) {
+        as.add(more.run("baselineAgain", p));
+        fs.add(more.run("fixed", p));
       } else {
-        fs.add(more.run("fixed", fs.size() + 1));
+        fs.add(more.run("fixed", p));
+        as.add(more.run("baselineAgain", p));
       }
-      r = rule.at(look, planned);
+      r = atPairs(pr, p, maxRuns);
       fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
       looks.add(Look.of("fix", r, fv.regression(), fv.verdict()));
       said.look(looks.get(looks.size() - 1));

@@ -35,6 +35,11 @@ public final class DiagnosePowerBench {
   public static void main(String[] args) throws IOException {
     int trials = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
     long seed = args.length > 1 ? Long.parseLong(args[1]) : 2026L;
+    if (args.length > 3 && args[3].equals("pairs")) {
+      pairedRuns(Integer.parseInt(args[2]), seed, args.length > 4 ? Integer.parseInt(args[4]) : 6,
+          args.length > 5 ? Double.parseDouble(args[5]) : 0.05);
+      return;
+    }
     if (args.length > 3 && args[3].equals("runs")) {
       pooledRuns(Integer.parseInt(args[2]), seed, args.length > 4 ? Integer.parseInt(args[4]) : 1,
           args.length > 5 ? Double.parseDouble(args[5]) : 0.05);
@@ -138,6 +143,50 @@ public final class DiagnosePowerBench {
         System.out.printf(Locale.ROOT, "%-34s %6.2f %7d %11.1f%% %11.1f%% %11.1f%% %11.1f%% %10.2f%n", String.format(Locale.ROOT, "lognormal CV %.0f%%",
             cv * 100), ratio, trials, pct(verdicts, "regression", trials), pct(verdicts, "no change", trials), pct(verdicts, "inconclusive", trials),
             pct(verdicts, "improvement", trials), (double) runsUsed / trials);
+      }
+    }
+  }
+
+  /**
+   * prove's sequence as it is now: time-adjacent pairs of 24-step runs, at least {@link Diagnosis.Rule#PROVE_PAIRS}
+   * pairs before a verdict, looks after each further pair up to {@code maxPairs}, alpha spent over the looks that can
+   * decide; each run's level drawn around its configuration's ({@code drift} as a standard deviation: the machine
+   * between runs), true ratios 1, 1.10 and 1.25. Per cell the share of each final verdict and the pairs used. Run:
+   * {@code … DiagnosePowerBench 0 2026 TRIALS pairs [MAX_PAIRS [DRIFT]]}.
+   */
+  static void pairedRuns(int trials, long seed, int maxPairs, double drift) {
+    int steps = 24;
+    Diagnosis.Rule rule = Diagnosis.Rule.DEFAULT.withPairs(Diagnosis.Rule.PROVE_PAIRS);
+    int looks = Math.max(1, maxPairs - rule.pairs() + 1);
+    System.out.printf(Locale.ROOT, "%n%-34s %6s %7s %12s %12s %12s %12s %10s%n", "pairs of 24, up to " + maxPairs + ", drift "
+        + Math.round(drift * 100) + "%", "ratio", "trials", "regression", "no change", "inconclusive", "improvement", "pairs");
+    for (double cv : new double[] {0.02, 0.10, 0.25}) {
+      double sigma = Math.sqrt(Math.log(1 + cv * cv));
+      for (double ratio : new double[] {1.0, 1.10, 1.25}) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        java.util.Map<String, Integer> verdicts = new java.util.TreeMap<>();
+        long pairsUsed = 0;
+        for (int t = 0; t < trials; t++) {
+          List<Evidence> b = new ArrayList<>();
+          List<Evidence> v = new ArrayList<>();
+          String verdict = "inconclusive";
+          for (int k = 1; k <= maxPairs; k++) {
+            b.add(run("b" + k, drawRun(rnd, sigma, drift, 1.0, steps)));
+            v.add(run("v" + k, drawRun(rnd, sigma, drift, ratio, steps)));
+            if (k < rule.pairs()) {
+              continue;
+            }
+            verdict = Diagnosis.diagnose(b, v, rule.at(k - rule.pairs() + 1, looks)).regression().verdict();
+            if (!verdict.equals("inconclusive")) {
+              break;
+            }
+          }
+          verdicts.merge(verdict, 1, Integer::sum);
+          pairsUsed += b.size();
+        }
+        System.out.printf(Locale.ROOT, "%-34s %6.2f %7d %11.1f%% %11.1f%% %11.1f%% %11.1f%% %10.2f%n", String.format(Locale.ROOT, "lognormal CV %.0f%%",
+            cv * 100), ratio, trials, pct(verdicts, "regression", trials), pct(verdicts, "no change", trials), pct(verdicts, "inconclusive", trials),
+            pct(verdicts, "improvement", trials), (double) pairsUsed / trials);
       }
     }
   }

@@ -2,12 +2,20 @@ package io.pathproof.diagnose;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pathproof.core.Json;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Ingest;
+import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 10 / 11 §3 on real runs: prove's gloo × 4 runs (cpu-x4-small, 3 + 24 steps) recorded on the shared 2-core
@@ -136,5 +144,137 @@ class RecordedDriftTest {
     assertThat(f.verdict()).isEqualTo("nothing to fix");
     assertThat(f.fixed()).isFalse();
     assertThat(f.reasons()).anySatisfy(r -> assertThat(r).contains("confounded by machine load"));
+  }
+
+  /** The abba-aa runs of one side in the order made: "baseline" or "variant", 1..6 (all one configuration). */
+  private static List<Evidence> abba(String side, int n) {
+    List<Evidence> out = new ArrayList<>();
+    for (int i = 1; i <= n; i++) {
+      out.add(run("abba-aa", side + "-" + i));
+    }
+    return out;
+  }
+
+  /** prove's rule at the look made with {@code pairs} of {@code maxPairs} pairs (three pairs before any verdict). */
+  private static Diagnosis.Rule prove(int pairs, int maxPairs) {
+    Diagnosis.Rule r = Diagnosis.Rule.DEFAULT.withPairs(Diagnosis.Rule.PROVE_PAIRS);
+    int looks = Math.max(1, maxPairs - r.pairs() + 1);
+    return r.at(Math.min(looks, Math.max(1, pairs - r.pairs() + 1)), looks);
+  }
+
+  /**
+   * A copy of a recorded run whose step times (and the wall times of its load record) are {@code factor} times the
+   * recorded ones: a compute slowdown of that size on top of the machine's real drift.
+   */
+  private static Evidence slower(Evidence e, double factor, Path tmp) {
+    try {
+      Path from = Path.of(e.runDir());
+      if (!from.isAbsolute()) {
+        from = Path.of(RecordedDriftTest.class.getResource("/io/pathproof/diagnose/recorded/" + e.runDir()).toURI());
+      }
+      Path to = Files.createDirectories(tmp.resolve(from.getParent().getFileName() + "-" + from.getFileName() + "-x" + factor));
+      try (var files = Files.list(from)) {
+        for (Path f : files.toList()) {
+          String name = f.getFileName().toString();
+          if (name.startsWith("steps-rank")) {
+            StringBuilder out = new StringBuilder();
+            for (String line : Files.readAllLines(f)) {
+              ObjectNode n = (ObjectNode) Json.mapper().readTree(line);
+              n.put("ms", n.path("ms").asDouble() * factor);
+              out.append(Json.mapper().writeValueAsString(n)).append('\n');
+            }
+            Files.writeString(to.resolve(name), out);
+          } else if (name.equals("manifest.json")) {
+            ObjectNode m = (ObjectNode) Json.mapper().readTree(f.toFile());
+            for (JsonNode r : m.path("machineLoad").path("ranks")) {
+              ArrayNode wall = (ArrayNode) r.path("wallMs");
+              for (int i = 0; i < wall.size(); i++) {
+                wall.set(i, wall.get(i).asDouble() * factor);
+              }
+            }
+            Files.writeString(to.resolve(name), Json.mapper().writeValueAsString(m));
+          } else {
+            Files.copy(f, to.resolve(name));
+          }
+        }
+      }
+      return Ingest.read(List.of(to));
+    } catch (IOException | URISyntaxException x) {
+      throw new IllegalStateException(x);
+    }
+  }
+
+  @Test
+  void anUnchangedJobUnderDriftingLoadIsNeverARegressionPairByPair() {
+    List<Evidence> b = abba("baseline", 6);
+    List<Evidence> v = abba("variant", 6);
+    // Steps drawn as if independent, one pair at a time: the machine's drift between two runs reads as a change of
+    // the job (pair 5: 69 → 134 ms, the same configuration).
+    List<String> single = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      single.add(Diagnosis.diagnose(b.get(i), v.get(i)).regression().verdict());
+    }
+    assertThat(single).as("one pair judged on its steps").containsAnyOf("regression", "improvement");
+    // Pairs as the unit, in the ABBA order they were made: never decided, at any look of prove's sequence.
+    for (int k : new int[] {1, 3, 4, 6}) {
+      Diagnosis d = Diagnosis.diagnose(b.subList(0, k), v.subList(0, k), prove(k, 6));
+      assertThat(d.regression().verdict()).as("%d pair(s): %s", k, d.regression().why()).isEqualTo("inconclusive");
+      assertThat(d.conclusion()).isIn("inconclusive", "confounded by machine load");
+    }
+    // The same twelve runs split by time instead (odd runs against even ones, each pair's second run the later, as a
+    // B V B V order makes them): still never decided.
+    List<Evidence> odd = new ArrayList<>();
+    List<Evidence> even = new ArrayList<>();
+    List<Evidence> inTime = List.of(b.get(0), v.get(0), v.get(1), b.get(1), b.get(2), v.get(2), v.get(3), b.get(3), b.get(4), v.get(4),
+        v.get(5), b.get(5));
+    for (int i = 0; i < inTime.size(); i++) {
+      (i % 2 == 0 ? odd : even).add(inTime.get(i));
+    }
+    Diagnosis d = Diagnosis.diagnose(odd, even, prove(6, 6));
+    assertThat(d.regression().verdict()).as("B V B V, 6 pairs").isEqualTo("inconclusive");
+  }
+
+  @Test
+  void aSlowdownUnderTheSameDriftIsARegressionOnceThePairsCanCarryIt(@TempDir Path tmp) {
+    // The recorded drift with an exact slowdown of the variant's steps on top: the drift's spread between adjacent
+    // runs (a log ratio's standard deviation near 0.4 here) is what the pairs must outweigh.
+    List<Evidence> b = abba("baseline", 6);
+    List<Evidence> v25 = abba("variant", 6).stream().map(e -> slower(e, 1.25, tmp)).toList();
+    List<Evidence> v2 = abba("variant", 6).stream().map(e -> slower(e, 2.0, tmp)).toList();
+    for (int k : new int[] {1, 3, 6}) {
+      Diagnosis.Regression r = Diagnosis.diagnose(b.subList(0, k), v25.subList(0, k), prove(k, 6)).regression();
+      // 25 % slower under this drift: never called faster or unchanged; undecided it says how many pairs would decide.
+      assertThat(r.verdict()).as("%d pair(s)", k).isIn("inconclusive", "regression");
+      if (k == 6) {
+        assertThat(r.verdict()).isEqualTo("inconclusive");
+        assertThat(r.stepsNeeded() / (r.nBaseline() / r.baselineRuns())).as("pairs that would decide").isGreaterThan(6);
+        assertThat(r.why()).contains("time-adjacent pairs of runs");
+      }
+    }
+    // Twice as slow: three pairs may not carry it yet (never the wrong way), six do.
+    assertThat(Diagnosis.diagnose(b.subList(0, 3), v2.subList(0, 3), prove(3, 6)).regression().verdict()).isIn("inconclusive", "regression");
+    Diagnosis.Regression r2 = Diagnosis.diagnose(b, v2, prove(6, 6)).regression();
+    assertThat(r2.verdict()).as(r2.why()).isEqualTo("regression");
+    assertThat(r2.baselineRuns()).isEqualTo(6);
+  }
+
+  @Test
+  void aFixIsJudgedBesideItsOwnBaselinesSoTheDriftBetweenDiagnosisAndFixCancels(@TempDir Path tmp) {
+    // The diagnosis's pairs: the recorded baselines against variants twice as slow. The fix's pairs: fixed runs (the
+    // baseline's job) each beside a baseline run made next to it, minutes later at another load. Undone: the fixed
+    // runs over their baselines stand clearly below the variant over its.
+    List<Evidence> b = abba("baseline", 3);
+    List<Evidence> v = abba("variant", 3).stream().map(e -> slower(e, 2.0, tmp)).toList();
+    List<Evidence> again = abba("baseline", 6).subList(3, 6);
+    List<Evidence> fixed = abba("variant", 6).subList(3, 6);
+    Diagnosis.Rule rule = prove(3, 3);
+    FixVerification f = Diagnosis.verifyFix(b, v, fixed, again, rule);
+    assertThat(f.againstVariant().rule()).contains("each over the baseline runs made next to it");
+    assertThat(f.verdict()).as(String.join("; ", f.reasons())).isIn(FixVerification.FIXED, FixVerification.INCONCLUSIVE);
+    // A fix that kept the slowdown is never verified beside the same baselines.
+    List<Evidence> kept = fixed.stream().map(e -> slower(e, 2.0, tmp)).toList();
+    FixVerification k = Diagnosis.verifyFix(b, v, kept, again, rule);
+    assertThat(k.fixed()).isFalse();
+    assertThat(k.verdict()).isIn(FixVerification.NOT_FIXED, FixVerification.INCONCLUSIVE);
   }
 }
