@@ -33,6 +33,8 @@ final class Diagnoser {
   private final MachineLoad loadB;
   private final MachineLoad loadV;
   private final Diagnosis.Rule rule;
+  /** The variant against the baseline, as diagnose judges it; set by verify-fix's first look at the variant. */
+  private Diagnosis variantDiagnosis;
 
   Diagnoser(Evidence baseline, Evidence variant) {
     this(List.of(baseline), List.of(variant), Diagnosis.Rule.DEFAULT);
@@ -659,6 +661,7 @@ final class Diagnoser {
       return null;
     }
     Diagnosis d = new Diagnoser(bRuns, variants, rule).diagnose();
+    variantDiagnosis = d;
     if ("inconclusive".equals(d.conclusion())) {
       undecided.add("the variant against the baseline is inconclusive (" + d.regression().why() + "): whether there is a regression to "
           + "undo is not decided, so no fixed run can show a fix yet");
@@ -731,6 +734,15 @@ final class Diagnoser {
   private Diagnosis.Regression againstVariant(List<Evidence> variants, List<Fingerprint> beside, List<String> reasons,
       List<String> undecided, List<String> notes) {
     if (variants == null || variants.isEmpty() || emulated() || variants.stream().anyMatch(Diagnoser::emulated)) {
+      return null;
+    }
+    if (variantDiagnosis != null && variantDiagnosis.rootCause() != null
+        && variantDiagnosis.rootCause().layer() == Layer.CORRECTNESS) {
+      // The fault shown was the replicas diverging, not a step time: the fix undoes it when the fixed run's replicas
+      // agree (judged above). A step the variant lost meanwhile is the machine's drift or the fault's own small cost,
+      // and the fixed run is still held to a step not slower than the baseline beside it.
+      notes.add("the variant's root cause is correctness (replicas diverged): the fix is judged on the replicas, the "
+          + "path and a step not slower than the baseline, not on the variant's step time");
       return null;
     }
     List<Fingerprint> fx = variants.stream().map(Fingerprint::new).toList();
