@@ -49,7 +49,7 @@ final class BandwidthChecks extends CheckFamily {
     if (bytes == null) {
       // The flight recorder's AllReduce of this bucket (launch order = bucket index), in the element type it sent.
       found:
-      for (TreeMap<Integer, List<FlightBuckets.Collective>> byIt : FlightBuckets.byRankIteration(v).values()) {
+      for (TreeMap<Integer, List<FlightBuckets.Collective>> byIt : v.flightBuckets().values()) {
         for (List<FlightBuckets.Collective> it : byIt.values()) {
           if (c.bucket() < it.size() && it.get(c.bucket()).wireBytes() == c.bytes()) {
             bytes = it.get(c.bucket()).wireBytes();

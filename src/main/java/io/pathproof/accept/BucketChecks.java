@@ -92,7 +92,7 @@ final class BucketChecks extends CheckFamily {
   }
 
   private void bucketPhase(String id, String check, List<Bucket> expected, int fromIt, int toIt, String loggingKey) {
-    TreeMap<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> flight = FlightBuckets.byRankIteration(v);
+    TreeMap<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> flight = v.flightBuckets();
     List<Long> exp = new ArrayList<>();
     for (Bucket bk : expected) {
       exp.add(bk.bytes());

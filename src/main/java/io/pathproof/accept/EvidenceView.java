@@ -24,6 +24,8 @@ final class EvidenceView {
   private final Evidence e;
   /** Indices into {@link #kernels()} of the NCCL AllReduce kernels, by rank (null: the kernel names none). */
   private Map<Integer, List<Integer>> allReduceByRank;
+  /** The flight recorder's bucket AllReduces by rank and iteration, joined once per acceptance. */
+  private TreeMap<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> flightBuckets;
 
   EvidenceView(Evidence e) {
     this.e = e;
@@ -306,6 +308,14 @@ final class EvidenceView {
       }
     }
     return null;
+  }
+
+  /** {@link FlightBuckets#byRankIteration}, computed on first use: several row families read it. */
+  TreeMap<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> flightBuckets() {
+    if (flightBuckets == null) {
+      flightBuckets = FlightBuckets.byRankIteration(this);
+    }
+    return flightBuckets;
   }
 
   /** Hook records grouped by rank then iteration, each list in bucket-index order. */

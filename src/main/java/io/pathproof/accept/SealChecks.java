@@ -105,7 +105,7 @@ final class SealChecks extends CheckFamily {
     }
     if (ns == null) {
       // Without a hook: rank 0's first bucket AllReduce of iteration 0, created when it entered it (flight recorder).
-      var flight = FlightBuckets.byRankIteration(v).get(0);
+      var flight = v.flightBuckets().get(0);
       var firstFr = flight == null ? null : flight.get(0);
       if (firstFr != null && !firstFr.isEmpty() && firstFr.get(0).createdNs() != null) {
         ns = firstFr.get(0).createdNs();
