@@ -147,11 +147,27 @@ final class NcclEnv {
 
   /** NCCL_P2P_DISABLE / NCCL_P2P_LEVEL (paths.cc ncclGetLevel): null when the user set neither. */
   static Integer userP2pLevel(Map<String, String> env) {
-    String dis = get(env, "NCCL_P2P_DISABLE");
+    return userLevel(env, "NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL");
+  }
+
+  /**
+   * NCCL_NET_GDR_LEVEL as ncclTopoCheckGdr reads it (graph/paths.cc@v2.28.9-1:452-454, through ncclGetLevel without a
+   * disable variable): the farthest GPU–NIC path type that may still use GPUDirect RDMA; null where unset.
+   */
+  static Integer userGdrLevel(Map<String, String> env) {
+    return userLevel(env, null, "NCCL_NET_GDR_LEVEL");
+  }
+
+  /**
+   * ncclGetLevel (graph/paths.cc@v2.28.9-1:217-253): {@code disableVar}=1 is LOC; else the level variable by path
+   * name (LOC, NVL, …, SYS) or by the old numbering; null where neither is set or the value is not understood.
+   */
+  private static Integer userLevel(Map<String, String> env, String disableVar, String levelVar) {
+    String dis = disableVar == null ? null : get(env, disableVar);
     if (dis != null && longOr(dis, 0) == 1) {
       return NcclVersionTable.PATH_LOC;
     }
-    String lvl = get(env, "NCCL_P2P_LEVEL");
+    String lvl = get(env, levelVar);
     if (lvl == null) {
       return null;
     }

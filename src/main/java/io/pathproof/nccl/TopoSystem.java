@@ -474,6 +474,19 @@ final class TopoSystem {
 
   /** As {@link #applyP2pLevel(Integer)}; {@code pxnDisable} is NCCL_PXN_DISABLE=1. */
   void applyP2pLevel(Integer userLevel, boolean pxnDisable) {
+    applyP2pLevel(userLevel, pxnDisable, null);
+  }
+
+  /** GPUDirect RDMA's farthest path type (NCCL_NET_GDR_LEVEL, default PXB; graph/paths.cc@v2.28.9-1:452-454). */
+  int gdrLevel = PATH_PXB;
+
+  /**
+   * As {@link #applyP2pLevel(Integer, boolean)}; {@code userGdrLevel} is NCCL_NET_GDR_LEVEL (null: unset, PXB).
+   */
+  void applyP2pLevel(Integer userLevel, boolean pxnDisable, Integer userGdrLevel) {
+    if (userGdrLevel != null) {
+      gdrLevel = userGdrLevel;
+    }
     int level = PATH_PXB;
     Node cpu0 = nodes[CPU].get(0);
     if (cpu0.arch == ARCH_X86 && cpu0.vendor == VENDOR_AMD && count(GPU) <= 2) {
@@ -508,21 +521,7 @@ final class TopoSystem {
             addInterStep(GPU, localGpuIndex, GPU, g, NET, n);
           }
         }
-        // ncclTopoCheckGdr (paths.cc@v2.28.9-1:418-484): GDR needs the NIC's support and a distance no longer than
-        // NCCL_NET_GDR_LEVEL (PXB); over PXN the distance is the relay GPU's.
-        int distance = gpu.paths[NET][n].type;
-        if (distance == PATH_PXN) {
-          // ncclTopoGetIntermediateRank: the first node past any NVSwitch on the path is the relay GPU.
-          Path px = gpu.paths[NET][n];
-          Node relay = null;
-          for (int i = 0; i < px.count && (relay == null || relay.type == NVS); i++) {
-            relay = px.list[i].rem;
-          }
-          if (relay != null && relay.type == GPU) {
-            distance = relay.paths[NET][n].type;
-          }
-        }
-        if (gpu.paths[NET][n].type < PATH_PHB && !(net.gdr && distance <= PATH_PXB)) {
+        if (gpu.paths[NET][n].type < PATH_PHB && !gdr(g, n)) {
           int cpu = localCpu(g);
           addInterStep(CPU, cpu, NET, n, GPU, g);
           addInterStep(CPU, cpu, GPU, g, NET, n);
@@ -534,6 +533,30 @@ final class TopoSystem {
       node(NET, n).localGpu = localGpu(n);
     }
     searchInit();
+  }
+
+  /**
+   * ncclTopoCheckGdr (paths.cc@v2.28.9-1:418-484) for a write: GDR needs the NIC's support and a distance no longer
+   * than NCCL_NET_GDR_LEVEL ({@link #gdrLevel}); over PXN the distance is the relay GPU's.
+   */
+  boolean gdr(int g, int n) {
+    Node gpu = node(GPU, g);
+    if (!node(NET, n).gdr) {
+      return false;
+    }
+    int distance = gpu.paths[NET][n].type;
+    if (distance == PATH_PXN) {
+      // ncclTopoGetIntermediateRank: the first node past any NVSwitch on the path is the relay GPU.
+      Path px = gpu.paths[NET][n];
+      Node relay = null;
+      for (int i = 0; i < px.count && (relay == null || relay.type == NVS); i++) {
+        relay = px.list[i].rem;
+      }
+      if (relay != null && relay.type == GPU) {
+        distance = relay.paths[NET][n].type;
+      }
+    }
+    return distance <= gdrLevel;
   }
 
   private static int mergePathType(int t0, int t1) {
