@@ -139,7 +139,7 @@ final class CommInit {
         if (dis != null) {
           throw TopoSystem.noPath(h.node().hostname(), dis);
         }
-        sys.applyP2pLevel(userP2p, NcclEnv.longOr(NcclEnv.get(env, "NCCL_PXN_DISABLE"), 0) == 1);
+        sys.applyP2pLevel(userP2p, NcclEnv.longOr(NcclEnv.get(env, "NCCL_PXN_DISABLE"), 0) == 1, NcclEnv.userGdrLevel(env));
         GraphSearch search = new GraphSearch(sys, crossNic);
         int ngpus = sys.count(TopoSystem.GPU);
         TopoGraph ringG = new TopoGraph(0, TopoGraph.PATTERN_RING, 1, table.maxChannels() / 2, ngpus, table.maxChannels());
@@ -426,9 +426,22 @@ final class CommInit {
     }
     if (nNodes > 1) {
       String kind = host.nics().isEmpty() || host.nics().get(0).kind() == null ? "" : host.nics().get(0).kind();
-      boolean gdr = !host.nics().isEmpty() && host.nics().get(0).gdr();
+      // GPUDirect as the net transport asks for it per connection (transport/net.cc@v2.28.9-1:301, 344 through
+      // ncclTopoCheckGdr): the NIC's support, and the GPU within NCCL_NET_GDR_LEVEL of it.
+      boolean gdr = false;
+      for (int g = 0; g < sys.count(TopoSystem.GPU) && !gdr; g++) {
+        for (int n = 0; n < sys.count(TopoSystem.NET) && !gdr; n++) {
+          gdr = sys.gdr(g, n);
+        }
+      }
       String k = kind.toLowerCase(Locale.ROOT);
-      if (k.equals("net")) {
+      String module = NcclEnv.get(env, "NCCL_NET");
+      if (module != null && !module.isBlank()) {
+        // NCCL_NET picks the net module by name, case aside (src/plugin/net.cc:360@v2.28.9-1, the comm's netName from NCCL_NET), and the
+        // connector prints that module's own name (transport/net.cc:313, 359): a plugin's, or IB / Socket.
+        String name = module.equalsIgnoreCase("ib") ? "IB" : module.equalsIgnoreCase("socket") ? "Socket" : module.trim();
+        kinds.add("NET/" + name + (gdr && !name.equals("Socket") ? "/GDRDMA" : ""));
+      } else if (k.equals("net")) {
         // An NCCL topology dump or nvidia-smi matrix names the port, not the net plugin that drives it: NCCL prints
         // that plugin's own name (transport/net.cc@v2.28.9-1:313, 359: "via NET/%s/%d", ncclNet->name), so only
         // the family and GPUDirect follow.

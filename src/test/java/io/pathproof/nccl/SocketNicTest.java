@@ -31,4 +31,19 @@ class SocketNicTest {
     assertThat(mib.algorithm()).isEqualTo("Ring");
     assertThat(mib.protocol()).isEqualTo("LL");
   }
+
+  /**
+   * NCCL_NET names the net module; the connector prints that module's own name (transport/net.cc@v2.28.9-1:313), so a
+   * cluster run through a net plugin ("emu") is predicted as NET/emu, not as the NIC's family, and Socket never with
+   * GPUDirect.
+   */
+  @Test
+  void theNetModuleNamedByNcclNetIsTheTransportBetweenNodes() {
+    Topology c = Scenarios.emulatedCluster(Scenarios.cluster(Scenarios.topology("h200-sxm-x4-nvswitch"), 2), 4,
+        400_000L, false);
+    assertThat(NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NET", "emu"))).communicator().transport())
+        .contains("NET/emu").doesNotContain("NET/Socket");
+    assertThat(NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NET", "socket"))).communicator().transport())
+        .contains("NET/Socket").doesNotContain("GDRDMA");
+  }
 }
