@@ -417,8 +417,12 @@ final class Assembly {
       if (rings.isEmpty() && !cr.rings.isEmpty()) {
         rings.addAll(cr.rings.values());
       }
-      if (graphs.isEmpty() && !cr.graphs.isEmpty()) {
-        graphs.addAll(cr.graphs);
+      // Every distinct search result: each rank searches its own node, so a cluster whose nodes differ (a slower NIC
+      // on one) prints other graphs on that node's ranks before the exchange takes the minimum (init.cc@v2.28.9-1).
+      for (Evidence.Graph x : cr.graphs) {
+        if (graphs.size() < 64 && graphs.stream().noneMatch(x::sameShape)) {
+          graphs.add(x);
+        }
       }
     }
     Boolean trees3 = connectedTrees ? Boolean.TRUE : before222 && connectedRings ? Boolean.FALSE : null;

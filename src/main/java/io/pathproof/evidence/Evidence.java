@@ -191,9 +191,16 @@ public record Evidence(
     }
   }
 
-  /** A {@code Pattern …} graph line. */
-  public record Graph(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,
-      Integer sameChannels, Source source) {}
+  /** A {@code Pattern …} graph line; {@code crossNic} as the search ended (0, 1, or 2: consecutive channels' NICs paired). */
+  public record Graph(int pattern, int crossNic, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,
+      Integer sameChannels, Source source) {
+    /** The same search result, wherever it was printed. */
+    public boolean sameShape(Graph o) {
+      return pattern == o.pattern && crossNic == o.crossNic && nChannels == o.nChannels && bwIntra == o.bwIntra
+          && bwInter == o.bwInter && typeIntra.equals(o.typeIntra) && typeInter.equals(o.typeInter)
+          && java.util.Objects.equals(sameChannels, o.sameChannels);
+    }
+  }
 
   /** One connector line: channel, from rank → to rank, transport (with modifiers such as "/read"). */
   public record Connection(int channel, int fromRank, int toRank, String transport, boolean read, boolean gdr, Source source) {}

@@ -86,6 +86,7 @@ final class InitLines {
       Evidence.Graph g =
           new Evidence.Graph(
               Integer.parseInt(m.group(1)),
+              Integer.parseInt(m.group(2)),
               Integer.parseInt(m.group(3)),
               Double.parseDouble(m.group(4)),
               Double.parseDouble(m.group(5)),
@@ -103,9 +104,7 @@ final class InitLines {
     CommRank cr = r.context();
     boolean seen = false;
     for (Evidence.Graph o : cr.graphs) {
-      seen |= o.pattern() == g.pattern() && o.nChannels() == g.nChannels() && o.bwIntra() == g.bwIntra()
-          && o.bwInter() == g.bwInter() && o.typeIntra().equals(g.typeIntra()) && o.typeInter().equals(g.typeInter())
-          && java.util.Objects.equals(o.sameChannels(), g.sameChannels());
+      seen |= o.sameShape(g);
     }
     if (!seen && cr.graphs.size() < 64) {
       cr.graphs.add(g);
@@ -145,8 +144,11 @@ final class InitLines {
       return false;
     }
     int pattern = (int) num;
-    if (!digits(b, at + CROSSNIC_.length, e) || !Bytes.startsWith(b, at, e, NCHANNELS_)
-        || !int9(b, at + NCHANNELS_.length, e)) {
+    if (!int9(b, at + CROSSNIC_.length, e) || !Bytes.startsWith(b, at, e, NCHANNELS_)) {
+      return false;
+    }
+    int crossNic = (int) num;
+    if (!int9(b, at + NCHANNELS_.length, e)) {
       return false;
     }
     int nChannels = (int) num;
@@ -178,7 +180,7 @@ final class InitLines {
     if (slash <= t0 || slash >= t1 - 1 || !int9(b, t1 + SAME_.length, e)) {
       return false;
     }
-    addGraph(new Evidence.Graph(pattern, nChannels, intra, inter, Bytes.string(b, t0, slash),
+    addGraph(new Evidence.Graph(pattern, crossNic, nChannels, intra, inter, Bytes.string(b, t0, slash),
         Bytes.string(b, slash + 1, t1), (int) num, Source.line(r.file, r.lineNo)));
     return true;
   }
