@@ -372,6 +372,9 @@ final class Diagnoser {
     List<Layer> changedLayers = new ArrayList<>();
     for (Layer layer : Layer.PATH) {
       Diagnosis.LayerDiff d = find(diffs, layer);
+      if (d == null && layer == Layer.NETWORK) {
+        continue; // no communicator across nodes in either run: nothing to examine, not evidence missing
+      }
       if (d == null || d.baseline().equals("(no evidence)") || d.variant().equals("(no evidence)")) {
         unexamined.add(new Diagnosis.Elimination(layer, d == null ? "no evidence of this layer in either run"
             : "evidence in only one run (baseline: " + d.baseline() + "; variant: " + d.variant() + ")"));

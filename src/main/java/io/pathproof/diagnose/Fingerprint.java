@@ -72,6 +72,7 @@ final class Fingerprint {
     buckets();
     tuning();
     transport();
+    network();
     channels();
     threads();
     this.steps = steps();
@@ -192,13 +193,22 @@ final class Fingerprint {
     return String.join("+", all);
   }
 
+  /** A communicator across nodes: its NET connectors belong to the network layer, not to the transport between GPUs. */
+  private static boolean multiNode(Evidence.Communicator c) {
+    return c.nNodes() != null && c.nNodes() > 1;
+  }
+
+  private static boolean net(String transport) {
+    return transport.startsWith("NET");
+  }
+
   private void transport() {
     TreeSet<String> ts = new TreeSet<>();
     String first = null;
     if (e.nccl() != null) {
       for (Evidence.Communicator c : list(e.nccl().communicators())) {
         for (Evidence.Connection cn : list(c.connections())) {
-          if (cn.transport() != null) {
+          if (cn.transport() != null && !(multiNode(c) && net(cn.transport()))) {
             ts.add(cn.transport());
             if (first == null) {
               first = src(cn.source());
@@ -206,7 +216,7 @@ final class Fingerprint {
           }
         }
         if (ts.isEmpty()) {
-          ts.addAll(list(c.transports()));
+          list(c.transports()).stream().filter(t -> !(multiNode(c) && net(t))).forEach(ts::add);
           if (!ts.isEmpty() && first == null) {
             first = src(c.source());
           }
@@ -214,6 +224,47 @@ final class Fingerprint {
       }
     }
     path.put(Layer.TRANSPORT, ts.isEmpty() ? null : new Facet(String.join(", ", ts), List.of("nccl-log"), provs(first)));
+  }
+
+  /**
+   * The network between nodes, per multi-node communicator: node count, the NET connectors (net module, device,
+   * GPUDirect RDMA) and every distinct graph the ranks' searches printed (pattern, channels, path type to the NIC,
+   * inter-node bandwidth, crossNic). Absent on a single node.
+   */
+  private void network() {
+    TreeSet<String> parts = new TreeSet<>();
+    String first = null;
+    if (e.nccl() != null) {
+      for (Evidence.Communicator c : list(e.nccl().communicators())) {
+        if (!multiNode(c)) {
+          continue;
+        }
+        TreeSet<String> nets = new TreeSet<>();
+        for (Evidence.Connection cn : list(c.connections())) {
+          if (cn.transport() != null && net(cn.transport())) {
+            nets.add(cn.transport() + (cn.gdr() ? "/GDRDMA" : ""));
+          }
+        }
+        if (nets.isEmpty()) {
+          list(c.transports()).stream().filter(Fingerprint::net).forEach(nets::add);
+        }
+        TreeSet<String> graphs = new TreeSet<>();
+        for (Evidence.Graph g : list(c.graphs())) {
+          graphs.add(String.format(Locale.ROOT, "pattern %d: %d ch, %s/%s, bw %s/%s, crossNic %d", g.pattern(), g.nChannels(),
+              g.typeIntra(), g.typeInter(), num(g.bwIntra()), num(g.bwInter()), g.crossNic()));
+        }
+        parts.add(c.nNodes() + " nodes; net " + (nets.isEmpty() ? "(no connector lines)" : String.join(", ", nets))
+            + (graphs.isEmpty() ? "" : "; graphs " + String.join("; ", graphs)));
+        if (first == null) {
+          first = src(c.source());
+        }
+      }
+    }
+    path.put(Layer.NETWORK, parts.isEmpty() ? null : new Facet(String.join(" | ", parts), List.of("nccl-log"), provs(first)));
+  }
+
+  private static String num(double x) {
+    return x == Math.rint(x) ? Long.toString((long) x) : Double.toString(x);
   }
 
   private void channels() {

@@ -17,6 +17,12 @@ public enum Layer {
   ALGORITHM("algorithm", Owner.NCCL),
   PROTOCOL("protocol", Owner.NCCL),
   TRANSPORT("transport", Owner.NCCL),
+  /**
+   * Between nodes: how NCCL reaches the other nodes (the NET connectors, GPUDirect RDMA on them) and the inter-node
+   * graph its search found on each node (path type to the NIC, inter-node bandwidth, crossNic, channels). Only a
+   * multi-node communicator has it.
+   */
+  NETWORK("network", Owner.NCCL),
   CHANNELS("channels", Owner.NCCL),
   THREADS("threads", Owner.NCCL),
   COMPUTE("compute", Owner.APPLICATION),
@@ -35,7 +41,7 @@ public enum Layer {
   KERNEL_TIME("kernel-time", Owner.APPLICATION);
 
   /** The structural layers, upstream first: the order of elimination (seed, 回归根因推理). */
-  static final List<Layer> PATH = List.of(BUCKETS, ALGORITHM, PROTOCOL, TRANSPORT, CHANNELS, THREADS);
+  static final List<Layer> PATH = List.of(BUCKETS, NETWORK, ALGORITHM, PROTOCOL, TRANSPORT, CHANNELS, THREADS);
 
   /** Who owns a layer's decisions when nothing else is known (seed, 所有权边界). */
   static final class Owner {
@@ -76,6 +82,10 @@ public enum Layer {
       case ALGORITHM -> List.of(PROTOCOL, CHANNELS, THREADS);
       case PROTOCOL -> List.of(CHANNELS, THREADS);
       case TRANSPORT -> List.of(CHANNELS, ALGORITHM, PROTOCOL);
+      // The inter-node graph's bandwidth and path type enter the tuner's model (tuning.cc@v2.28.9-1 ncclTopoTuneModel:
+      // busBw from bwInter, the latency of the net), and its channel count the coll channels.
+      // On one node a net module change shows only where NCCL fell back to NET between local GPUs: the transport.
+      case NETWORK -> List.of(ALGORITHM, PROTOCOL, CHANNELS, THREADS, TRANSPORT);
       case CHANNELS -> List.of(THREADS);
       default -> List.of();
     };

@@ -95,6 +95,13 @@ final class Remedies {
         wrong.add("replacing NVLink or the GPUs: the configuration turned the peer path off; the links were never tried");
         wrong.add("more channels or a larger bucket: the data still goes through the fallback transport");
       }
+      case NETWORK -> {
+        fix = network(changes, layer) + " (baseline: " + base(fb, Layer.NETWORK) + ")";
+        wrong.add("more channels or another NCCL_ALGO/NCCL_PROTO: they tune around a slower path between nodes; the "
+            + "network path itself changed");
+        wrong.add("blaming NVLink or the GPUs: the transport inside each node is unchanged (" + base(fb, Layer.TRANSPORT) + ")");
+        wrong.add("a larger DDP bucket: every bucket still crosses the same network path");
+      }
       case THREADS -> {
         fix = undo(changes) + " so that NCCL sizes its thread blocks itself again (baseline: " + base(fb, Layer.THREADS) + ")";
         wrong.add("more channels: the block size, not the channel count, changed");
@@ -115,15 +122,35 @@ final class Remedies {
         wrong.add("tuning the layers downstream of the change one by one instead of reverting it");
       }
     }
-    return new Diagnosis.RootCause(target, target.owner(), change, evidence, fix, wrong, RERUN);
+    // A changed cluster description acting on the network (a NIC's speed or GPUDirect) is the hardware's, not NCCL's.
+    String owner = target == Layer.NETWORK && layer != Layer.NETWORK ? Layer.Owner.HARDWARE : target.owner();
+    return new Diagnosis.RootCause(target, owner, change, evidence, fix, wrong, RERUN);
+  }
+
+  /**
+   * The network's fix: a variable undone, or for a changed cluster description (a NIC's speed or GPUDirect support)
+   * the NIC brought back, which is the cluster's owners' work, not the job's.
+   */
+  private static String network(List<ConfigDiff.Change> changes, Layer variableLayer) {
+    if (variableLayer == Layer.NETWORK) {
+      return undo(changes) + " in the job's environment so that NCCL reaches the other nodes as before (GPUDirect RDMA "
+          + "where the NIC and distance allow it, its own NIC pairing and PXN)";
+    }
+    return "restore the nodes' network as the baseline had it (" + Diagnoser.describe(changes) + "): check the NICs' link "
+        + "speed and state (ibstat / ethtool), GPUDirect RDMA (nvidia-peermem, dma-buf) and the topology NCCL read "
+        + "(NCCL_TOPO_DUMP_FILE) on every node";
   }
 
   static Diagnosis.RootCause unconfigured(Layer layer, List<Layer> changedLayers, List<Diagnosis.LayerDiff> diffs, String effect) {
     List<String> evidence = Diagnoser.evidence("", changedLayers, diffs, effect);
     Diagnosis.LayerDiff d = Diagnoser.find(diffs, layer);
     String change = "the " + layer + " changed without any configuration change: " + d.baseline() + " → " + d.variant();
-    String owner = layer == Layer.TRANSPORT || layer == Layer.CHANNELS ? Layer.Owner.HARDWARE : layer.owner();
+    String owner = layer == Layer.TRANSPORT || layer == Layer.CHANNELS || layer == Layer.NETWORK ? Layer.Owner.HARDWARE
+        : layer.owner();
     String fix = switch (layer) {
+      case NETWORK -> "find why NCCL reached the other nodes differently on the same configuration: the NICs' link speed "
+          + "and state (ibstat / ethtool), GPUDirect RDMA (nvidia-peermem, dma-buf), the topology NCCL read on each node "
+          + "(NCCL_TOPO_DUMP_FILE)";
       case TRANSPORT, CHANNELS -> "find why NCCL saw a different topology on the same configuration (nvidia-smi topo -m, "
           + "the peer-access matrix, NVLink state, driver / IOMMU / ACS settings) and restore the peer path";
       case BUCKETS -> "find why DDP formed other buckets with the same flags (model code, parameter order, unused parameters)";

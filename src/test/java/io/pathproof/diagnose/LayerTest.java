@@ -29,7 +29,7 @@ class LayerTest {
 
   @Test
   void thePathIsEliminatedUpstreamFirstAndALayerFeedsOnlyPathLayers() {
-    assertThat(Layer.PATH).containsExactly(Layer.BUCKETS, Layer.ALGORITHM, Layer.PROTOCOL, Layer.TRANSPORT, Layer.CHANNELS, Layer.THREADS);
+    assertThat(Layer.PATH).containsExactly(Layer.BUCKETS, Layer.NETWORK, Layer.ALGORITHM, Layer.PROTOCOL, Layer.TRANSPORT, Layer.CHANNELS, Layer.THREADS);
     for (Layer l : Layer.values()) {
       assertThat(Layer.PATH).as(l.id()).containsAll(l.feeds());
       assertThat(l.feeds()).as(l.id()).doesNotContain(l);
@@ -44,6 +44,10 @@ class LayerTest {
     assertThat(Layer.actedOnBy("NCCL_ALGO")).isEqualTo(Layer.ALGORITHM);
     assertThat(Layer.actedOnBy("NCCL_P2P_DISABLE")).isEqualTo(Layer.TRANSPORT);
     assertThat(Layer.actedOnBy("NCCL_NTHREADS")).isEqualTo(Layer.THREADS);
+    assertThat(Layer.actedOnBy("NCCL_NET_GDR_LEVEL")).isEqualTo(Layer.NETWORK);
+    assertThat(Layer.actedOnBy("NCCL_CROSS_NIC")).isEqualTo(Layer.NETWORK);
+    assertThat(Layer.actedOnBy("NCCL_PXN_DISABLE")).isEqualTo(Layer.NETWORK);
+    assertThat(Layer.actedOnBy("NCCL_IB_HCA")).isEqualTo(Layer.NETWORK);
     assertThat(Layer.actedOnBy("bucket_cap_mb")).isEqualTo(Layer.BUCKETS);
     assertThat(Layer.actedOnBy("find_unused_parameters")).isEqualTo(Layer.DDP_CONFIG);
     assertThat(Layer.actedOnBy("DDP_SOMETHING")).isEqualTo(Layer.CONFIGURATION);
