@@ -92,8 +92,58 @@ final class Faults {
     }
     if (backend.equals("nccl")) {
       out.addAll(ncclFaults(p, io.pathproof.nccl.NcclModel.perFunctionEnvLists(s.versions().nccl())));
+      out.addAll(networkFaults(s, p));
     }
     return out;
+  }
+
+  /**
+   * The network faults of a multi-node scenario, each offered only where the model, predicting the scenario again
+   * with the variable set, says NCCL reaches the other nodes differently (another inter-node graph or NET transport):
+   * GPUDirect RDMA off (NCCL_NET_GDR_LEVEL=LOC, ncclTopoCheckGdr, graph/paths.cc@v2.28.9-1:452-475), the other NIC
+   * pairing (NCCL_CROSS_NIC, graph/search.cc), PXN off (NCCL_PXN_DISABLE, graph/paths.cc:708-740).
+   */
+  static List<Fault> networkFaults(Scenario s, Prediction p) {
+    List<Fault> out = new ArrayList<>();
+    if (p.communicator() == null || p.communicator().nNodes() < 2 || p.communicator().cannotPredict() != null) {
+      return out;
+    }
+    String base = network(p);
+    int crossNic = p.communicator().ringGraph() == null ? 0 : p.communicator().ringGraph().crossNic();
+    String[][] candidates = {
+        {"GPUDirect RDMA off", "NCCL_NET_GDR_LEVEL", "LOC",
+            "NICs reached through the CPU: GPUDirect RDMA off"},
+        {"NIC pairing", "NCCL_CROSS_NIC", crossNic == 0 ? "1" : "0",
+            crossNic == 0 ? "rings may leave a node on another NIC than they entered" : "each ring leaves a node on the NIC it entered"},
+        {"PXN off", "NCCL_PXN_DISABLE", "1", "no relay through an NVLink peer that sits next to the NIC"}};
+    for (String[] c : candidates) {
+      Prediction q;
+      try {
+        q = Predictor.predict(s.withEnv(java.util.Map.of(c[1], c[2])));
+      } catch (PathproofException ex) {
+        continue; // the model cannot predict with it: not offered, since the mechanism cannot say what it changes
+      }
+      String changed = network(q);
+      if (!changed.equals(base)) {
+        out.add(new Fault(c[0], List.of(c[1] + "=" + c[2]), Layer.NETWORK,
+            c[1] + "=" + c[2] + ": " + c[3] + " (predicted " + base + " → " + changed + ")"));
+      }
+    }
+    return out;
+  }
+
+  /** How the model says NCCL reaches the other nodes: the inter-node side of both graphs and the NET transport. */
+  private static String network(Prediction p) {
+    io.pathproof.nccl.CommunicatorPrediction c = p.communicator();
+    StringBuilder b = new StringBuilder();
+    for (io.pathproof.nccl.GraphSummary g : new io.pathproof.nccl.GraphSummary[] {c.ringGraph(), c.treeGraph()}) {
+      if (g != null) {
+        b.append(String.format(Locale.ROOT, "%d ch %s/%s bw %s/%s crossNic %d; ", g.nChannels(), g.typeIntra(),
+            g.typeInter(), fmt(g.bwIntra()), fmt(g.bwInter()), g.crossNic()));
+      }
+    }
+    String t = c.transport() == null ? "" : c.transport();
+    return b.append(t.substring(Math.max(0, t.indexOf("NET")))).toString();
   }
 
   /**

@@ -139,4 +139,26 @@ class FaultsTest {
     assertThat(Json.mapper().readTree(Prove.faultRecord(g, 7, List.of(g))).at("/knobs/compute_delay_ms").asText()).isEqualTo("40");
     assertThat(Prove.sha256(rec)).isNotEqualTo(Prove.sha256(Prove.faultRecord(g, 7, List.of(g)))).hasSize(64);
   }
+
+  /**
+   * Two HGX nodes (8 × 400 Gb/s GPUDirect NICs each, the emulated clusters' topology): the model offers GPUDirect off
+   * and the other NIC pairing, each because predicting again with the variable changes how NCCL reaches the other
+   * node; one node offers no network fault at all.
+   */
+  @Test
+  void networkFaultsAreOfferedWhereTheModelSaysTheNetworkPathChanges() {
+    io.pathproof.scenario.Topology node = Scenarios.topology("samples/emulation-sweep/topologies/h200-hgx-x8-8nic-gdr.json");
+    Scenario one = Scenarios.load("h200-x4");
+    Scenario cluster = new Scenario("hgx-2x8", one.workload(), Scenarios.cluster(node, 2), one.versions(), 16,
+        java.util.Map.of("NCCL_NVLS_ENABLE", "0"), one.backend());
+    Prediction p = Predictor.predict(cluster);
+    List<Fault> net = Faults.networkFaults(cluster, p);
+    assertThat(net).extracting(Fault::layer).containsOnly(Layer.NETWORK);
+    assertThat(net).extracting(f -> f.settings().get(0)).contains("NCCL_NET_GDR_LEVEL=LOC");
+    Fault gdr = net.stream().filter(f -> f.settings().get(0).startsWith("NCCL_NET_GDR_LEVEL")).findFirst().orElseThrow();
+    // Without GPUDirect the path to the NIC goes through the CPU: PHB where it was PIX (paths.cc@v2.28.9-1:741-752).
+    assertThat(gdr.description()).contains("PIX").contains("PHB");
+    assertThat(Faults.catalogue(cluster, p, "nccl", 16, 1)).containsAll(net);
+    assertThat(Faults.networkFaults(one, Predictor.predict(one))).isEmpty();
+  }
 }
