@@ -468,7 +468,10 @@ static int progressRecv(struct emuComm* c) {
     c->payOff = 0;
     c->dst = r->data[s];
     if (r->mr[s] && r->mr[s]->type == NCCL_PTR_CUDA) {
-      if (grow(&c->stage, &c->stageCap, c->hdr.size) != 0) return -1;
+      if (grow(&c->stage, &c->stageCap, c->hdr.size) != 0) {
+        EMU_WARN("no host memory to stage %llu bytes from NIC %s", (unsigned long long)c->hdr.size, c->peer);
+        return -1;
+      }
       c->dst = c->stage;
     }
     if (c->hdr.size == 0 && finishSlot(c, r) != 0) return -1;
@@ -488,6 +491,7 @@ static ncclResult_t emuIsend(void* sendComm, void* data, size_t size, int tag, v
   r->src = data;
   if (mr && mr->type == NCCL_PTR_CUDA && size > 0) {
     if (grow(&r->stage, &r->stageCap, size) != 0 || emuCudaCopy(&c->cuda, mr->ctx, r->stage, data, size, 0) != 0) {
+      if (r->stageCap < size) EMU_WARN("no host memory to stage %zu bytes for NIC %s", size, c->peer);
       r->used = 0;
       c->failed = 1;
       return ncclSystemError;

@@ -33,7 +33,9 @@ extern ncclDebugLogger_t emuLogger;
 void emuLog(ncclDebugLogLevel level, unsigned long flags, const char* fn, int line, const char* fmt, ...)
     __attribute__((format(printf, 5, 6)));
 #define EMU_INFO(flags, fmt, ...) emuLog(NCCL_LOG_INFO, (flags), __func__, __LINE__, "NET/EMU : " fmt, ##__VA_ARGS__)
-#define EMU_WARN(fmt, ...) emuLog(NCCL_LOG_WARN, NCCL_NET, __func__, __LINE__, "NET/EMU : " fmt, ##__VA_ARGS__)
+/* Every subsystem, as NCCL's own WARN (include/debug.h@v2.28.9-1): ncclDebugLog drops a line whose flags miss
+ * NCCL_DEBUG_SUBSYS even at WARN level (src/debug.cc:292), and a run that leaves NET out must still see why. */
+#define EMU_WARN(fmt, ...) emuLog(NCCL_LOG_WARN, ~0UL, __func__, __LINE__, "NET/EMU : " fmt, ##__VA_ARGS__)
 
 /* Reads the NIC list (PATHPROOF_NET_EMU_NICS_FILE or PATHPROOF_NET_EMU_NICS). 0, or -1 with one line in err naming
  * the source and the line or entry at fault. */
