@@ -4,7 +4,7 @@
 # one real DDP job on an emulated 2 x 8 H200 cluster, accepted. Everything it made ends in ONE file:
 # OUT/emulated-cluster.tgz.
 #
-#   scripts/emulated-cluster-gpu.sh PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|all]
+#   scripts/emulated-cluster-gpu.sh PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|prove|all]
 #
 # PATHPROOF: a pathproof launcher (scripts/bundle.sh makes one for nodes without Java). NCCL_SRC: an NCCL source tree
 # or tarball (.tar.xz/.tgz; the project's is .gpu/nccl.tar.xz, NCCL 2.28.9), built once into WORK/lib-VERSION with
@@ -17,13 +17,15 @@
 #   ddp:   `run --emulate h200-sxm-x8-nvswitch --nodes 2 -- torchrun --nproc_per_node 16 examples/recsys/train.py`
 #          (16 ranks on one GPU: the model small, the steps few) and `accept --run` on it: the sample
 #          samples/emulated-h200-2x8/ to be;
+#   network (not in all): the 2 x 8 HGX shape through the plugin with each network variable prove may inject;
+#   prove (not in all): prove on a user's job on that shape with a network fault (FAULT=K=V), diagnosed blind;
 #   plugin (not in all): two 2 x 8 HGX H200 shapes (8 x 400 Gb/s NICs per node, GPUDirect claimed or not) through
 #          pathproof's emu net plugin (--net-plugin, native/nccl-net-emu) instead of Socket over lo.
 # Afterwards, anywhere with Java (no GPU): scripts/emulation-agreement.py --clusters DIR/sweep --markdown, DIR being
 # where OUT/emulated-cluster.tgz was unpacked. Timings in every log are not physical; the decisions are NCCL's.
 # Environment: JOBS (make -j, default nproc), ARCH (the real GPU's, default sm_90), CUDA_HOME (else nvcc's), WORK.
 set -u
-[ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|all]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|prove|all]" >&2; exit 2; }
 pp=$1; given=$2; mkdir -p "$3"; out=$(cd "$3" && pwd); part=${4:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$here/.emu/cluster}; mkdir -p "$work"; work=$(cd "$work" && pwd)
@@ -121,6 +123,33 @@ if [ "$part" = plugin ]; then
   cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
 fi
 
+# network (its own call): the network faults prove may draw, as NCCL decides them, on the 2 x 8 HGX shape through
+# the emu net plugin: the same cluster with each variable set (--inject), 4 KiB .. 64 MiB; then `prove` on a user's
+# job there with one of them as its hidden fault (FAULT, default GPUDirect off), diagnosed blind.
+if [ "$part" = network ] || [ "$part" = prove ]; then
+  mkdir -p "$work/sweep"
+  [ -f "$work/net-emu/libnccl-net-emu.so" ] || step "$here/native/nccl-net-emu/build.sh" "$work/net-emu" || exit 3
+fi
+if [ "$part" = network ]; then
+  for v in base: gdr-loc:NCCL_NET_GDR_LEVEL=LOC crossnic-0:NCCL_CROSS_NIC=0 crossnic-1:NCCL_CROSS_NIC=1 \
+      pxn-off:NCCL_PXN_DISABLE=1; do
+    name=h200-hgx-2x8-8nic-gdr-${v%%:*}; inj=${v#*:}; rm -rf "$work/sweep/$name"
+    shape "$name" "$topos/h200-hgx-x8-8nic-gdr.json" 2 8 4096,1048576,67108864 --net-plugin "$work/net-emu" \
+      ${inj:+--inject "$inj"}
+  done
+  cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
+fi
+if [ "$part" = prove ]; then
+  d=$work/prove-network; rm -rf "$d"
+  # Relative paths: the sealed prediction names the topology file as given, and the sample must not name this node.
+  rel() { case $1 in "$here"/*) echo "${1#"$here"/}" ;; *) echo "$1" ;; esac; }
+  (cd "$here" && step "$pp" prove --emulate --topology samples/emulation-sweep/topologies/h200-hgx-x8-8nic-gdr.json \
+    --nodes 2 --net-plugin "$(rel "$work/net-emu")" --nccl-lib "$(rel "$lib")" --fault "${FAULT:-NCCL_NET_GDR_LEVEL=LOC}" \
+    --timeout 200 --out "$(rel "$d")" -- torchrun --nproc_per_node 16 --master_addr 127.0.0.1 \
+    --master_port $((29400 + RANDOM % 500)) examples/recsys/train.py --steps 12 --users 4096 --items 2048)
+  echo "== prove rc=$?" | tee -a "$log"; tail -n 30 "$work/log-$part.txt" | grep -v '^==' | tail -n 12
+fi
+
 # 3. One real DDP job on 2 x 8 emulated H200s (the recommender: small embeddings, a few steps), and its acceptance.
 if [ "$part" = all ] || [ "$part" = ddp ]; then
   d=$work/emulated-h200-2x8; rm -rf "$d"; mkdir -p "$d"
@@ -135,5 +164,6 @@ fi
 echo "total $(( $(date +%s) - t0 )) s" | tee -a "$log"
 # ONE file back: the sweep's run directories, the DDP run, the log. The library and NCCL's sources stay in WORK.
 parts=($(cd "$work" && ls log-*.txt)); [ -d "$work/sweep" ] && parts+=(sweep); [ -d "$work/emulated-h200-2x8" ] && parts+=(emulated-h200-2x8)
+[ -d "$work/prove-network" ] && parts+=(prove-network)
 tar -czf "$out/emulated-cluster.tgz" --exclude=.pathproof -C "$work" "${parts[@]}"
 ls -la "$out/emulated-cluster.tgz"

@@ -52,7 +52,7 @@ NNODES = re.compile(r"NCCL INFO comm \S+ rank 0 nRanks (\d+) nNodes (\d+)")
 CHANNELS = re.compile(r"NCCL INFO (\d+) coll channels, \d+ collnet channels, \d+ nvls channels, (\d+) p2p channels,"
                       r" (\d+) p2p channels per peer")
 # graph/search.cc ncclTopoPrintGraph "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d"
-GRAPH = re.compile(r"NCCL INFO Pattern (\d+), crossNic \d+, nChannels (\d+), bw ([\d.]+)/([\d.]+), type (\w+)/(\w+),"
+GRAPH = re.compile(r"NCCL INFO Pattern (\d+), crossNic (?P<crossNic>\d+), nChannels (\d+), bw ([\d.]+)/([\d.]+), type (\w+)/(\w+),"
                    r" sameChannels (\d)")
 RING0 = re.compile(r"NCCL INFO Channel 00/\d+ : ([\d ]+)$")
 TREES = re.compile(r"NCCL INFO Trees (.*)$")
@@ -110,8 +110,8 @@ def nccl_communicator(log):
                           "p2pChannelsPerPeer": int(m.group(3))})
             m = GRAPH.search(line)
             if m:
-                g = {"nChannels": int(m.group(2)), "bwIntra": float(m.group(3)), "bwInter": float(m.group(4)),
-                     "typeIntra": m.group(5), "typeInter": m.group(6)}
+                g = {"nChannels": int(m.group(3)), "bwIntra": float(m.group(4)), "bwInter": float(m.group(5)),
+                     "typeIntra": m.group(6), "typeInter": m.group(7), "crossNic": int(m.group("crossNic"))}
                 # ring: pattern 4 (NCCL_TOPO_PATTERN_RING); tree: the first balanced/split/tree pattern (1, 2, 3)
                 key = "ring" if m.group(1) == "4" else "tree" if m.group(1) in ("1", "2", "3") else None
                 if key and key not in c:
@@ -149,7 +149,7 @@ def predict(pathproof, topo, env, nbytes, nranks, nccl, nodes=None):
 
 
 COMM_FIELDS = ("nNodes", "collChannels", "p2pChannels", "p2pChannelsPerPeer")
-GRAPH_FIELDS = ("nChannels", "bwIntra", "bwInter", "typeIntra", "typeInter")
+GRAPH_FIELDS = ("nChannels", "bwIntra", "bwInter", "typeIntra", "typeInter", "crossNic")
 
 
 def same_cycle(a, b):
@@ -167,7 +167,8 @@ def communicator_diffs(theirs, ours):
     for g, key in (("ring", "ringGraph"), ("tree", "treeGraph")):
         for f in GRAPH_FIELDS:
             if g in theirs:
-                v = (ours.get(key) or {}).get(f)
+                # the prediction's JSON leaves crossNic out when it is 0 (GraphSummary)
+                v = (ours.get(key) or {}).get(f, 0 if f == "crossNic" else None)
                 v = round(v, 6) if isinstance(v, float) else v
                 out.append(("%s.%s" % (g, f), theirs[g][f], v, theirs[g][f] == v))
     if "ring0" in theirs:
@@ -195,6 +196,11 @@ def clusters(a):
         nccl = a.nccl or nccl_version(log0) or "2.28.9"
         versions.add(nccl)
         env = {"NCCL_MNNVL_ENABLE": "0"}
+        # A shape run with `run --inject K=V` (a network variable of the sweep): the run kept it in its fault file, and
+        # the prediction is made with it too.
+        injected = os.path.join(d, "fault.sealed.json")
+        if os.path.isfile(injected):
+            env.update(json.load(open(injected)).get("env", {}))
         decisions, _ = nccl_decisions(log0)
         theirs = nccl_communicator(log0)
         topo = os.path.join(d, "emulated-cluster.json")
