@@ -3,13 +3,10 @@ package io.pathproof.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
-import io.pathproof.rundir.RunManifest;
-import io.pathproof.rundir.RunOutcome;
 import io.pathproof.rundir.RunOutcome.RankExit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,12 +103,7 @@ final class CommandOutcome {
       exit = ExitCode.OK;
       msg = null;
     }
-    boolean complete = exit == ExitCode.OK;
-    if (complete) {
-      RunManifest.remove(home, "incompleteReason");
-    }
-    RunManifest.write(home, new RunOutcome(Instant.now().toString(), complete, exit, msg, ranks.exits()));
-    return new Runner.Result(dir, complete, exit, msg, ranks.exits(), null);
+    return RunDirectory.ended(home, dir, exit, msg, ranks.exits());
   }
 
   private static String describe(JsonNode status) {

@@ -8,7 +8,6 @@ import io.pathproof.rundir.LaunchRequest;
 import io.pathproof.rundir.LaunchStart;
 import io.pathproof.rundir.RunManifest;
 import io.pathproof.rundir.RunOutcome;
-import io.pathproof.rundir.Vocabulary;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -227,17 +226,7 @@ final class CommandRun {
     if (req.sealed().prediction() != null) {
       env.put("PATHPROOF_PREDICT", "0");
     }
-    Vocabulary.rankEnv().forEach((k, v) -> {
-      if (!parent.containsKey(k)) {
-        env.put(k, v);
-      }
-    });
-    if (!parent.containsKey("NCCL_TOPO_DUMP_FILE")) {
-      env.put("NCCL_TOPO_DUMP_FILE", dir.resolve("nccl-topo.xml").toString());
-    }
-    if (!parent.containsKey("NCCL_GRAPH_DUMP_FILE")) {
-      env.put("NCCL_GRAPH_DUMP_FILE", dir.resolve("nccl-graph.xml").toString());
-    }
+    RunDirectory.putEvidenceEnv(env, dir, parent);
     env.put("PYTHONUNBUFFERED", "1");
     env.putAll(inj.env());
     return env;

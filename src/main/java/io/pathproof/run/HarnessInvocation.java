@@ -46,17 +46,7 @@ final class HarnessInvocation {
       Rendezvous rdzv) {
     Map<String, String> parent = System.getenv();
     Map<String, String> env = new LinkedHashMap<>();
-    NCCL_DEFAULTS.forEach((k, v) -> {
-      if (!parent.containsKey(k)) {
-        env.put(k, v);
-      }
-    });
-    if (!parent.containsKey("NCCL_TOPO_DUMP_FILE")) {
-      env.put("NCCL_TOPO_DUMP_FILE", dir.resolve("nccl-topo.xml").toString());
-    }
-    if (!parent.containsKey("NCCL_GRAPH_DUMP_FILE")) {
-      env.put("NCCL_GRAPH_DUMP_FILE", dir.resolve("nccl-graph.xml").toString());
-    }
+    RunDirectory.putEvidenceEnv(env, dir, parent);
     if (!parent.containsKey("OMP_NUM_THREADS")) {
       env.put("OMP_NUM_THREADS", "1"); // as torchrun does for nproc > 1: ranks must not fight over the cores
     }

@@ -6,6 +6,8 @@ import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.rundir.RunManifest;
+import io.pathproof.rundir.RunOutcome;
+import io.pathproof.rundir.RunOutcome.RankExit;
 import io.pathproof.rundir.Vocabulary;
 import io.pathproof.scenario.Parameter;
 import io.pathproof.scenario.Workload;
@@ -14,6 +16,9 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The files a launcher puts into a run directory before any rank starts: the directory itself (new or empty), the
@@ -69,6 +74,37 @@ final class RunDirectory {
     n.put("staticGraph", w.staticGraph());
     n.put("gradientAsBucketView", w.gradientAsBucketView());
     RunManifest.writeJson(file, n);
+  }
+
+  /**
+   * Where NCCL's evidence goes, added to {@code env} unless the user's environment ({@code parent}) sets it: its log
+   * and the flight recorder (vocabulary.json), and its topology and graph dumps in the run directory.
+   */
+  static void putEvidenceEnv(Map<String, String> env, Path dir, Map<String, String> parent) {
+    Vocabulary.rankEnv().forEach((k, v) -> {
+      if (!parent.containsKey(k)) {
+        env.put(k, v);
+      }
+    });
+    if (!parent.containsKey("NCCL_TOPO_DUMP_FILE")) {
+      env.put("NCCL_TOPO_DUMP_FILE", dir.resolve("nccl-topo.xml").toString());
+    }
+    if (!parent.containsKey("NCCL_GRAPH_DUMP_FILE")) {
+      env.put("NCCL_GRAPH_DUMP_FILE", dir.resolve("nccl-graph.xml").toString());
+    }
+  }
+
+  /**
+   * The run's end, written as the manifest's outcome turn in {@code home} (this launcher's directory): complete only
+   * with exit 0, which also drops the request's "incomplete" reason.
+   */
+  static Runner.Result ended(Path home, Path dir, int code, String msg, List<RankExit> ranks) {
+    boolean complete = code == ExitCode.OK;
+    if (complete) {
+      RunManifest.remove(home, "incompleteReason");
+    }
+    RunManifest.write(home, new RunOutcome(Instant.now().toString(), complete, code, msg, ranks));
+    return new Runner.Result(dir, complete, code, msg, ranks, null);
   }
 
   static void writeText(Path target, String text) {

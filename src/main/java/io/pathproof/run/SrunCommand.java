@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * worker environment derived per task from Slurm's own variables. The harness reads RANK/LOCAL_RANK and falls back to
  * SLURM_PROCID/SLURM_LOCALID, so the command needs no wrapper script. The variables go before srun through
  * {@code env} and reach the tasks by {@code --export=ALL}: srun's own {@code --export=K=V,…} list is comma-separated
- * and cannot carry values such as {@code NCCL_DEBUG_SUBSYS=INIT,ENV} or {@code NCCL_ALGO=Ring,Tree}.
+ * and cannot carry values such as NCCL_DEBUG_SUBSYS's list of subsystems or {@code NCCL_ALGO=Ring,Tree}.
  */
 final class SrunCommand {
   private static final Pattern SAFE = Pattern.compile("^[A-Za-z0-9_@%+=:,./-]+$");

@@ -195,12 +195,7 @@ final class StandInLaunch {
       code = ExitCode.OK;
       msg = null;
     }
-    boolean complete = code == ExitCode.OK;
-    if (complete) {
-      RunManifest.remove(dir, "incompleteReason");
-    }
-    RunManifest.write(dir, new RunOutcome(Instant.now().toString(), complete, code, msg, o.ranks()));
-    return new Runner.Result(dir, complete, code, msg, o.ranks(), null);
+    return RunDirectory.ended(dir, dir, code, msg, o.ranks());
   }
 
   private Runner.Result fail(int code, String msg) {
