@@ -9,8 +9,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The flags that shape an emulated cluster — the ranks on each emulated node and the net plugin that joins the
- * nodes — shared by {@code run} and {@code prove} (a picocli mixin, as jbang shares its flags), and the one place that
- * turns {@code --emulate}'s topology into the machine NCCL will see and refuses what does not fit it. {@code --nodes}
+ * nodes — shared by {@code run} and {@code prove} (a picocli mixin, as jbang shares its flags), and the one place
+ * that turns {@code --emulate}'s topology into the machine NCCL will see and refuses what does not fit it. {@code --nodes}
  * and {@code --nic-speed} are inputs here but are declared with each verb's machine ({@code prove} and
  * {@code predict} shape their scenario with them too). Each verb words the help in its resource bundle
  * ({@code run.properties}, {@code prove.properties}).

@@ -40,13 +40,14 @@ final class RankProcesses {
   }
 
   /** One process per local rank, with torchrun's worker environment. */
-  static RankProcesses spawn(String python, RankLayout ranks, Path dir, List<String> harnessArgs, Map<String, String> env) {
+  static RankProcesses spawn(String python, RankLayout ranks, Path dir, List<String> harnessArgs,
+      Map<String, String> env) {
     return spawn(python, ranks, dir, harnessArgs, env, r -> Map.of());
   }
 
   /** As above, each rank's environment completed by {@code perRank} of its global rank (the emulator's busIds). */
-  static RankProcesses spawn(String python, RankLayout ranks, Path dir, List<String> harnessArgs, Map<String, String> env,
-      java.util.function.IntFunction<Map<String, String>> perRank) {
+  static RankProcesses spawn(String python, RankLayout ranks, Path dir, List<String> harnessArgs,
+      Map<String, String> env, java.util.function.IntFunction<Map<String, String>> perRank) {
     List<Slot> s = new ArrayList<>();
     for (int local = 0; local < ranks.perNode(); local++) {
       int rank = ranks.nodeRank() * ranks.perNode() + local;

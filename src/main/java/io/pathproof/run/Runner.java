@@ -263,8 +263,9 @@ public final class Runner {
    * command, else 0. {@code passThrough}: the command's stdout and stderr also go to this process's (they are kept in
    * the run directory either way).
    */
-  public record CommandRequest(List<String> command, Path out, long timeoutSec, Integer hookEvery, Iterations iterations,
-      Integer nodeRank, TargetMachine machine, SealedInputs sealed, boolean passThrough, Provenance provenance) {
+  public record CommandRequest(List<String> command, Path out, long timeoutSec, Integer hookEvery,
+      Iterations iterations, Integer nodeRank, TargetMachine machine, SealedInputs sealed, boolean passThrough,
+      Provenance provenance) {
     public CommandRequest {
       command = checkCommand(command);
       Objects.requireNonNull(out, "out");

@@ -20,7 +20,8 @@ class RankProcessesTest {
   void spawnGivesEachLocalRankTorchrunsWorkerEnvironment(@TempDir Path tmp) {
     Runner.Request req = node(tmp, 4, 3, 2);
     Injection inj = Injection.parse(List.of("NCCL_MAX_NCHANNELS=1", "corrupt_grad_rank=9"), req.ranks().worldSize());
-    Map<String, String> env = HarnessInvocation.rankEnv(req, tmp, Runner.Backend.GLOO, inj, new Rendezvous("head", 29400));
+    Map<String, String> env = HarnessInvocation.rankEnv(req, tmp, Runner.Backend.GLOO, inj,
+        new Rendezvous("head", 29400));
     List<String> args = HarnessInvocation.args(req, tmp, "gloo", inj);
     RankProcesses p = RankProcesses.spawn("/py", req.ranks(), tmp, args, env);
     assertThat(p.slots()).extracting(RankProcesses.Slot::rank).containsExactly(8, 9, 10, 11);

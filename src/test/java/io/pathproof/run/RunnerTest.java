@@ -37,8 +37,8 @@ class RunnerTest {
   @Test
   void aRequestBuiltByNameIsTheOneListedInOrderAndDefaultsAsRunDoes(@TempDir Path tmp) {
     assertThat(request(tmp, Runner.Launcher.SRUN, List.of("NCCL_ALGO=Ring"), tmp.resolve("p.json"), "h:1", 4, 2, 1))
-        .isEqualTo(new Runner.Request(new StandInJob(oneParameter(), "one-64mib-fp32", null), new RankLayout(4, 2, 1, "h:1"),
-            new Iterations(4, 1, 1), new RankStart(Runner.Backend.GLOO, Runner.Launcher.SRUN, null, 0),
+        .isEqualTo(new Runner.Request(new StandInJob(oneParameter(), "one-64mib-fp32", null),
+            new RankLayout(4, 2, 1, "h:1"), new Iterations(4, 1, 1), new RankStart(Runner.Backend.GLOO, Runner.Launcher.SRUN, null, 0),
             new SealedInputs(tmp.resolve("p.json"), List.of("NCCL_ALGO=Ring")), false,
             new Provenance(List.of("pathproof", "run"), "pathproof test"), tmp));
     assertThat(Runner.Request.builder(oneParameter(), tmp).build())
@@ -97,8 +97,8 @@ class RunnerTest {
     assertThat(fake.toFile().setExecutable(true)).isTrue();
     Path out = tmp.resolve("r");
     Runner.Request req = Runner.Request.builder(oneParameter(), out).labels("one-64mib-fp32", null)
-        .backend(Runner.Backend.GLOO).ranks(2, 1, 0).sizes(4, 1, 1).launcher(Runner.Launcher.SPAWN).python(fake.toString())
-        .recorded(List.of(), "pathproof test").build();
+        .backend(Runner.Backend.GLOO).ranks(2, 1, 0).sizes(4, 1, 1).launcher(Runner.Launcher.SPAWN)
+        .python(fake.toString()).recorded(List.of(), "pathproof test").build();
     Runner.Result r = Runner.run(req, null);
     assertThat(r.exitCode()).isEqualTo(ExitCode.TORCH_MISSING);
     assertThat(r.message()).isEqualTo("run: no Python with torch found (tried " + fake

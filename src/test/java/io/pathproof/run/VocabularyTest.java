@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 class VocabularyTest {
   private static final Path FILE = Path.of("python", "pathproof_torch", "vocabulary.json");
-  private static final Path HARNESS = Path.of("src", "main", "resources", "io", "pathproof", "run", RunDirectory.HARNESS);
+  private static final Path HARNESS =
+      Path.of("src", "main", "resources", "io", "pathproof", "run", RunDirectory.HARNESS);
   private static final Path PACKAGE = Path.of("python", "pathproof_torch");
 
   private static JsonNode file() throws IOException {
