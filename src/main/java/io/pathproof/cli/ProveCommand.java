@@ -56,15 +56,8 @@ public final class ProveCommand implements Callable<Integer> {
   @Option(names = "--nproc", description = "ranks (default: the scenario's)")
   Integer nproc;
 
-  @Option(names = "--nproc-per-node", paramLabel = "P",
-      description = "with --emulate on a cluster (--topology NODE --nodes N): ranks on each emulated node"
-          + " (default: its GPUs)")
-  Integer nprocPerNode;
-
-  @Option(names = "--net-plugin", paramLabel = "DIR|FILE",
-      description = "with --emulate on a cluster: an NCCL net plugin that exposes the topology's own NICs"
-          + " (default: NCCL's Socket transport over lo, one NIC per node without GPUDirect)")
-  Path netPlugin;
+  /** The emulated cluster's per-node flags, shared with run; prove's wording is in prove.properties. */
+  @Mixin EmulatedClusterOptions cluster = new EmulatedClusterOptions();
 
   @Option(names = "--fault", paramLabel = "K=V[,K=V]|random", defaultValue = "random",
       description = "the fault of the variant run (default: ${DEFAULT-VALUE}, drawn with --seed and kept hidden until the end)")
@@ -95,43 +88,46 @@ public final class ProveCommand implements Callable<Integer> {
       description = "after --: the user's own launch command (torchrun …, srun …, python train.py), proven as given")
   List<String> command = new ArrayList<>();
 
+  /** What the cluster's flags go with when prove emulates nothing. */
+  private static final String WITHOUT_EMULATE = "--nproc-per-node and --net-plugin go with --emulate on a cluster";
+
   @Override
   public Integer call() {
-    if (!command.isEmpty()) {
-      String topology = scenario.topology; // the machine the in-run prediction is made for (default: the one it finds)
-      if (scenario.scenario != null || scenario.workload != null || nproc != null || !backend.equalsIgnoreCase("auto")) {
-        throw PathproofException.usage("prove -- COMMAND: the command decides its workload, ranks and backend;"
-            + " --scenario, --workload, --nproc and --backend go with pathproof's own job");
-      }
-      String topo = topology == null ? null : Scenarios.topology(topology).name().equals(topology) ? topology
-          : Path.of(topology).toAbsolutePath().toString();
-      Integer nodes = scenario.nodes;
-      if (nodes != null) {
-        if (topology == null) {
-          throw PathproofException.usage("prove -- COMMAND --nodes N: goes with --topology NODE (the machine the"
-              + " in-run prediction is made for is N such nodes)");
-        }
-        Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
-      }
-      Runner.Emulate emu = null;
-      Prove.BackendChoice choice = Prove.BackendChoice.given("-- COMMAND", "the job's own", Runner.Backend.AUTO,
-          "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
-      if (emulate) {
-        if (ncclLib == null || topology == null) {
-          throw PathproofException.usage("prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
-        }
-        emu = RunCommand.emulation(topology, Scenarios.topology(topology), nodes, nprocPerNode, scenario.nicSpeed,
-            netPlugin, ncclLib, null);
-        String what = emu.cluster() ? emu.nodes() + " nodes of " + topology + " (" + emu.ranksPerNode() + " ranks each)"
-            : topology;
-        choice = Prove.BackendChoice.emulated(ncclLib, "--emulate --topology " + topology
-            + ": the job's ranks on one GPU, NCCL believing it runs on " + what
-            + " (NCCL decisions real, timings not physical)");
-      } else if (nprocPerNode != null || netPlugin != null) {
-        throw PathproofException.usage("--nproc-per-node and --net-plugin go with --emulate on a cluster");
-      }
-      return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu, nodes), choice);
+    return command.isEmpty() ? standIn() : ownCommand();
+  }
+
+  /** {@code prove -- COMMAND}: the user's own job, on the machine it finds or on {@code --topology}, or emulated. */
+  private Integer ownCommand() {
+    String topology = scenario.topology; // the machine the in-run prediction is made for (default: the one it finds)
+    if (scenario.scenario != null || scenario.workload != null || nproc != null || !backend.equalsIgnoreCase("auto")) {
+      throw PathproofException.usage("prove -- COMMAND: the command decides its workload, ranks and backend;"
+          + " --scenario, --workload, --nproc and --backend go with pathproof's own job");
     }
+    String topo = OwnJobTopology.forRanks(topology);
+    Integer nodes = scenario.nodes;
+    OwnJobTopology.checkNodes(topology, nodes, "prove -- COMMAND --nodes N: goes with --topology NODE (the machine the"
+        + " in-run prediction is made for is N such nodes)");
+    Runner.Emulate emu = null;
+    Prove.BackendChoice choice = Prove.BackendChoice.given("-- COMMAND", "the job's own", Runner.Backend.AUTO,
+        "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
+    if (emulate) {
+      if (ncclLib == null || topology == null) {
+        throw PathproofException.usage("prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
+      }
+      emu = cluster.machine(topology, Scenarios.topology(topology), nodes, scenario.nicSpeed, ncclLib, null);
+      String what = emu.cluster() ? emu.nodes() + " nodes of " + topology + " (" + emu.ranksPerNode() + " ranks each)"
+          : topology;
+      choice = Prove.BackendChoice.emulated(ncclLib, "--emulate --topology " + topology
+          + ": the job's ranks on one GPU, NCCL believing it runs on " + what
+          + " (NCCL decisions real, timings not physical)");
+    } else {
+      cluster.requireEmulation(false, false, WITHOUT_EMULATE);
+    }
+    return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu, nodes), choice);
+  }
+
+  /** pathproof's own job: the scenario given or chosen for this machine, emulated where the choice says so. */
+  private Integer standIn() {
     if (emulate && ncclLib == null) {
       throw PathproofException.usage("prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");
     }
@@ -140,24 +136,11 @@ public final class ProveCommand implements Callable<Integer> {
     if (s == null) {
       s = Scenarios.load(choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO);
     }
-    Runner.Emulate emu = choice.emulate() ? RunCommand.emulation(s.topology().name(), s.topology(), null, nprocPerNode,
-        scenario.nicSpeed, netPlugin, choice.ncclLib(), null) : null;
-    if (emu == null && (nprocPerNode != null || netPlugin != null)) {
-      throw PathproofException.usage("--nproc-per-node and --net-plugin go with --emulate on a cluster");
-    }
+    Runner.Emulate emu = choice.emulate() ? cluster.machine(s.topology().name(), s.topology(), null, scenario.nicSpeed,
+        choice.ncclLib(), null) : null;
+    cluster.requireEmulation(emu != null, false, WITHOUT_EMULATE);
     if (emu != null && emu.cluster()) {
-      if (nproc != null && nproc != emu.topology().gpuCount()) {
-        throw PathproofException.usage("prove --emulate on a cluster: --nproc " + nproc + " but " + emu.nodes()
-            + " nodes x " + emu.ranksPerNode() + " ranks; set the ranks of each node with --nproc-per-node");
-      }
-      // The prediction is made for the cluster NCCL will see: the ranks' GPUs, each node's emulated NIC, and NVLS
-      // and MNNVL off, as the emulation always sets them.
-      java.util.Map<String, String> env = new java.util.LinkedHashMap<>(s.env());
-      env.putIfAbsent("NCCL_NVLS_ENABLE", "0");
-      env.putIfAbsent("NCCL_MNNVL_ENABLE", "0");
-      s = new Scenario(s.name(), s.workload(), emu.topology(), s.versions(), emu.topology().gpuCount(), env,
-          s.backend());
-      nproc = s.ranks();
+      s = onEmulatedCluster(s, emu);
     }
     String label = scenario.scenario != null ? scenario.scenario : scenario.given() ? s.name()
         : choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO;
@@ -170,6 +153,25 @@ public final class ProveCommand implements Callable<Integer> {
       s = forTheTorchThatRuns(s, probed != null ? probed : Runner.probe(runs.python));
     }
     return prove(new Prove.StandIn(s, label, choice.backend(), n, emu), choice);
+  }
+
+  /**
+   * The scenario on the emulated cluster: its ranks are the cluster's, and the prediction is made for the cluster
+   * NCCL will see: the ranks' GPUs, each node's emulated NIC, and NVLS and MNNVL off, as the emulation always sets
+   * them.
+   */
+  private Scenario onEmulatedCluster(Scenario s, Runner.Emulate emu) {
+    if (nproc != null && nproc != emu.topology().gpuCount()) {
+      throw PathproofException.usage("prove --emulate on a cluster: --nproc " + nproc + " but " + emu.nodes()
+          + " nodes x " + emu.ranksPerNode() + " ranks; set the ranks of each node with --nproc-per-node");
+    }
+    java.util.Map<String, String> env = new java.util.LinkedHashMap<>(s.env());
+    env.putIfAbsent("NCCL_NVLS_ENABLE", "0");
+    env.putIfAbsent("NCCL_MNNVL_ENABLE", "0");
+    Scenario onCluster = new Scenario(s.name(), s.workload(), emu.topology(), s.versions(), emu.topology().gpuCount(),
+        env, s.backend());
+    nproc = onCluster.ranks();
+    return onCluster;
   }
 
   private Integer prove(Prove.Job job, Prove.BackendChoice choice) {

@@ -48,20 +48,13 @@ public final class RunCommand implements Callable<Integer> {
           + " in-run prediction is made for them; with --emulate, an emulated cluster of N nodes on the one GPU)")
   Integer nodes;
 
-  @Option(names = "--nproc-per-node", paramLabel = "P",
-      description = "with --emulate on a cluster: ranks on each emulated node, its first P GPUs (default: all of them)")
-  Integer nprocPerNode;
-
   @Option(names = "--nic-speed", paramLabel = "MBPS",
       description = "with --emulate on a cluster: the speed of each node's one NIC where the topology lists none"
           + " (Mb/s)")
   Long nicSpeed;
 
-  @Option(names = "--net-plugin", paramLabel = "DIR|FILE",
-      description = "with --emulate on a cluster: an NCCL net plugin (NCCL_NET_PLUGIN) that exposes the topology's own"
-          + " NICs; without it the nodes are joined by NCCL's Socket transport over lo (one NIC per node, no"
-          + " GPUDirect)")
-  Path netPlugin;
+  /** The emulated cluster's per-node flags, shared with prove; run's wording is in run.properties. */
+  @Mixin EmulatedClusterOptions cluster = new EmulatedClusterOptions();
 
   @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE})")
   String backend;
@@ -135,71 +128,99 @@ public final class RunCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
 
+  /** What the emulation flags go with when nothing is emulated: run's own and the shared ones, in one line. */
+  private static final String WITHOUT_EMULATE = "--nccl-lib, --emulate-compcap, --nproc-per-node, --nic-speed and"
+      + " --net-plugin go with --emulate TOPOLOGY";
+
   @Override
   public Integer call() {
-    if (!command.isEmpty()) {
-      return wrap();
+    return command.isEmpty() ? standIn() : wrap();
+  }
+
+  /**
+   * pathproof's own job as {@code --scenario} or {@code --workload} names it: the workload, how the manifest labels
+   * it and the topology, the ranks (the scenario's, else 1), and the scenario's variables with the injections.
+   */
+  private record StandIn(Workload workload, String label, String topology, int ranks, List<String> injections) {}
+
+  /** {@code run --workload|--scenario …}: pathproof's own job, step by step. */
+  private Integer standIn() {
+    StandIn job = clusterOf(standInJob());
+    Runner.Emulate emu = null;
+    if (emulate != null) {
+      emu = cluster.machine(emulate, Scenarios.topology(emulate), nodes, nicSpeed, ncclLib, emulateCompCap);
+      job = emulated(job, emu);
+    } else {
+      cluster.requireEmulation(false, ncclLib != null || emulateCompCap != null || nicSpeed != null, WITHOUT_EMULATE);
     }
+    Runner.Request req = Runner.Request.builder(job.workload(), out).labels(job.label(), job.topology())
+        .backend(enumOf(Runner.Backend.class, backend, "--backend")).ranks(nproc == null ? job.ranks() : nproc, nnodes,
+            nodeRank).rdzvEndpoint(rdzvEndpoint).sizes(runs.iters, runs.warmup, runs.profileIters)
+        .inject(job.injections()).prediction(prediction).timeoutSec(runs.timeout)
+        .launcher(enumOf(Runner.Launcher.class, launcher, "--launcher")).python(runs.python).overhead(overhead)
+        .recorded(commandLine(), ToolVersion.get()).build();
+    return report(req, emu);
+  }
+
+  /** The job {@code --scenario} or {@code --workload} names, on {@code --topology} where given. */
+  private StandIn standInJob() {
     if (what == null) {
       throw PathproofException.usage("run: give --workload or --scenario for pathproof's own job, or -- COMMAND for yours");
     }
-    Workload w;
-    String label;
-    String topo = topology;
-    int ranks = 1;
     List<String> injections = new ArrayList<>();
+    StandIn job;
     if (what.scenario != null) {
       Scenario s = Scenarios.load(what.scenario);
-      w = s.workload();
-      label = "scenario " + what.scenario;
-      topo = topo == null ? s.topology().name() : topo;
-      ranks = s.ranks();
       for (Map.Entry<String, String> e : s.env().entrySet()) {
         injections.add(e.getKey() + "=" + e.getValue()); // validated with the --inject names: nothing passes unseen
       }
+      job = new StandIn(s.workload(), "scenario " + what.scenario, topology == null ? s.topology().name() : topology,
+          s.ranks(), injections);
     } else {
-      w = Scenarios.workload(what.workload);
-      label = what.workload;
-      if (topo != null) {
-        topo = Scenarios.topology(topo).name();
-      }
+      Workload w = Scenarios.workload(what.workload);
+      job = new StandIn(w, what.workload, topology == null ? null : Scenarios.topology(topology).name(), 1, injections);
     }
     injections.addAll(inject);
-    if (nodes != null && emulate == null) {
-      if (topo == null) {
-        throw PathproofException.usage("--nodes N goes with --topology NODE or a --scenario (the machine is N such"
-            + " nodes), or with --emulate NODE (an emulated cluster)");
-      }
-      // The run records the cluster by the name it gets: "<topology>-xN-nodes".
-      Topology perNode = topology != null ? Scenarios.topology(topology) : Scenarios.load(what.scenario).topology();
-      topo = Scenarios.cluster(perNode, nodes).name();
+    return job;
+  }
+
+  /** With {@code --nodes N} and no emulation, the job's topology as the cluster of N such nodes. */
+  private StandIn clusterOf(StandIn job) {
+    if (nodes == null || emulate != null) {
+      return job;
     }
-    Runner.Emulate emu = null;
-    if (emulate != null) {
-      emu = emulation(emulate, Scenarios.topology(emulate), nodes, nprocPerNode, nicSpeed, netPlugin, ncclLib,
-          emulateCompCap);
-      if (emu.cluster()) {
-        if (nproc != null || topology != null) {
-          throw PathproofException.usage("--emulate on a cluster: its ranks are --nodes x --nproc-per-node and its"
-              + " prediction is made for the emulated cluster; --nproc and --topology go without it");
-        }
-        topo = emu.topology().name();
-        ranks = emu.topology().gpuCount(); // every rank of every emulated node runs here
-      } else {
-        topo = topo == null ? emu.topology().name() : topo;
-        if (nproc == null && what.scenario == null) {
-          ranks = emu.topology().gpuCount(); // one rank per emulated GPU unless told otherwise
-        }
-      }
-    } else if (ncclLib != null || emulateCompCap != null || nprocPerNode != null || nicSpeed != null
-        || netPlugin != null) {
-      throw PathproofException.usage("--nccl-lib, --emulate-compcap, --nproc-per-node, --nic-speed and --net-plugin"
-          + " go with --emulate TOPOLOGY");
+    if (job.topology() == null) {
+      throw PathproofException.usage("--nodes N goes with --topology NODE or a --scenario (the machine is N such"
+          + " nodes), or with --emulate NODE (an emulated cluster)");
     }
-    List<String> cl = commandLine();
-    Runner.Request req = new Runner.Request(w, label, topo, enumOf(Runner.Backend.class, backend, "--backend"),
-        nproc == null ? ranks : nproc, nnodes, nodeRank, rdzvEndpoint, runs.iters, runs.warmup, runs.profileIters, injections, prediction,
-        runs.timeout, out, enumOf(Runner.Launcher.class, launcher, "--launcher"), runs.python, overhead, cl, ToolVersion.get());
+    // The run records the cluster by the name it gets: "<topology>-xN-nodes".
+    Topology perNode = topology != null ? Scenarios.topology(topology) : Scenarios.load(what.scenario).topology();
+    return new StandIn(job.workload(), job.label(), Scenarios.cluster(perNode, nodes).name(), job.ranks(),
+        job.injections());
+  }
+
+  /** The job on the emulated machine: its topology, and one rank per emulated GPU unless told otherwise. */
+  private StandIn emulated(StandIn job, Runner.Emulate emu) {
+    String topo = job.topology();
+    int ranks = job.ranks();
+    if (emu.cluster()) {
+      if (nproc != null || topology != null) {
+        throw PathproofException.usage("--emulate on a cluster: its ranks are --nodes x --nproc-per-node and its"
+            + " prediction is made for the emulated cluster; --nproc and --topology go without it");
+      }
+      topo = emu.topology().name();
+      ranks = emu.topology().gpuCount(); // every rank of every emulated node runs here
+    } else {
+      topo = topo == null ? emu.topology().name() : topo;
+      if (nproc == null && what.scenario == null) {
+        ranks = emu.topology().gpuCount(); // one rank per emulated GPU unless told otherwise
+      }
+    }
+    return new StandIn(job.workload(), job.label(), topo, ranks, job.injections());
+  }
+
+  /** Runs the job with a progress bar on a terminal, and says how it ended (the srun command of a dry run). */
+  private Integer report(Runner.Request req, Runner.Emulate emu) {
     PrintWriter o = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     boolean terminal = System.console() != null;
@@ -236,26 +257,18 @@ public final class RunCommand implements Callable<Integer> {
     }
     Runner.Emulate emu = null;
     if (emulate != null) {
-      emu = emulation(emulate, Scenarios.topology(emulate), nodes, nprocPerNode, nicSpeed, netPlugin, ncclLib,
-          emulateCompCap);
+      emu = cluster.machine(emulate, Scenarios.topology(emulate), nodes, nicSpeed, ncclLib, emulateCompCap);
       if (emu.cluster() && topology != null) {
         throw PathproofException.usage("run --emulate on a cluster -- COMMAND: the in-run prediction is made for the"
             + " emulated cluster; --topology goes without it");
       }
-    } else if (ncclLib != null || emulateCompCap != null || nprocPerNode != null || nicSpeed != null
-        || netPlugin != null) {
-      throw PathproofException.usage("--nccl-lib, --emulate-compcap, --nproc-per-node, --nic-speed and --net-plugin"
-          + " go with --emulate TOPOLOGY");
+    } else {
+      cluster.requireEmulation(false, ncclLib != null || emulateCompCap != null || nicSpeed != null, WITHOUT_EMULATE);
     }
-    String given = topology != null ? topology : emulate;
-    String topo = given == null ? null : Scenarios.topology(given).name().equals(given) ? given
-        : Path.of(given).toAbsolutePath().toString();
-    if (nodes != null && emu == null) {
-      if (topology == null) {
-        throw PathproofException.usage("run -- COMMAND --nodes N: goes with --topology NODE (the machine the in-run"
-            + " prediction is made for is N such nodes) or --emulate NODE (an emulated cluster)");
-      }
-      Scenarios.cluster(Scenarios.topology(topology), nodes); // a topology of several nodes is refused here
+    String topo = OwnJobTopology.forRanks(topology != null ? topology : emulate);
+    if (emu == null) {
+      OwnJobTopology.checkNodes(topology, nodes, "run -- COMMAND --nodes N: goes with --topology NODE (the machine"
+          + " the in-run prediction is made for is N such nodes) or --emulate NODE (an emulated cluster)");
     }
     Runner.Result r = Runner.wrap(Runner.CommandRequest.of(command, out).inject(inject).prediction(prediction)
         .topology(topo).timeoutSec(runs.timeout).hookEvery(hookEvery()).sizes(runs.warmup, runs.profileIters)
@@ -267,27 +280,6 @@ public final class RunCommand implements Callable<Integer> {
     spec.commandLine().getOut().println("run: complete: " + r.runDir() + " (the command and " + (r.ranks().size() - 1)
         + " rank(s) finished)");
     return 0;
-  }
-
-  /**
-   * What {@code --emulate TOPOLOGY} emulates: the machine as given, or, with {@code --nodes N} (or a topology of
-   * several nodes), a cluster of N such nodes as NCCL will see it ({@link Scenarios#emulatedCluster}): the first
-   * {@code perNode} GPUs of each node, and each node's NIC as the Socket transport over lo presents it unless a net
-   * plugin carries the topology's own NICs. Shared by run and prove.
-   */
-  static Runner.Emulate emulation(String label, Topology given, Integer nodes, Integer perNode, Long nicSpeed,
-      Path netPlugin, Path ncclLib, Integer compCap) {
-    Topology machine = nodes == null ? given : Scenarios.cluster(given, nodes);
-    if (machine.nodes().size() == 1) {
-      if (perNode != null || nicSpeed != null || netPlugin != null) {
-        throw PathproofException.usage("--nproc-per-node, --nic-speed and --net-plugin go with an emulated cluster"
-            + " (--emulate TOPOLOGY --nodes N, N >= 2)");
-      }
-      return new Runner.Emulate(label, machine, ncclLib, compCap);
-    }
-    int per = perNode != null ? perNode : machine.nodes().get(0).gpus().size();
-    Topology seen = Scenarios.emulatedCluster(machine, per, nicSpeed, netPlugin != null);
-    return new Runner.Emulate(label, seen, ncclLib, compCap, per, netPlugin);
   }
 
   private List<String> commandLine() {

@@ -65,25 +65,27 @@ final class Emulation {
   static Library check(Runner.Request req, Runner.Emulate emu, Injection inj) {
     Topology t = emu.topology();
     Library lib = checkMachine(emu, inj);
-    if (emu.cluster() && req.nproc() != t.gpuCount()) {
-      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": " + req.nproc() + " rank(s) but the"
+    int nproc = req.ranks().perNode();
+    if (emu.cluster() && nproc != t.gpuCount()) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": " + nproc + " rank(s) but the"
           + " emulated cluster has " + emu.nodes() + " nodes x " + emu.ranksPerNode() + " GPUs: one rank per emulated"
           + " GPU (--nproc-per-node sets the ranks of each node)");
     }
-    if (req.nproc() > t.gpuCount()) {
-      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": --nproc " + req.nproc()
+    if (nproc > t.gpuCount()) {
+      throw PathproofException.badInput("--emulate " + emu.topologyLabel() + ": --nproc " + nproc
           + " but the topology has " + t.gpuCount() + " GPU(s): one rank per emulated GPU");
     }
-    if (req.nnodes() != 1) {
+    if (req.ranks().nodes() != 1) {
       throw PathproofException.usage("--emulate: every emulated rank runs here, started by this launcher; --nnodes"
-          + " must be 1, got " + req.nnodes() + " (an emulated cluster is --emulate TOPOLOGY --nodes N)");
+          + " must be 1, got " + req.ranks().nodes() + " (an emulated cluster is --emulate TOPOLOGY --nodes N)");
     }
-    if (req.backend() == Runner.Backend.GLOO) {
+    if (req.start().backend() == Runner.Backend.GLOO) {
       throw PathproofException.usage("--emulate: emulates NCCL; --backend must be nccl (or auto), got gloo");
     }
-    if (req.launcher() == Runner.Launcher.TORCHRUN || req.launcher() == Runner.Launcher.SRUN) {
+    Runner.Launcher launcher = req.start().launcher();
+    if (launcher == Runner.Launcher.TORCHRUN || launcher == Runner.Launcher.SRUN) {
       throw PathproofException.usage("--emulate: each rank needs its own busId, so pathproof starts the ranks itself;"
-          + " use --launcher spawn (or auto), not " + req.launcher().name().toLowerCase(java.util.Locale.ROOT));
+          + " use --launcher spawn (or auto), not " + launcher.name().toLowerCase(java.util.Locale.ROOT));
     }
     return lib;
   }
@@ -410,22 +412,22 @@ final class Emulation {
     Topology t = emu.topology();
     if (!emu.cluster()) {
       NcclTopoXmlWriter.Emulated xml = NcclTopoXmlWriter.write(t, realBusId);
-      Runner.writeText(dir.resolve(XML), xml.xml());
+      RunDirectory.writeText(dir.resolve(XML), xml.xml());
       return new Nodes(List.of(new Node(null, XML, xml.busIds(), null)), xml.busIds().size());
     }
     List<Node> nodes = new java.util.ArrayList<>();
     for (int k = 0; k < t.nodes().size(); k++) {
       NcclTopoXmlWriter.Emulated xml = NcclTopoXmlWriter.writeNode(t, k, realBusId);
       String file = String.format(java.util.Locale.ROOT, NODE_XML, k);
-      Runner.writeText(dir.resolve(file), xml.xml());
+      RunDirectory.writeText(dir.resolve(file), xml.xml());
       String nics = null;
       if (emu.netPlugin() != null) {
         nics = String.format(java.util.Locale.ROOT, NODE_NICS, k);
-        Runner.writeText(dir.resolve(nics), nicList(t.nodes().get(k), xml));
+        RunDirectory.writeText(dir.resolve(nics), nicList(t.nodes().get(k), xml));
       }
       nodes.add(new Node(t.nodes().get(k).hostname(), file, xml.busIds(), nics));
     }
-    Runner.writeText(dir.resolve(CLUSTER_JSON), Json.mapper().valueToTree(t).toPrettyString() + "\n");
+    RunDirectory.writeText(dir.resolve(CLUSTER_JSON), Json.mapper().valueToTree(t).toPrettyString() + "\n");
     return new Nodes(nodes, emu.ranksPerNode());
   }
 

@@ -102,4 +102,25 @@ final class PythonProbe {
       throw new PathproofException(ExitCode.INTERNAL, "run: interrupted while probing " + exe);
     }
   }
+
+  /** Python + torch versions where {@code python -m torch.distributed.run} starts workers (see the Debian trap). */
+  static boolean torchrunWorks(Python py) {
+    // torch 1.13's elastic Std.from_str returns None under Python 3.11's IntFlag and torchrun dies before starting
+    // workers unless --tee/--redirects are single values 1/2 (pytorch-ddp-model.md section 6, Debian bookworm).
+    // RankProcesses.torchrun passes exactly those, and an explicit --launcher torchrun was seen to work there, but
+    // AUTO still spawns on that pair: any later flag change would hit the parser trap, and spawning gives the exit
+    // status of every rank instead of torchrun's one. torch >= 2 or Python < 3.11 has no trap.
+    int torchMajor = leadingInt(py.torchVersion());
+    String[] pv = py.pythonVersion().split("\\.");
+    boolean py311 = pv.length >= 2 && (leadingInt(pv[0]) > 3 || (leadingInt(pv[0]) == 3 && leadingInt(pv[1]) >= 11));
+    return torchMajor >= 2 || !py311;
+  }
+
+  private static int leadingInt(String s) {
+    int i = 0;
+    while (i < s.length() && Character.isDigit(s.charAt(i))) {
+      i++;
+    }
+    return i == 0 ? 0 : Integer.parseInt(s.substring(0, i));
+  }
 }

@@ -40,16 +40,17 @@ final class RankProcesses {
   }
 
   /** One process per local rank, with torchrun's worker environment. */
-  static RankProcesses spawn(String python, Runner.Request req, Path dir, List<String> harnessArgs, Map<String, String> env) {
-    return spawn(python, req, dir, harnessArgs, env, r -> Map.of());
+  static RankProcesses spawn(String python, RankLayout ranks, Path dir, List<String> harnessArgs,
+      Map<String, String> env) {
+    return spawn(python, ranks, dir, harnessArgs, env, r -> Map.of());
   }
 
   /** As above, each rank's environment completed by {@code perRank} of its global rank (the emulator's busIds). */
-  static RankProcesses spawn(String python, Runner.Request req, Path dir, List<String> harnessArgs, Map<String, String> env,
-      java.util.function.IntFunction<Map<String, String>> perRank) {
+  static RankProcesses spawn(String python, RankLayout ranks, Path dir, List<String> harnessArgs,
+      Map<String, String> env, java.util.function.IntFunction<Map<String, String>> perRank) {
     List<Slot> s = new ArrayList<>();
-    for (int local = 0; local < req.nproc(); local++) {
-      int rank = req.nodeRank() * req.nproc() + local;
+    for (int local = 0; local < ranks.perNode(); local++) {
+      int rank = ranks.nodeRank() * ranks.perNode() + local;
       Map<String, String> e = new HashMap<>(env);
       e.put("RANK", Integer.toString(rank));
       e.put("LOCAL_RANK", Integer.toString(local));
@@ -67,12 +68,12 @@ final class RankProcesses {
    * stdout and stderr under {@code torchrun-logs/}; those two single values are also the only ones torch 1.13's
    * parser survives on Python 3.11 (pytorch-ddp-model.md section 6).
    */
-  static RankProcesses torchrun(String python, Runner.Request req, Path dir, List<String> harnessArgs,
+  static RankProcesses torchrun(String python, RankLayout ranks, Path dir, List<String> harnessArgs,
       Map<String, String> env, String addr, int port) {
     List<String> argv = new ArrayList<>(List.of(python, "-m", "torch.distributed.run",
-        "--nnodes", Integer.toString(req.nnodes()),
-        "--node_rank", Integer.toString(req.nodeRank()),
-        "--nproc_per_node", Integer.toString(req.nproc()),
+        "--nnodes", Integer.toString(ranks.nodes()),
+        "--node_rank", Integer.toString(ranks.nodeRank()),
+        "--nproc_per_node", Integer.toString(ranks.perNode()),
         "--master_addr", addr,
         "--master_port", Integer.toString(port),
         "--tee", "1", "--redirects", "2",

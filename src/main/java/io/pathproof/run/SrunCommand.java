@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * worker environment derived per task from Slurm's own variables. The harness reads RANK/LOCAL_RANK and falls back to
  * SLURM_PROCID/SLURM_LOCALID, so the command needs no wrapper script. The variables go before srun through
  * {@code env} and reach the tasks by {@code --export=ALL}: srun's own {@code --export=K=V,…} list is comma-separated
- * and cannot carry values such as {@code NCCL_DEBUG_SUBSYS=INIT,ENV} or {@code NCCL_ALGO=Ring,Tree}.
+ * and cannot carry values such as NCCL_DEBUG_SUBSYS's list of subsystems or {@code NCCL_ALGO=Ring,Tree}.
  */
 final class SrunCommand {
   private static final Pattern SAFE = Pattern.compile("^[A-Za-z0-9_@%+=:,./-]+$");
@@ -18,14 +18,14 @@ final class SrunCommand {
   private SrunCommand() {}
 
   static List<String> argv(Runner.Request req, Path dir, String python, String backend, Injection inj) {
-    String master = req.rdzvEndpoint() == null || req.rdzvEndpoint().isBlank() ? null : req.rdzvEndpoint().trim();
+    String master = req.ranks().endpoint();
     List<String> a = new ArrayList<>();
     a.add("env");
-    Runner.NCCL_DEFAULTS.forEach((k, v) -> a.add(k + "=" + v));
+    HarnessInvocation.NCCL_DEFAULTS.forEach((k, v) -> a.add(k + "=" + v));
     a.add("OMP_NUM_THREADS=1");
     a.add("PYTHONUNBUFFERED=1");
-    a.add("WORLD_SIZE=" + req.worldSize());
-    a.add("LOCAL_WORLD_SIZE=" + req.nproc());
+    a.add("WORLD_SIZE=" + req.ranks().worldSize());
+    a.add("LOCAL_WORLD_SIZE=" + req.ranks().perNode());
     if (master != null) {
       int c = master.lastIndexOf(':');
       a.add("MASTER_ADDR=" + master.substring(0, c));
@@ -33,18 +33,18 @@ final class SrunCommand {
     }
     inj.env().forEach((k, v) -> a.add(k + "=" + v));
     a.addAll(List.of("srun",
-        "--nodes=" + req.nnodes(),
-        "--ntasks=" + req.worldSize(),
-        "--ntasks-per-node=" + req.nproc(),
+        "--nodes=" + req.ranks().nodes(),
+        "--ntasks=" + req.ranks().worldSize(),
+        "--ntasks-per-node=" + req.ranks().perNode(),
         "--kill-on-bad-exit=1",
         "--output=" + dir.resolve("rank%t.stdout"),
         "--error=" + dir.resolve("rank%t.stderr"),
         "--export=ALL"));
-    if (req.timeoutSec() > 0) {
-      a.add("--time=" + Math.max(1, (req.timeoutSec() + 59) / 60));
+    if (req.start().timeoutSec() > 0) {
+      a.add("--time=" + Math.max(1, (req.start().timeoutSec() + 59) / 60));
     }
     a.add(python);
-    a.addAll(Runner.harnessArgs(req, dir, backend, inj));
+    a.addAll(HarnessInvocation.args(req, dir, backend, inj));
     return a;
   }
 

@@ -188,8 +188,8 @@ class EmulatedClusterRunTest {
     assertThat(err.toString().strip()).doesNotContain("\n").contains("the command starts 4 rank(s)")
         .contains("give it --nproc_per_node 8");
     assertThat(tmp.resolve("a")).doesNotExist();
-    assertThat(CommandRun.nprocPerNodeOf(List.of("torchrun", "--nproc-per-node=16", "x.py"))).isEqualTo(16);
-    assertThat(CommandRun.nprocPerNodeOf(List.of("torchrun", "--nproc_per_node", "gpu", "x.py"))).isNull();
+    assertThat(TorchrunFlags.nprocPerNode(List.of("torchrun", "--nproc-per-node=16", "x.py"))).isEqualTo(16);
+    assertThat(TorchrunFlags.nprocPerNode(List.of("torchrun", "--nproc_per_node", "gpu", "x.py"))).isNull();
 
     // A command that records what it was given (it builds no DDP model, so the run ends with exit 3).
     Path out = tmp.resolve("b");

@@ -46,8 +46,9 @@ class EmulationTest {
 
   static Runner.Request request(Path out, int nproc, Runner.Backend backend, Runner.Launcher launcher, List<String> inject,
       String python) {
-    return new Runner.Request(RunnerTest.oneParameter(), "one-64mib-fp32", "h200-sxm-x4-nvswitch", backend, nproc, 1, 0,
-        null, 2, 0, 0, inject, null, 0, out, launcher, python, false, List.of("pathproof", "run"), "pathproof test");
+    return Runner.Request.builder(RunnerTest.oneParameter(), out).labels("one-64mib-fp32", "h200-sxm-x4-nvswitch")
+        .backend(backend).ranks(nproc, 1, 0).sizes(2, 0, 0).inject(inject).launcher(launcher).python(python)
+        .recorded(List.of("pathproof", "run"), "pathproof test").build();
   }
 
   static int exitOf(Runnable r) {

@@ -78,7 +78,7 @@ class InstrumentationTest {
   void theHarnessSamplesConstructionRebuildProfilerWindowAndEveryKth(@TempDir Path tmp) throws Exception {
     Path py = Path.of("/usr/bin/python3");
     assumeTrue(Files.isExecutable(py), "no /usr/bin/python3");
-    Runner.copyHarness(tmp.resolve(Runner.HARNESS));
+    RunDirectory.copyHarness(tmp.resolve(RunDirectory.HARNESS));
     String script = String.join("\n",
         "import json, sys",
         "sys.path.insert(0, sys.argv[1])",
@@ -111,6 +111,6 @@ class InstrumentationTest {
         .containsExactly(2.5, 1.0, 4.0);
     assertThat(Files.readAllLines(tmp.resolve("s.jsonl"))).hasSize(3);
     assertThat(List.of(Files.list(tmp).map(f -> f.getFileName().toString()).sorted().toArray()))
-        .contains(Runner.HARNESS, Runner.HARNESS_MODULE);
+        .contains(RunDirectory.HARNESS, RunDirectory.HARNESS_MODULE);
   }
 }

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LiveCommandTest {
   private static List<String> torchrun(String python, int ranks, String... script) {
     List<String> c = new ArrayList<>(List.of(python, "-m", "torch.distributed.run", "--nproc_per_node",
-        Integer.toString(ranks), "--master_addr", "127.0.0.1", "--master_port", Integer.toString(Runner.freePort())));
+        Integer.toString(ranks), "--master_addr", "127.0.0.1", "--master_port", Integer.toString(Rendezvous.freePort())));
     c.addAll(List.of(script));
     return c;
   }
@@ -132,7 +132,7 @@ class LiveCommandTest {
   void twoTorchrunNodesWriteOneRunDirectory(@TempDir Path tmp) throws Exception {
     PythonProbe.Python py = Live.requireTorch();
     Path out = tmp.resolve("two-nodes");
-    int port = Runner.freePort();
+    int port = Rendezvous.freePort();
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
     try {
       List<java.util.concurrent.Future<Runner.Result>> nodes = new ArrayList<>();

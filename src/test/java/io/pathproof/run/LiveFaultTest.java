@@ -17,8 +17,14 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("live")
 class LiveFaultTest {
   private static Runner.Request small(Path out, List<String> inject, long timeoutSec) {
-    return new Runner.Request(RunnerTest.oneParameter(), "one-64mib-fp32", null, Runner.Backend.GLOO, 2, 1, 0, null, 3, 0,
-        0, inject, null, timeoutSec, out, Runner.Launcher.SPAWN, null, false, List.of(), "pathproof test");
+    return standIn(out).ranks(2, 1, 0).sizes(3, 0, 0).inject(inject).timeoutSec(timeoutSec)
+        .recorded(List.of(), "pathproof test").build();
+  }
+
+  /** The one-parameter job on gloo, its ranks spawned here; each test sets the rest. */
+  private static Runner.Request.Builder standIn(Path out) {
+    return Runner.Request.builder(RunnerTest.oneParameter(), out).labels("one-64mib-fp32", null)
+        .backend(Runner.Backend.GLOO).launcher(Runner.Launcher.SPAWN);
   }
 
   @Test
@@ -75,9 +81,8 @@ class LiveFaultTest {
     PythonProbe.Python py = Live.requireTorch();
     org.junit.jupiter.api.Assumptions.assumeTrue(!py.cuda(), "this machine has a GPU");
     Path out = tmp.resolve("r");
-    Runner.Request s = small(out, List.of(), 0);
-    Runner.Result r = Runner.run(new Runner.Request(s.workload(), s.workloadLabel(), null, Runner.Backend.NCCL, 1, 1, 0,
-        null, 1, 0, 0, List.of(), null, 0, out, Runner.Launcher.SPAWN, py.executable(), false, List.of(), "t"), null);
+    Runner.Result r = Runner.run(standIn(out).backend(Runner.Backend.NCCL).ranks(1, 1, 0).sizes(1, 0, 0)
+        .python(py.executable()).recorded(List.of(), "t").build(), null);
     assertThat(r.exitCode()).isEqualTo(ExitCode.NO_GPU);
     assertThat(r.message()).startsWith("run: --backend nccl but " + py.executable()).endsWith("sees no CUDA GPU; use --backend gloo");
     assertThat(out.resolve("manifest.json")).exists();
@@ -87,10 +92,9 @@ class LiveFaultTest {
   void aCorruptedGradientShowsInTheReplicaDigests(@TempDir Path tmp) throws Exception {
     Live.requireTorch();
     Path out = tmp.resolve("r");
-    Runner.Request s = small(out, List.of("corrupt_grad_rank=1"), 0);
     List<String> progress = new java.util.ArrayList<>();
-    Runner.Result r = Runner.run(new Runner.Request(s.workload(), s.workloadLabel(), null, Runner.Backend.GLOO, 2, 1, 0,
-        null, 1, 0, 0, s.inject(), null, 0, out, Runner.Launcher.SPAWN, null, false, List.of(), "t"),
+    Runner.Result r = Runner.run(standIn(out).ranks(2, 1, 0).sizes(1, 0, 0).inject(List.of("corrupt_grad_rank=1"))
+        .recorded(List.of(), "t").build(),
         (done, total) -> progress.add(done + "/" + total));
     assertThat(r.exitCode()).isZero(); // the run itself is fine: only the correctness layer can tell
     assertThat(progress).first().isEqualTo("0/1");

@@ -49,8 +49,8 @@ class PythonProbeTest {
 
   @Test
   void torchrunIsAvoidedOnlyForTorch1WithPython311() {
-    assertThat(Runner.torchrunWorks(new PythonProbe.Python("p", "3.11.2", "1.13.0a0", false, 0, false, true))).isFalse();
-    assertThat(Runner.torchrunWorks(new PythonProbe.Python("p", "3.10.12", "1.13.1", false, 0, false, true))).isTrue();
-    assertThat(Runner.torchrunWorks(new PythonProbe.Python("p", "3.12.3", "2.11.0+cu130", true, 1, true, true))).isTrue();
+    assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.11.2", "1.13.0a0", false, 0, false, true))).isFalse();
+    assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.10.12", "1.13.1", false, 0, false, true))).isTrue();
+    assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.12.3", "2.11.0+cu130", true, 1, true, true))).isTrue();
   }
 }

@@ -37,12 +37,14 @@ class RunnerTest {
   @Test
   void aRequestBuiltByNameIsTheOneListedInOrderAndDefaultsAsRunDoes(@TempDir Path tmp) {
     assertThat(request(tmp, Runner.Launcher.SRUN, List.of("NCCL_ALGO=Ring"), tmp.resolve("p.json"), "h:1", 4, 2, 1))
-        .isEqualTo(new Runner.Request(oneParameter(), "one-64mib-fp32", null, Runner.Backend.GLOO, 4, 2, 1, "h:1", 4, 1, 1,
-            List.of("NCCL_ALGO=Ring"), tmp.resolve("p.json"), 0, tmp, Runner.Launcher.SRUN, null, false, List.of("pathproof", "run"),
-            "pathproof test"));
+        .isEqualTo(new Runner.Request(new StandInJob(oneParameter(), "one-64mib-fp32", null),
+            new RankLayout(4, 2, 1, "h:1"), new Iterations(4, 1, 1), new RankStart(Runner.Backend.GLOO, Runner.Launcher.SRUN, null, 0),
+            new SealedInputs(tmp.resolve("p.json"), List.of("NCCL_ALGO=Ring")), false,
+            new Provenance(List.of("pathproof", "run"), "pathproof test"), tmp));
     assertThat(Runner.Request.builder(oneParameter(), tmp).build())
-        .isEqualTo(new Runner.Request(oneParameter(), null, null, Runner.Backend.AUTO, 1, 1, 0, null, 48, 5, 3, List.of(), null, 0, tmp,
-            Runner.Launcher.AUTO, null, false, List.of(), null));
+        .isEqualTo(new Runner.Request(new StandInJob(oneParameter(), null, null), new RankLayout(1, 1, 0, null),
+            new Iterations(48, 5, 3), new RankStart(Runner.Backend.AUTO, Runner.Launcher.AUTO, null, 0),
+            new SealedInputs(null, List.of()), false, new Provenance(List.of(), null), tmp));
   }
 
   @Test
@@ -53,7 +55,7 @@ class RunnerTest {
     assertThat(r.exitCode()).isZero();
     assertThat(r.complete()).isFalse();
     String d = out.toAbsolutePath().normalize().toString();
-    String defaults = Runner.NCCL_DEFAULTS.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+    String defaults = HarnessInvocation.NCCL_DEFAULTS.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
         .collect(java.util.stream.Collectors.joining(" "));
     assertThat(defaults).contains("NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING,COLL,GRAPH,P2P",
         "TORCH_NCCL_TRACE_BUFFER_SIZE=");
@@ -94,9 +96,9 @@ class RunnerTest {
     Files.writeString(fake, "#!/bin/sh\necho 'No module named torch' >&2\nexit 1\n");
     assertThat(fake.toFile().setExecutable(true)).isTrue();
     Path out = tmp.resolve("r");
-    Runner.Request base = request(out, Runner.Launcher.SPAWN, List.of(), null, null, 2, 1, 0);
-    Runner.Request req = new Runner.Request(base.workload(), base.workloadLabel(), null, base.backend(), 2, 1, 0, null, 4, 1,
-        1, List.of(), null, 0, out, Runner.Launcher.SPAWN, fake.toString(), false, List.of(), "pathproof test");
+    Runner.Request req = Runner.Request.builder(oneParameter(), out).labels("one-64mib-fp32", null)
+        .backend(Runner.Backend.GLOO).ranks(2, 1, 0).sizes(4, 1, 1).launcher(Runner.Launcher.SPAWN)
+        .python(fake.toString()).recorded(List.of(), "pathproof test").build();
     Runner.Result r = Runner.run(req, null);
     assertThat(r.exitCode()).isEqualTo(ExitCode.TORCH_MISSING);
     assertThat(r.message()).isEqualTo("run: no Python with torch found (tried " + fake
