@@ -18,7 +18,7 @@ public record AcceptanceTable(
   public static final String SCHEMA = "pathproof.acceptance/1";
 
   public AcceptanceTable {
-    rows = List.copyOf(rows);
+    rows = rows == null ? List.of() : List.copyOf(rows);
   }
 
   /** The table before the integrity of each rank's evidence joined it. */

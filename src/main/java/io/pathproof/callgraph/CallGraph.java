@@ -29,7 +29,7 @@ public final class CallGraph {
    */
   public record Stage(int id, String kind, String name, String owner, String source, List<String> evidence, String witness) {
     public Stage {
-      evidence = List.copyOf(evidence);
+      evidence = evidence == null ? List.of() : List.copyOf(evidence);
       witness = witness == null ? "" : witness;
     }
   }
@@ -37,12 +37,13 @@ public final class CallGraph {
   /**
    * A stage in a run: covered when its witness is in the run's evidence; {@code present} the evidence kinds the run
    * holds of those that could show the stage; {@code citations} where the witness was read (file:line, a few);
-   * {@code status} "shown", "modelled only: …" or "no run".
+   * {@code status} "shown", "modelled only: …" or "no run". {@code citations} is null only as read from a file written
+   * before stages cited their witness.
    */
   public record Coverage(Stage stage, boolean covered, List<String> present, List<String> citations, String status) {
     public Coverage {
-      present = List.copyOf(present);
-      citations = List.copyOf(citations);
+      present = present == null ? List.of() : List.copyOf(present);
+      citations = citations == null ? null : List.copyOf(citations);
     }
   }
 

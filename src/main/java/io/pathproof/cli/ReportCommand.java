@@ -1,7 +1,7 @@
 package io.pathproof.cli;
 
+import io.pathproof.proofdir.Proof;
 import io.pathproof.report.Report;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -29,7 +29,7 @@ public final class ReportCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Report.Source s = Report.load(inputs);
-    Path dir = out != null ? out : inputs.size() == 1 && Files.isRegularFile(inputs.get(0).resolve("proof.json")) ? inputs.get(0) : Path.of(".");
+    Path dir = out != null ? out : inputs.size() == 1 && Proof.in(inputs.get(0)) ? inputs.get(0) : Path.of(".");
     Path html = Report.write(s, dir);
     spec.commandLine().getOut().println("report: " + html + " (+ report.md, report.json, report.junit.xml)");
     return 0;

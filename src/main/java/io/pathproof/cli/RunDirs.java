@@ -1,6 +1,7 @@
 package io.pathproof.cli;
 
 import io.pathproof.core.PathproofException;
+import io.pathproof.rundir.RunManifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,8 +67,8 @@ final class RunDirs {
       if (Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b)) {
         return "the same run";
       }
-      Path ma = a.resolve("manifest.json");
-      Path mb = b.resolve("manifest.json");
+      Path ma = a.resolve(RunManifest.FILE);
+      Path mb = b.resolve(RunManifest.FILE);
       if (Files.isRegularFile(ma) && Files.isRegularFile(mb) && Arrays.equals(Files.readAllBytes(ma), Files.readAllBytes(mb))) {
         return "copies of one run (their manifest.json files are identical)";
       }

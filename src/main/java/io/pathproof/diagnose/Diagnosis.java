@@ -38,12 +38,17 @@ public record Diagnosis(
     List<Candidate> candidates) {
   public static final String SCHEMA = "pathproof.diagnosis/1";
 
+  /** A list a file of an older diagnose did not write reads as empty. */
   public Diagnosis {
-    diffs = List.copyOf(diffs);
-    configuration = List.copyOf(configuration);
-    eliminated = List.copyOf(eliminated);
-    unexamined = List.copyOf(unexamined);
-    candidates = List.copyOf(candidates);
+    diffs = listOf(diffs);
+    configuration = listOf(configuration);
+    eliminated = listOf(eliminated);
+    unexamined = listOf(unexamined);
+    candidates = listOf(candidates);
+  }
+
+  private static <T> List<T> listOf(List<T> l) {
+    return l == null ? List.of() : List.copyOf(l);
   }
 
   /** Correctness of the variant: PASS, FAIL or UNPROVEN, and why. */

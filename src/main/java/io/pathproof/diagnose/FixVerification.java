@@ -40,15 +40,19 @@ public record FixVerification(
   public static final String NOTHING_TO_FIX = "nothing to fix";
   public static final String INCONCLUSIVE = "inconclusive";
 
+  /**
+   * {@code verdict} is null only as read from a file of an older verify-fix that did not record one (such a file
+   * says only {@code fixed}); every verification made here has one.
+   */
   public FixVerification {
-    if (!List.of(FIXED, NOT_FIXED, NOTHING_TO_FIX, INCONCLUSIVE).contains(verdict)) {
+    if (verdict != null && !List.of(FIXED, NOT_FIXED, NOTHING_TO_FIX, INCONCLUSIVE).contains(verdict)) {
       throw new IllegalArgumentException("verify-fix verdict '" + verdict + "'");
     }
-    if (fixed != verdict.equals(FIXED)) {
+    if (verdict != null && fixed != verdict.equals(FIXED)) {
       throw new IllegalArgumentException("verify-fix: fixed=" + fixed + " but verdict " + verdict);
     }
-    differences = List.copyOf(differences);
-    reasons = List.copyOf(reasons);
+    differences = differences == null ? List.of() : List.copyOf(differences);
+    reasons = reasons == null ? List.of() : List.copyOf(reasons);
     notes = notes == null ? List.of() : List.copyOf(notes);
   }
 

@@ -3,12 +3,13 @@ package io.pathproof.prove;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.accept.Acceptance;
 import io.pathproof.accept.AcceptanceTable;
-import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
+import io.pathproof.proofdir.Proof;
+import io.pathproof.proofdir.Proof.Sample;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +24,6 @@ import java.util.stream.Stream;
  */
 final class Recorded {
   private Recorded() {}
-
-  /** One recorded sample: its name, label, the GPU and versions it ran on, and its acceptance made now. */
-  record Sample(String name, String label, String recordedOn, String device, String verdict, JsonNode acceptance) {}
 
   /**
    * Every {@code DIR/*} holding {@code prediction.json} and a run made after it, in name order; none when DIR is
@@ -63,7 +61,7 @@ final class Recorded {
       String device = gpu + (torch.isEmpty() ? "" : ", torch " + torch) + (e.nccl() == null || e.nccl().version() == null ? "" : ", NCCL " + e.nccl().version());
       boolean emulated = m != null && m.path("emulation").path("emulated").asBoolean(false);
       String label = "recorded on " + day + " on GPU" + (emulated ? " (emulated: NCCL decisions real, timings not physical)" : "");
-      out.add(new Sample(d.getFileName().toString(), label, day, device, t.verdict().label(), Json.mapper().valueToTree(t)));
+      out.add(new Sample(d.getFileName().toString(), label, day, device, t.verdict().label(), t));
     }
     return out;
   }
@@ -72,7 +70,7 @@ final class Recorded {
     if (Files.isDirectory(d.resolve("run"))) {
       return d.resolve("run");
     }
-    return Files.isRegularFile(d.resolve("proof.json")) && Files.isDirectory(d.resolve("baseline")) ? d.resolve("baseline") : null;
+    return Proof.in(d) && Files.isDirectory(d.resolve("baseline")) ? d.resolve("baseline") : null;
   }
 
   private static String gpuOf(Evidence e) {

@@ -3,6 +3,7 @@ package io.pathproof.prove;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.proofdir.Proof.Look;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,15 +41,18 @@ final class Sequential {
     void look(Look look);
   }
 
-  /** One look: which sequence, its number of the planned ones, the runs pooled per side, and what it found. */
-  record Look(String sequence, int look, int looks, int baselineRuns, int otherRuns, String verdict, Double ratio, Double ruleLow,
-      Double ruleHigh, Double level, Integer stepsNeeded) {
-    static Look of(String sequence, Diagnosis.Rule rule, Diagnosis.Regression r, String verdict) {
-      // Steps to decide only where this look left something undecided (a fix verified on its variant comparison can
-      // carry an undecided comparison beside the baseline; its steps would read as if the look were open).
-      return new Look(sequence, rule.look(), rule.looks(), r.baselineRuns(), r.variantRuns(), verdict, r.ratio(), r.ruleLow(), r.ruleHigh(),
-          r.level(), "inconclusive".equals(verdict) ? r.stepsNeeded() : null);
-    }
+  /**
+   * How a sequence runs: at most {@code maxRuns} pairs of runs, judged by {@code rule} (asking for prove's pairs),
+   * another run made by {@code more}, each look told to {@code said} as it is made.
+   */
+  record Options(int maxRuns, Diagnosis.Rule rule, Runs more, Looks said) {}
+
+  /** One look, as the proof records it. */
+  static Look look(String sequence, Diagnosis.Rule rule, Diagnosis.Regression r, String verdict) {
+    // Steps to decide only where this look left something undecided (a fix verified on its variant comparison can
+    // carry an undecided comparison beside the baseline; its steps would read as if the look were open).
+    return new Look(sequence, rule.look(), rule.looks(), r.baselineRuns(), r.variantRuns(), verdict, r.ratio(), r.ruleLow(), r.ruleHigh(),
+        r.level(), "inconclusive".equals(verdict) ? r.stepsNeeded() : null);
   }
 
   /** The diagnosis of the last look, the runs it pooled and every look made. */
@@ -94,15 +98,17 @@ final class Sequential {
    * {@code maxRuns} pairs exist, makes another pair, in the order opposite to the last one's, and diagnoses all of them
    * paired.
    */
-  static Diagnosed diagnose(Evidence baseline, Evidence variant, int maxRuns, Diagnosis.Rule rule, Runs more, Looks said) {
-    Diagnosis.Rule pr = paired(rule);
+  static Diagnosed diagnose(Evidence baseline, Evidence variant, Options o) {
+    int maxRuns = o.maxRuns();
+    Runs more = o.more();
+    Diagnosis.Rule pr = paired(o.rule());
     List<Evidence> bs = new ArrayList<>(List.of(baseline));
     List<Evidence> vs = new ArrayList<>(List.of(variant));
     List<Look> looks = new ArrayList<>();
     Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
     Diagnosis d = Diagnosis.diagnose(bs, vs, r);
-    looks.add(Look.of("diagnosis", r, d.regression(), d.conclusion()));
-    said.look(looks.get(looks.size() - 1));
+    looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
+    o.said().look(looks.get(looks.size() - 1));
     for (int k = 2; k <= maxRuns && "inconclusive".equals(d.conclusion()); k++) {
       if (k % 2 == 0) {
         vs.add(more.run("variant", k));
@@ -113,8 +119,8 @@ final class Sequential {
       }
       r = atPairs(pr, k, maxRuns);
       d = Diagnosis.diagnose(bs, vs, r);
-      looks.add(Look.of("diagnosis", r, d.regression(), d.conclusion()));
-      said.look(looks.get(looks.size() - 1));
+      looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
+      o.said().look(looks.get(looks.size() - 1));
     }
     return new Diagnosed(d, bs, vs, looks);
   }
@@ -125,15 +131,17 @@ final class Sequential {
    * the fixed run, then further pairs of the baseline again and the fixed configuration in alternating order, each
    * look judging every fixed run beside the baseline run made next to it.
    */
-  static Verified verify(Diagnosed dx, Evidence fixed, int maxRuns, boolean extend, Diagnosis.Rule rule, Runs more, Looks said) {
-    Diagnosis.Rule pr = paired(rule);
+  static Verified verify(Diagnosed dx, Evidence fixed, boolean extend, Options o) {
+    int maxRuns = o.maxRuns();
+    Runs more = o.more();
+    Diagnosis.Rule pr = paired(o.rule());
     List<Evidence> fs = new ArrayList<>(List.of(fixed));
     List<Evidence> as = new ArrayList<>();
     List<Look> looks = new ArrayList<>();
     Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
     FixVerification fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
-    looks.add(Look.of("fix", r, fv.regression(), fv.verdict()));
-    said.look(looks.get(looks.size() - 1));
+    looks.add(look("fix", r, fv.regression(), fv.verdict()));
+    o.said().look(looks.get(looks.size() - 1));
     for (int p = 1; p <= maxRuns && extend && !fv.fixed() && fv.onlyStepTime(); p++) {
       if (p == 1) {
         as.add(more.run("baselineAgain", 1));
@@ -146,9 +154,32 @@ final class Sequential {
       }
       r = atPairs(pr, p, maxRuns);
       fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
-      looks.add(Look.of("fix", r, fv.regression(), fv.verdict()));
-      said.look(looks.get(looks.size() - 1));
+      looks.add(look("fix", r, fv.regression(), fv.verdict()));
+      o.said().look(looks.get(looks.size() - 1));
     }
     return new Verified(fv, fs, as, looks);
+  }
+
+  /**
+   * "; 3 pairs of runs (look 1 of 1 that can decide)" where prove made more than one pair; the looks before the rule's
+   * pairs cannot decide and are not counted among those that spend the error rate.
+   */
+  static String lookText(List<Look> looks) {
+    Look l = looks.get(looks.size() - 1);
+    return looks.size() == 1 ? "" : "; " + Math.min(l.baselineRuns(), l.otherRuns()) + " pairs of runs (look " + l.look() + " of " + l.looks()
+        + " that can decide)";
+  }
+
+  /**
+   * What would decide: the pairs of runs the steps needed come to (the step-time rule judges pairs of runs, so a longer
+   * run does not stand in for another pair: the machine's drift between runs is measured only by more of them).
+   */
+  static String runsNeeded(Diagnosis.Regression r) {
+    if (r.stepsNeeded() == null) {
+      return "";
+    }
+    int perRun = Math.max(1, r.nBaseline() / Math.max(1, r.baselineRuns()));
+    int runs = Math.max(Diagnosis.Rule.PROVE_PAIRS, (int) Math.ceil(r.stepsNeeded() / (double) perRun));
+    return " (" + runs + " pairs of runs of " + perRun + " measured steps each; --max-runs " + runs + " lets prove make them)";
   }
 }

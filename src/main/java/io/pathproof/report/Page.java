@@ -1,6 +1,6 @@
 package io.pathproof.report;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.proofdir.Proof;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -19,7 +19,7 @@ final class Page {
 
   static String html(Report.Source s) {
     StringBuilder b = new StringBuilder(256 * 1024);
-    String title = s.proof() != null ? "pathproof proof — " + s.proof().path("scenario").asText() : "pathproof report";
+    String title = s.proof() != null ? "pathproof proof — " + Sections.t(s.proof().scenario()) : "pathproof report";
     b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
         .append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; ")
         .append("style-src 'unsafe-inline'; img-src data:\">\n")
@@ -41,11 +41,11 @@ final class Page {
       b.append("<p class=\"emulated\">").append(Esc.html(s.emulationNote())).append("</p>");
     }
     b.append("<p class=\"meta\">").append(Esc.html(meta(s))).append("</p>");
-    JsonNode choice = s.proof() == null ? null : s.proof().get("backendChoice");
-    if (choice != null && choice.isObject()) {
+    Proof.BackendChoice choice = s.proof() == null ? null : s.proof().backendChoice();
+    if (choice != null) {
       // prove's first decision: which backend branch ran, and why (auto's rule from the GPUs and library it found).
-      b.append("<p class=\"meta\" id=\"backend-choice\">backend ").append(Esc.html(Sections.t(choice.path("requested")))).append(" → <b>")
-          .append(Esc.html(Sections.t(choice.path("branch")))).append("</b>: ").append(Esc.html(Sections.t(choice.path("reason")))).append("</p>");
+      b.append("<p class=\"meta\" id=\"backend-choice\">backend ").append(Esc.html(Sections.t(choice.requested()))).append(" → <b>")
+          .append(Esc.html(Sections.t(choice.branch()))).append("</b>: ").append(Esc.html(Sections.t(choice.reason()))).append("</p>");
     }
     b.append("</header>\n");
     // The proof first (verdict above, then the reveal, the timeline and the step charts), then the evidence behind it;
@@ -70,10 +70,10 @@ final class Page {
 
   private static String meta(Report.Source s) {
     StringBuilder m = new StringBuilder();
-    JsonNode p = s.proof();
+    Proof p = s.proof();
     if (p != null) {
-      m.append("backend ").append(p.path("backend").asText()).append(", ").append(p.path("worldSize").asInt()).append(" rank(s); made ")
-          .append(p.path("createdAt").asText()).append(" by ").append(p.path("tool").asText());
+      m.append("backend ").append(Sections.t(p.backend())).append(", ").append(p.worldSize()).append(" rank(s); made ")
+          .append(Sections.t(p.createdAt())).append(" by ").append(Sections.t(p.tool()));
     } else {
       m.append("inputs: ").append(String.join(", ", s.inputs()));
     }

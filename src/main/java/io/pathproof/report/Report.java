@@ -1,17 +1,22 @@
 package io.pathproof.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.accept.Acceptance;
+import io.pathproof.accept.AcceptanceTable;
 import io.pathproof.callgraph.CallGraph;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
+import io.pathproof.core.StageFile;
 import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.diagnose.FixVerification;
 import io.pathproof.evidence.Evidence;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.explain.Explainer;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
+import io.pathproof.proofdir.Explanation;
+import io.pathproof.proofdir.Proof;
+import io.pathproof.rundir.RunManifest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,19 +37,36 @@ public final class Report {
   private Report() {}
 
   /**
-   * What a report shows, as the JSON documents the other rooms write ({@code proof} is prove's summary, null when the
-   * report is of runs alone) plus the evidence of each run, by label, for the charts.
+   * The documents a report shows, as the records of the rooms that write them: prove's proof (null when the report is
+   * of runs alone), the acceptance, the diagnosis, the fix verification and the explanation, each null where there is
+   * none. {@code filed}: the same documents as report.json carries them.
    */
-  public record Source(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain,
-      Map<String, Evidence> runs, Map<String, String> runDirs, List<String> inputs, Map<String, String> roles, Map<String, String> labels,
-      Map<String, Diagnosis.StepTimes> steps, Map<String, Diagnosis.StepTimes> pooled) {
-    /**
-     * {@code roles}: each run's configuration (baseline, variant, fixed, baselineAgain), {@code labels}: its name on
-     * the page. {@code steps}: each run's step times and its one median, computed here once from the diagnose room's
-     * definition ({@link Diagnosis#stepTimes}) — the table, the charts and the text all read these — and
-     * {@code pooled}: the runs of each configuration that has several, pooled as diagnose pools them.
-     */
+  public record Documents(Proof proof, AcceptanceTable acceptance, Diagnosis diagnosis, FixVerification verifyFix,
+      Explanation explain, Filed filed) {
+    static final Documents NONE = new Documents(null, null, null, null, null, Filed.NONE);
+  }
+
+  /**
+   * The documents as report.json archives them: a file's JSON as the file holds it, a document computed here as its
+   * record writes it. A file of an older writer of the same schema keeps its own keys there, not nulls for the keys
+   * it lacks, so report.json says what the file says.
+   */
+  public record Filed(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain) {
+    static final Filed NONE = new Filed(null, null, null, null, null);
+  }
+
+  /**
+   * What a report shows: the {@link Documents} plus the evidence of each run, by key, for the charts and tables.
+   * {@code roles}: each run's configuration (baseline, variant, fixed, baselineAgain), {@code labels}: its name on
+   * the page. {@code steps}: each run's step times and its one median, computed here once from the diagnose room's
+   * definition ({@link Diagnosis#stepTimes}) — the table, the charts and the text all read these — and
+   * {@code pooled}: the runs of each configuration that has several, pooled as diagnose pools them.
+   */
+  public record Source(Documents documents, Map<String, Evidence> runs, Map<String, String> runDirs,
+      List<String> inputs, Map<String, String> roles, Map<String, String> labels, Map<String, Diagnosis.StepTimes> steps,
+      Map<String, Diagnosis.StepTimes> pooled) {
     public Source {
+      documents = documents == null ? Documents.NONE : documents;
       runs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runs));
       runDirs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runDirs));
       inputs = List.copyOf(inputs);
@@ -72,9 +94,28 @@ public final class Report {
     }
 
     /** A source whose runs are named by their role alone (run directories, or a proof that lists no runs). */
-    public Source(JsonNode proof, JsonNode acceptance, JsonNode diagnosis, JsonNode verifyFix, JsonNode explain, Map<String, Evidence> runs,
-        Map<String, String> runDirs, List<String> inputs) {
-      this(proof, acceptance, diagnosis, verifyFix, explain, runs, runDirs, inputs, null, null, null, null);
+    public Source(Documents documents, Map<String, Evidence> runs, Map<String, String> runDirs, List<String> inputs) {
+      this(documents, runs, runDirs, inputs, null, null, null, null);
+    }
+
+    public Proof proof() {
+      return documents.proof();
+    }
+
+    public AcceptanceTable acceptance() {
+      return documents.acceptance();
+    }
+
+    public Diagnosis diagnosis() {
+      return documents.diagnosis();
+    }
+
+    public FixVerification verifyFix() {
+      return documents.verifyFix();
+    }
+
+    public Explanation explain() {
+      return documents.explain();
     }
 
     /** The configuration of a run by the key prove gives it: "fixedAgain" is the fixed configuration run again. */
@@ -82,13 +123,14 @@ public final class Report {
       return key.equals("fixedAgain") ? "fixed" : key;
     }
 
+    // A run's emulation and the proof's are the object run.Emulation writes into a manifest; its room reads it typed.
     boolean emulated() {
       for (Evidence e : runs.values()) {
         if (e.manifest() != null && e.manifest().path("emulation").path("emulated").asBoolean(false)) {
           return true;
         }
       }
-      return proof != null && proof.path("emulation").path("emulated").asBoolean(false);
+      return proof() != null && proof().emulation() != null && proof().emulation().path("emulated").asBoolean(false);
     }
 
     String emulationNote() {
@@ -109,19 +151,17 @@ public final class Report {
       throw PathproofException.usage("report: give a prove directory, or run directories and JSON files");
     }
     List<String> names = inputs.stream().map(Path::toString).toList();
-    if (inputs.size() == 1 && Files.isRegularFile(inputs.get(0).resolve("proof.json"))) {
+    if (inputs.size() == 1 && Proof.in(inputs.get(0))) {
       return fromProof(inputs.get(0), names);
     }
     Map<String, Evidence> runs = new LinkedHashMap<>();
     Map<String, String> dirs = new LinkedHashMap<>();
-    Prediction prediction = null;
-    JsonNode acceptance = null;
-    JsonNode diagnosis = null;
-    JsonNode verify = null;
+    Given given = new Given();
     for (Path in : inputs) {
       if (Files.isDirectory(in)) {
-        if (!Files.isRegularFile(in.resolve("manifest.json"))) {
-          throw PathproofException.badInput(in + ": neither a prove directory (proof.json) nor a run directory (manifest.json)");
+        if (!Files.isRegularFile(in.resolve(RunManifest.FILE))) {
+          throw PathproofException.badInput(in + ": neither a prove directory (" + Proof.FILE + ") nor a run directory ("
+              + RunManifest.FILE + ")");
         }
         if (runs.size() == LABELS.size()) {
           throw PathproofException.usage("report: at most three run directories (baseline, variant, fixed): " + in);
@@ -129,105 +169,146 @@ public final class Report {
         String label = LABELS.get(runs.size());
         runs.put(label, Ingest.readRun(in));
         dirs.put(label, in.toString());
-        continue;
+      } else {
+        given.add(in);
       }
-      JsonNode n = json(in);
-      String schema = n.path("schema").asText("");
+    }
+    return new Source(given.complete(runs), runs, dirs, names);
+  }
+
+  /** A stage document as the report has it: the record it reads and the JSON report.json archives. */
+  private record Doc<T>(T value, JsonNode json) {
+    /** A file's record, bound to the schema its room writes, and the file's own JSON. */
+    static <T> Doc<T> filed(Path file, JsonNode tree, Class<T> type, String schema) {
+      return new Doc<>(StageFile.bind(file, tree, type, schema), tree);
+    }
+
+    /** A document computed here: its record and the JSON the record writes. */
+    static <T> Doc<T> computed(T value) {
+      return new Doc<>(value, Json.mapper().valueToTree(value));
+    }
+
+    static <T> T valueOf(Doc<T> d) {
+      return d == null ? null : d.value();
+    }
+
+    static JsonNode jsonOf(Doc<?> d) {
+      return d == null ? null : d.json();
+    }
+  }
+
+  /** The JSON files given beside run directories, each kept by the schema it names. */
+  private static final class Given {
+    private Prediction prediction;
+    private Doc<AcceptanceTable> acceptance;
+    private Doc<Diagnosis> diagnosis;
+    private Doc<FixVerification> verify;
+
+    void add(Path in) {
+      JsonNode n = StageFile.tree(in);
+      String schema = StageFile.schemaOf(n);
       if (schema.startsWith("pathproof.prediction/")) {
         prediction = PredictionIo.readVerified(in);
       } else if (schema.startsWith("pathproof.acceptance/")) {
-        acceptance = n;
+        acceptance = Doc.filed(in, n, AcceptanceTable.class, AcceptanceTable.SCHEMA);
       } else if (schema.startsWith("pathproof.diagnosis/")) {
-        diagnosis = n;
+        diagnosis = Doc.filed(in, n, Diagnosis.class, Diagnosis.SCHEMA);
       } else if (schema.startsWith("pathproof.verify-fix/")) {
-        verify = n;
+        verify = Doc.filed(in, n, FixVerification.class, FixVerification.SCHEMA);
       } else {
-        throw PathproofException.badInput(in + ": not a prediction, acceptance, diagnosis or verify-fix JSON (schema '" + schema + "')");
+        throw PathproofException.badInput(in + ": not a prediction, acceptance, diagnosis or verify-fix JSON (schema '" + schema
+            + "')");
       }
     }
-    Evidence baseline = runs.get("baseline");
-    Diagnosis typed = null;
-    if (acceptance == null && prediction != null && baseline != null) {
-      acceptance = Json.mapper().valueToTree(Acceptance.accept(prediction, baseline));
-    }
-    if (diagnosis == null && runs.containsKey("variant")) {
-      typed = Diagnosis.diagnose(baseline, runs.get("variant"));
-      diagnosis = Json.mapper().valueToTree(typed);
-    }
-    if (verify == null && runs.containsKey("fixed")) {
-      verify = Json.mapper().valueToTree(Diagnosis.verifyFix(baseline, runs.get("variant"), runs.get("fixed")));
-    }
-    ObjectNode explain = null;
-    if (baseline != null || prediction != null) {
-      explain = Json.mapper().createObjectNode();
-      if (prediction != null) {
-        explain.set("answers", Json.mapper().valueToTree(Explainer.explain(prediction, baseline, typed)));
+
+    /** What was given, with what is missing computed from the runs and the prediction. */
+    Documents complete(Map<String, Evidence> runs) {
+      Evidence baseline = runs.get("baseline");
+      Diagnosis typed = null;
+      if (acceptance == null && prediction != null && baseline != null) {
+        acceptance = Doc.computed(Acceptance.accept(prediction, baseline));
       }
-      explain.set("callgraph", Json.mapper().valueToTree(CallGraph.coverage(baseline)));
+      if (diagnosis == null && runs.containsKey("variant")) {
+        typed = Diagnosis.diagnose(baseline, runs.get("variant"));
+        diagnosis = Doc.computed(typed);
+      }
+      if (verify == null && runs.containsKey("fixed")) {
+        verify = Doc.computed(Diagnosis.verifyFix(baseline, runs.get("variant"), runs.get("fixed")));
+      }
+      Doc<Explanation> explain = null;
+      if (baseline != null || prediction != null) {
+        List<Explainer.Answer> answers = prediction == null ? null : Explainer.explain(prediction, baseline, typed);
+        explain = Doc.computed(new Explanation(answers, CallGraph.coverage(baseline)));
+      }
+      return documents(null, acceptance, diagnosis, verify, explain);
     }
-    return new Source(null, acceptance, diagnosis, verify, explain, runs, dirs, names);
   }
 
   private static Source fromProof(Path dir, List<String> names) {
-    JsonNode proof = json(dir.resolve("proof.json"));
-    JsonNode files = proof.path("files");
+    Doc<Proof> proof = optional(dir, Proof.FILE, Proof.class, Proof.SCHEMA);
+    Proof.Files files = proof.value().files() == null ? NO_FILES : proof.value().files();
+    Doc<AcceptanceTable> acceptance = optional(dir, files.acceptance(), AcceptanceTable.class, AcceptanceTable.SCHEMA);
+    Doc<Diagnosis> diagnosis = optional(dir, files.diagnosis(), Diagnosis.class, Diagnosis.SCHEMA);
+    String verifyFix = files.verifyFixAgain() != null ? files.verifyFixAgain() : files.verifyFix();
+    Doc<FixVerification> verify = optional(dir, verifyFix, FixVerification.class, FixVerification.SCHEMA);
+    Doc<Explanation> explain = optional(dir, files.explain(), Explanation.class, null);
+    Documents docs = documents(proof, acceptance, diagnosis, verify, explain);
     Map<String, Evidence> runs = new LinkedHashMap<>();
     Map<String, String> dirs = new LinkedHashMap<>();
-    JsonNode list = proof.path("runs");
-    if (list.isArray() && !list.isEmpty()) {
+    if (!proof.value().runs().isEmpty()) {
       // Every run prove made, in the order it made them (its sequential extension adds runs of each configuration).
       Map<String, String> roles = new LinkedHashMap<>();
       Map<String, String> shown = new LinkedHashMap<>();
       Map<String, Integer> count = new java.util.HashMap<>();
-      for (JsonNode r : list) {
-        String role = r.path("role").asText();
-        String d = r.path("dir").asText();
+      for (Proof.Run r : proof.value().runs()) {
+        String role = r.role() == null ? "" : r.role();
+        String d = r.dir() == null ? "" : r.dir();
+        String label = r.label() == null ? d : r.label();
         int k = count.merge(role, 1, Integer::sum);
         // The first run of each configuration is keyed by its role alone (the page's ids and the chart data use them).
-        String key = k == 1 ? role : role.equals("fixed") && k == 2 ? "fixedAgain" : r.path("label").asText(d).replace(' ', '-');
+        String key = k == 1 ? role : role.equals("fixed") && k == 2 ? "fixedAgain" : label.replace(' ', '-');
         if (!d.isEmpty() && Files.isDirectory(dir.resolve(d))) {
           runs.put(key, Ingest.readRun(dir.resolve(d)));
           dirs.put(key, d);
           roles.put(key, role);
-          shown.put(key, r.path("label").asText(d));
+          shown.put(key, label);
         }
       }
-      return new Source(proof, optional(dir, files, "acceptance"), optional(dir, files, "diagnosis"), files.hasNonNull("verifyFixAgain")
-          ? optional(dir, files, "verifyFixAgain") : optional(dir, files, "verifyFix"), optional(dir, files, "explain"), runs, dirs, names, roles,
-          shown, null, null);
+      return new Source(docs, runs, dirs, names, roles, shown, null, null);
     }
-    List<String> labels = new ArrayList<>(LABELS);
     // A/B/A/B: prove re-runs the baseline right after the fixed run, and the fixed configuration once more after that
     // when the adjacent pair fails only on step time; the last pair decides, so the page shows every run it made.
-    labels.add("baselineAgain");
-    labels.add("fixedAgain");
-    for (String label : labels) {
-      if (files.hasNonNull(label) && Files.isDirectory(dir.resolve(files.get(label).asText()))) {
-        Path r = dir.resolve(files.get(label).asText());
-        runs.put(label, Ingest.readRun(r));
-        dirs.put(label, files.get(label).asText());
+    Map<String, String> byLabel = new LinkedHashMap<>();
+    byLabel.put("baseline", files.baseline());
+    byLabel.put("variant", files.variant());
+    byLabel.put("fixed", files.fixed());
+    byLabel.put("baselineAgain", files.baselineAgain());
+    byLabel.put("fixedAgain", files.fixedAgain());
+    byLabel.forEach((label, d) -> {
+      if (d != null && Files.isDirectory(dir.resolve(d))) {
+        runs.put(label, Ingest.readRun(dir.resolve(d)));
+        dirs.put(label, d);
       }
-    }
-    return new Source(proof, optional(dir, files, "acceptance"), optional(dir, files, "diagnosis"), files.hasNonNull("verifyFixAgain") ? optional(dir, files, "verifyFixAgain") : optional(dir, files, "verifyFix"),
-        optional(dir, files, "explain"), runs, dirs, names);
+    });
+    return new Source(docs, runs, dirs, names);
   }
 
-  private static JsonNode optional(Path dir, JsonNode files, String key) {
-    if (!files.hasNonNull(key)) {
+  private static Documents documents(Doc<Proof> p, Doc<AcceptanceTable> a, Doc<Diagnosis> d, Doc<FixVerification> v,
+      Doc<Explanation> e) {
+    return new Documents(Doc.valueOf(p), Doc.valueOf(a), Doc.valueOf(d), Doc.valueOf(v), Doc.valueOf(e),
+        new Filed(Doc.jsonOf(p), Doc.jsonOf(a), Doc.jsonOf(d), Doc.jsonOf(v), Doc.jsonOf(e)));
+  }
+
+  private static final Proof.Files NO_FILES =
+      new Proof.Files(null, null, null, null, null, null, null, null, null, null, null);
+
+  /** The document a proof names, or null where it names none or the file is not there. */
+  private static <T> Doc<T> optional(Path dir, String name, Class<T> type, String schema) {
+    if (name == null) {
       return null;
     }
-    Path f = dir.resolve(files.get(key).asText());
-    return Files.isRegularFile(f) ? json(f) : null;
-  }
-
-  private static JsonNode json(Path f) {
-    try {
-      return Json.mapper().readTree(f.toFile());
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw PathproofException.badInput(f + ": not JSON (" + io.pathproof.core.Messages.json(e) + ")");
-    } catch (IOException e) {
-      throw PathproofException.badInput(io.pathproof.core.Messages.io(e, f));
-    }
+    Path f = dir.resolve(name);
+    return Files.isRegularFile(f) ? Doc.filed(f, StageFile.tree(f), type, schema) : null;
   }
 
   /** Writes the four files into {@code outDir}; returns the path of report.html. */
@@ -266,14 +347,14 @@ public final class Report {
 
   /** The overall verdict shown first: prove's, else the acceptance's, else the diagnosis's conclusion. */
   static String verdict(Source s) {
-    if (s.proof() != null && s.proof().hasNonNull("verdict")) {
-      return s.proof().get("verdict").asText();
+    if (s.proof() != null && s.proof().verdict() != null) {
+      return s.proof().verdict();
     }
     if (s.acceptance() != null) {
-      return "acceptance " + s.acceptance().path("verdict").asText();
+      return "acceptance " + Sections.t(s.acceptance().verdict());
     }
     if (s.diagnosis() != null) {
-      return "diagnosis: " + s.diagnosis().path("conclusion").asText();
+      return "diagnosis: " + Sections.t(s.diagnosis().conclusion());
     }
     return "no verdict";
   }
@@ -284,10 +365,6 @@ public final class Report {
   }
 
   static List<String> reasons(Source s) {
-    List<String> out = new ArrayList<>();
-    if (s.proof() != null) {
-      s.proof().path("reasons").forEach(r -> out.add(r.asText()));
-    }
-    return out;
+    return s.proof() == null ? List.of() : s.proof().reasons();
   }
 }

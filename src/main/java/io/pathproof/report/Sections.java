@@ -1,7 +1,15 @@
 package io.pathproof.report;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.accept.AcceptanceRow;
+import io.pathproof.accept.AcceptanceTable;
+import io.pathproof.accept.Verdict;
+import io.pathproof.callgraph.CallGraph;
+import io.pathproof.diagnose.Diagnosis;
+import io.pathproof.diagnose.FixVerification;
+import io.pathproof.diagnose.Layer;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.explain.Explainer;
+import io.pathproof.proofdir.Proof;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -11,97 +19,139 @@ import java.util.Map;
 final class Sections {
   private Sections() {}
 
-  static String t(JsonNode n) {
-    return n == null || n.isNull() || n.isMissingNode() ? "" : n.isValueNode() ? n.asText() : n.toString();
+  /** A text of a document as the page shows it: nothing where the document has none. */
+  static String t(String s) {
+    return s == null ? "" : s;
   }
 
-  private static String join(JsonNode arr, String sep) {
-    List<String> l = new ArrayList<>();
-    if (arr != null) {
-      arr.forEach(x -> l.add(t(x)));
-    }
-    return String.join(sep, l);
+  static String t(Layer l) {
+    return l == null ? "" : l.id();
   }
 
-  private static void list(StringBuilder b, JsonNode arr) {
+  static String t(Verdict v) {
+    return v == null ? "" : v.label();
+  }
+
+  static String t(Number n) {
+    return n == null ? "" : String.valueOf(n);
+  }
+
+  static String join(List<String> l, String sep) {
+    return l == null ? "" : String.join(sep, l);
+  }
+
+  /** A number a document may lack, as a missing JSON number reads: zero. */
+  static double zero(Double d) {
+    return d == null ? 0 : d;
+  }
+
+  /** A number a document may lack, shown as "—". */
+  static double nan(Double d) {
+    return d == null ? Double.NaN : d;
+  }
+
+  private static void list(StringBuilder b, List<String> l) {
     b.append("<ul>");
-    if (arr != null) {
-      arr.forEach(x -> b.append("<li>").append(Esc.html(t(x))).append("</li>"));
+    if (l != null) {
+      l.forEach(x -> b.append("<li>").append(Esc.html(t(x))).append("</li>"));
     }
     b.append("</ul>");
   }
 
+  static final Proof.Injected NO_FAULT = new Proof.Injected(null, null, null, null);
+  static final Proof.Diagnosed NOT_DIAGNOSED = new Proof.Diagnosed(null, null, null, null, null);
+  static final Proof.FixApplied NO_FIX = new Proof.FixApplied(null, null, null);
+  static final Proof.Reveal NO_REVEAL = new Proof.Reveal(NO_FAULT, NOT_DIAGNOSED, false, NO_FIX, false, null, false);
+
+  static Proof.Injected injected(Proof.Reveal r) {
+    return r.injected() == null ? NO_FAULT : r.injected();
+  }
+
+  static Proof.Diagnosed diagnosed(Proof.Reveal r) {
+    return r.diagnosed() == null ? NOT_DIAGNOSED : r.diagnosed();
+  }
+
+  /** The fix's outcome in words: fixed, inconclusive, not tried, else NOT fixed; {@code notTried} says the third. */
+  static String fixOutcome(Proof.Reveal r, String fixed, String notTried, String notFixed) {
+    return r.fixed() ? fixed : "inconclusive".equals(r.fixVerdict()) ? "inconclusive" : "not tried".equals(r.fixVerdict()) ? notTried : notFixed;
+  }
+
   static void reveal(StringBuilder b, Report.Source s) {
-    if (s.proof() == null || !s.proof().has("reveal")) {
+    if (s.proof() == null || s.proof().reveal() == null) {
       return;
     }
-    JsonNode r = s.proof().get("reveal");
-    JsonNode inj = r.path("injected");
-    JsonNode dn = r.path("diagnosed");
-    boolean match = r.path("match").asBoolean(false);
+    Proof.Reveal r = s.proof().reveal();
+    Proof.Injected inj = injected(r);
+    Proof.Diagnosed dn = diagnosed(r);
+    boolean match = r.match();
     b.append("<section id=\"reveal\"><h2>The reveal: injected fault beside the blind diagnosis</h2>");
-    boolean undecided = "inconclusive".equals(t(dn.path("conclusion")));
+    boolean undecided = "inconclusive".equals(dn.conclusion());
     b.append("<p class=\"match ").append(match ? "good" : "bad").append("\">").append(match ? "The diagnosis names the injected layer."
         : undecided ? "The diagnosis is inconclusive: the step time stayed undecided, so no layer is named."
         : "The diagnosis does NOT name the injected layer.").append("</p><div class=\"reveal\">");
     b.append("<div class=\"card\" id=\"injected\"><h3>Injected (sealed before the variant ran)</h3><p><b>")
-        .append(Esc.html(t(inj.path("kind")))).append("</b>: <code>").append(Esc.html(join(inj.path("settings"), ", "))).append("</code></p><p>layer <b>")
-        .append(Esc.html(t(inj.path("layer")))).append("</b></p><p>").append(Esc.html(t(inj.path("description")))).append("</p>");
-    JsonNode f = s.proof().path("fault");
-    b.append("<p class=\"small\">fault record sha256 <code>").append(Esc.html(t(f.path("sealSha256")))).append("</code>")
-        .append(r.path("faultSealVerified").asBoolean(false) ? " (verified at the reveal)" : " (NOT verified)")
-        .append(f.path("drawn").asBoolean(false) ? "; drawn with seed " + Esc.html(t(f.path("seed"))) + " from: " + Esc.html(join(f.path("catalogue"), ", ")) : "")
+        .append(Esc.html(t(inj.kind()))).append("</b>: <code>").append(Esc.html(join(inj.settings(), ", "))).append("</code></p><p>layer <b>")
+        .append(Esc.html(t(inj.layer()))).append("</b></p><p>").append(Esc.html(t(inj.description()))).append("</p>");
+    Proof.SealedFault f = s.proof().fault() == null ? new Proof.SealedFault(null, null, false, null, null) : s.proof().fault();
+    b.append("<p class=\"small\">fault record sha256 <code>").append(Esc.html(t(f.sealSha256()))).append("</code>")
+        .append(r.faultSealVerified() ? " (verified at the reveal)" : " (NOT verified)")
+        .append(f.drawn() ? "; drawn with seed " + Esc.html(t(f.seed())) + " from: " + Esc.html(join(f.catalogue(), ", ")) : "")
         .append("</p></div>");
     b.append("<div class=\"card\" id=\"diagnosed\"><h3>Diagnosed blind (two run directories, nothing else)</h3><p><b>")
-        .append(Esc.html(t(dn.path("conclusion")))).append("</b>: layer <b>").append(Esc.html(t(dn.path("layer")))).append("</b>, owner ")
-        .append(Esc.html(t(dn.path("owner")))).append("</p><p>").append(Esc.html(t(dn.path("change")))).append("</p><p>fix: ")
-        .append(Esc.html(t(dn.path("fix")))).append("</p></div></div>");
-    JsonNode fix = r.path("fix");
-    b.append("<p>Fix applied: ").append(fix.path("removed").isEmpty() ? "nothing undone" : "undid <code>" + Esc.html(join(fix.path("removed"), ", ")) + "</code>")
-        .append(" — ").append(Esc.html(t(fix.path("reason")))).append(". Verified against the baseline: <b>")
-        .append(r.path("fixed").asBoolean(false) ? "fixed" : "inconclusive".equals(t(r.path("fixVerdict"))) ? "inconclusive"
-            : "not tried".equals(t(r.path("fixVerdict"))) ? "not tried (nothing was diagnosed)" : "NOT fixed").append("</b>.</p>");
-    JsonNode drift = s.proof().path("drift");
-    if (!drift.isMissingNode()) {
-      b.append("<p class=\"small\">Against the first baseline: ").append(Esc.html(t(drift.path("firstVerification"))))
-          .append(". Path and replicas were the baseline's, so the baseline was run again under the machine's present load: the two baselines differ by a median ratio of ")
-          .append(f3(drift.path("baselineVsBaselineAgain").path("ratio").asDouble(Double.NaN)))
-          .append("; against the new baseline the fixed run is <b>").append(drift.hasNonNull("verdict") ? Esc.html(t(drift.path("verdict")))
-              : drift.path("fixedAgainstBaselineAgain").asBoolean() ? "fixed" : "NOT fixed")
-          .append("</b>.</p>");
-    }
+        .append(Esc.html(t(dn.conclusion()))).append("</b>: layer <b>").append(Esc.html(t(dn.layer()))).append("</b>, owner ")
+        .append(Esc.html(t(dn.owner()))).append("</p><p>").append(Esc.html(t(dn.change()))).append("</p><p>fix: ")
+        .append(Esc.html(t(dn.fix()))).append("</p></div></div>");
+    Proof.FixApplied fix = r.fix() == null ? NO_FIX : r.fix();
+    b.append("<p>Fix applied: ").append(fix.removed().isEmpty() ? "nothing undone" : "undid <code>" + Esc.html(join(fix.removed(), ", ")) + "</code>")
+        .append(" — ").append(Esc.html(t(fix.reason()))).append(". Verified against the baseline: <b>")
+        .append(fixOutcome(r, "fixed", "not tried (nothing was diagnosed)", "NOT fixed")).append("</b>.</p>");
+    drift(b, s.proof().drift());
     b.append("</section>\n");
   }
 
-  static void acceptance(StringBuilder b, JsonNode a, String title, String id) {
-    if (a == null || a.isNull() || a.isMissingNode()) {
+  private static void drift(StringBuilder b, Proof.Drift drift) {
+    if (drift == null) {
+      return;
+    }
+    Diagnosis.Regression again = drift.baselineVsBaselineAgain();
+    b.append("<p class=\"small\">Against the first baseline: ").append(Esc.html(t(drift.firstVerification())))
+        .append(". Path and replicas were the baseline's, so the baseline was run again under the machine's present load: the two baselines differ by a median ratio of ")
+        .append(f3(again == null ? Double.NaN : nan(again.ratio())))
+        .append("; against the new baseline the fixed run is <b>").append(drift.verdict() != null ? Esc.html(drift.verdict())
+            : drift.fixedAgainstBaselineAgain() ? "fixed" : "NOT fixed")
+        .append("</b>.</p>");
+  }
+
+  static void acceptance(StringBuilder b, AcceptanceTable a, String title, String id) {
+    if (a == null) {
       if (id.startsWith("recorded-")) {
         b.append("<h3>").append(Esc.html(title)).append("</h3><p>not accepted: the recording could not be read</p>");
       }
       return;
     }
-    JsonNode c = a.path("counts");
     b.append("<section id=\"").append(Esc.html(id)).append("\"><h2>").append(Esc.html(title)).append("</h2><p><b>")
-        .append(Esc.html(t(a.path("verdict")))).append("</b>: ").append(c.path("pass").asInt()).append(" PASS, ").append(c.path("fail").asInt())
-        .append(" FAIL, ").append(c.path("unproven").asInt()).append(" UNPROVEN, ").append(c.path("notApplicable").asInt())
-        .append(" N/A (backend ").append(Esc.html(t(a.path("backend")))).append(")</p>");
+        .append(Esc.html(t(a.verdict()))).append("</b>: ").append(counts(a.counts()))
+        .append(" (backend ").append(Esc.html(t(a.backend()))).append(")</p>");
     b.append("<table><tr><th>id</th><th>check</th><th>expected</th><th>observed</th><th>verdict</th><th>evidence</th><th>file:line</th></tr>");
-    for (JsonNode r : a.path("rows")) {
-      String v = t(r.path("verdict"));
-      b.append("<tr><td><code>").append(Esc.html(t(r.path("id")))).append("</code></td><td>").append(Esc.html(t(r.path("check"))))
-          .append("</td>").append(cell(t(r.path("expected")))).append(cell(t(r.path("observed"))))
+    for (AcceptanceRow r : a.rows()) {
+      String v = t(r.verdict());
+      b.append("<tr><td><code>").append(Esc.html(t(r.id()))).append("</code></td><td>").append(Esc.html(t(r.check())))
+          .append("</td>").append(cell(t(r.expected()))).append(cell(t(r.observed())))
           .append("<td class=\"v-").append(v.equals("N/A") ? "NA" : Esc.html(v)).append("\">").append(Esc.html(v)).append("</td><td>")
-          .append(Esc.html(join(r.path("evidence"), ", "))).append("</td><td class=\"prov\">").append(prov(r.path("provenance"))).append("</td></tr>");
+          .append(Esc.html(join(r.evidence(), ", "))).append("</td><td class=\"prov\">").append(prov(r.provenance())).append("</td></tr>");
     }
     b.append("</table></section>\n");
   }
 
+  /** "3 PASS, 0 FAIL, 1 UNPROVEN, 2 N/A" (a table without counts counts nothing). */
+  static String counts(AcceptanceTable.Counts c) {
+    AcceptanceTable.Counts n = c == null ? new AcceptanceTable.Counts(0, 0, 0, 0) : c;
+    return n.pass() + " PASS, " + n.fail() + " FAIL, " + n.unproven() + " UNPROVEN, " + n.notApplicable() + " N/A";
+  }
+
   /** file:line citations: the first two shown, the rest folded (a row can cite every rank's file). */
-  static String prov(JsonNode arr) {
-    List<String> l = new ArrayList<>();
-    if (arr != null) {
-      arr.forEach(x -> l.add(t(x)));
-    }
+  static String prov(List<String> citations) {
+    List<String> l = citations == null ? List.of() : citations;
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < Math.min(2, l.size()); i++) {
       b.append(i == 0 ? "" : "<br>").append(Esc.html(l.get(i)));
@@ -121,25 +171,22 @@ final class Sections {
    * {@code <details>} with its verdict in the summary line (five open tables once filled 24 000 px above the proof).
    */
   static void recorded(StringBuilder b, Report.Source s) {
-    if (s.proof() == null || s.proof().path("recorded").isEmpty()) {
+    if (s.proof() == null || s.proof().recorded().isEmpty()) {
       return;
     }
     b.append("<section id=\"recorded\"><h2>Recorded GPU samples (not live)</h2><p>These runs were recorded earlier on GPUs and are "
         + "accepted here again against their own sealed predictions, so that the NCCL rows can be read on a machine without a GPU. "
         + "Open one to see its table.</p>");
-    for (JsonNode r : s.proof().path("recorded")) {
-      JsonNode a = r.path("acceptance");
-      JsonNode c = a.path("counts");
-      b.append("<details class=\"recorded\"><summary><b>").append(Esc.html(r.path("name").asText())).append("</b> — ")
-          .append(Esc.html(r.path("label").asText())).append(" (").append(Esc.html(r.path("device").asText())).append("): ")
-          .append(Esc.html(r.path("verdict").asText()));
-      if (!c.isMissingNode()) {
-        b.append(" — ").append(c.path("pass").asInt()).append(" PASS, ").append(c.path("fail").asInt()).append(" FAIL, ")
-            .append(c.path("unproven").asInt()).append(" UNPROVEN, ").append(c.path("notApplicable").asInt()).append(" N/A");
+    for (Proof.Sample r : s.proof().recorded()) {
+      AcceptanceTable a = r.acceptance();
+      b.append("<details class=\"recorded\"><summary><b>").append(Esc.html(t(r.name()))).append("</b> — ")
+          .append(Esc.html(t(r.label()))).append(" (").append(Esc.html(t(r.device()))).append("): ")
+          .append(Esc.html(t(r.verdict())));
+      if (a != null && a.counts() != null) {
+        b.append(" — ").append(counts(a.counts()));
       }
       b.append("</summary>");
-      acceptance(b, a, r.path("name").asText() + " — " + r.path("label").asText() + " (" + r.path("device").asText() + ")",
-          "recorded-" + r.path("name").asText());
+      acceptance(b, a, t(r.name()) + " — " + t(r.label()) + " (" + t(r.device()) + ")", "recorded-" + t(r.name()));
       b.append("</details>");
     }
     b.append("</section>\n");
@@ -192,28 +239,34 @@ final class Sections {
     s.pooled().forEach((role, st) -> stepRow(b, "pooled-" + role, runName(role) + ", " + st.runs() + " runs pooled", st));
     b.append("</table>");
     sequence(b, s);
-    JsonNode reg = s.diagnosis() == null ? null : s.diagnosis().path("regression");
-    if (reg != null && reg.hasNonNull("ratio")) {
-      b.append("<p>Variant / baseline: median ").append(f3(median(s, "baseline"))).append(" → ").append(f3(median(s, "variant")))
-          .append(" ms, ratio <b>").append(f3(reg.path("ratio").asDouble())).append("</b>, 95% bootstrap CI ")
-          .append(f3(reg.path("ciLow").asDouble())).append(" .. ").append(f3(reg.path("ciHigh").asDouble()));
-      if (reg.hasNonNull("ruleLow")) {
-        b.append("; the rule's ").append(Esc.html(pct(reg.path("level").asDouble()))).append(" interval ").append(f3(reg.path("ruleLow").asDouble()))
-            .append(" .. ").append(f3(reg.path("ruleHigh").asDouble()));
-      }
-      b.append(": <b>").append(Esc.html(t(reg.path("verdict")))).append("</b>");
-      if (reg.hasNonNull("why")) {
-        b.append(" — ").append(Esc.html(t(reg.path("why"))));
-      }
-      b.append(" <span class=\"small\">(").append(Esc.html(t(reg.path("rule")))).append(")</span></p>");
-    }
-    JsonNode vf = s.verifyFix();
-    if (vf != null && vf.hasNonNull("bandLowMs") && !Double.isNaN(median(s, "fixed"))) {
+    comparison(b, s);
+    FixVerification vf = s.verifyFix();
+    if (vf != null && vf.bandLowMs() != null && !Double.isNaN(median(s, "fixed"))) {
       b.append("<p>Fixed median ").append(f3(median(s, "fixed"))).append(" ms against the baseline band (p5..p95) ")
-          .append(f3(vf.path("bandLowMs").asDouble())).append(" .. ").append(f3(vf.path("bandHighMs").asDouble())).append(" ms: verify-fix <b>")
-          .append(Esc.html(t(vf.path("verdict")))).append("</b>.</p>");
+          .append(f3(vf.bandLowMs())).append(" .. ").append(f3(zero(vf.bandHighMs()))).append(" ms: verify-fix <b>")
+          .append(Esc.html(t(vf.verdict()))).append("</b>.</p>");
     }
     b.append("<div class=\"chart\" id=\"chart-steps\"></div><div class=\"chart\" id=\"chart-quantiles\"></div></section>\n");
+  }
+
+  /** The variant against the baseline as the diagnosis judged it: ratio, intervals, verdict and rule. */
+  private static void comparison(StringBuilder b, Report.Source s) {
+    Diagnosis.Regression reg = s.diagnosis() == null ? null : s.diagnosis().regression();
+    if (reg == null || reg.ratio() == null) {
+      return;
+    }
+    b.append("<p>Variant / baseline: median ").append(f3(median(s, "baseline"))).append(" → ").append(f3(median(s, "variant")))
+        .append(" ms, ratio <b>").append(f3(reg.ratio())).append("</b>, 95% bootstrap CI ")
+        .append(f3(zero(reg.ciLow()))).append(" .. ").append(f3(zero(reg.ciHigh())));
+    if (reg.ruleLow() != null) {
+      b.append("; the rule's ").append(Esc.html(pct(zero(reg.level())))).append(" interval ").append(f3(reg.ruleLow()))
+          .append(" .. ").append(f3(zero(reg.ruleHigh())));
+    }
+    b.append(": <b>").append(Esc.html(t(reg.verdict()))).append("</b>");
+    if (reg.why() != null) {
+      b.append(" — ").append(Esc.html(reg.why()));
+    }
+    b.append(" <span class=\"small\">(").append(Esc.html(t(reg.rule()))).append(")</span></p>");
   }
 
   /** A configuration's median as the table gives it: its runs pooled where it has several, else its one run's. */
@@ -228,22 +281,21 @@ final class Sections {
 
   /** prove's sequential looks: the rule, and what each look pooled and found, so a reader sees why the runs stopped. */
   static void sequence(StringBuilder b, Report.Source s) {
-    JsonNode seq = s.proof() == null ? null : s.proof().get("sequence");
-    if (seq == null || !seq.path("looks").isArray() || seq.path("looks").isEmpty()) {
+    Proof.Sequence seq = s.proof() == null ? null : s.proof().sequence();
+    if (seq == null || seq.looks().isEmpty()) {
       return;
     }
     b.append("<div id=\"sequence\"><p>Each step-time comparison prove made is one look of a sequence of K planned looks, judged at α/K "
         + "(Bonferroni alpha spending, α = 1 %), so the looks together keep a false regression, improvement or no change below 0.5 % each; "
         + "a look left undecided is settled by more runs of both configurations, pooled like with like (up to ")
-        .append(seq.path("maxRuns").asInt()).append(" of each), and \"no change\" needs the interval inside ±")
-        .append(Esc.html(pct(seq.path("margin").asDouble(Double.NaN)))).append(".</p><table><tr><th>sequence</th><th>look</th><th>runs pooled</th>"
+        .append(seq.maxRuns()).append(" of each), and \"no change\" needs the interval inside ±")
+        .append(Esc.html(pct(nan(seq.margin())))).append(".</p><table><tr><th>sequence</th><th>look</th><th>runs pooled</th>"
             + "<th>ratio</th><th>rule's interval</th><th>verdict</th><th>steps per side to decide</th></tr>");
-    for (JsonNode l : seq.path("looks")) {
-      b.append("<tr><td>").append(Esc.html(t(l.path("sequence")))).append("</td>").append(num(l.path("look").asInt() + " of " + l.path("looks").asInt()))
-          .append(num(l.path("baselineRuns").asInt() + " + " + l.path("otherRuns").asInt())).append(num(f3(l.path("ratio").asDouble(Double.NaN))))
-          .append(num(f3(l.path("ruleLow").asDouble(Double.NaN)) + " .. " + f3(l.path("ruleHigh").asDouble(Double.NaN)) + " ("
-              + pct(l.path("level").asDouble(Double.NaN)) + ")"))
-          .append("<td>").append(Esc.html(t(l.path("verdict")))).append("</td>").append(num(l.hasNonNull("stepsNeeded") ? t(l.path("stepsNeeded")) : "—"))
+    for (Proof.Look l : seq.looks()) {
+      b.append("<tr><td>").append(Esc.html(t(l.sequence()))).append("</td>").append(num(l.look() + " of " + l.looks()))
+          .append(num(l.baselineRuns() + " + " + l.otherRuns())).append(num(f3(nan(l.ratio()))))
+          .append(num(f3(nan(l.ruleLow())) + " .. " + f3(nan(l.ruleHigh())) + " (" + pct(nan(l.level())) + ")"))
+          .append("<td>").append(Esc.html(t(l.verdict()))).append("</td>").append(num(l.stepsNeeded() != null ? t(l.stepsNeeded()) : "—"))
           .append("</tr>");
     }
     b.append("</table></div>");
@@ -267,80 +319,81 @@ final class Sections {
       java.util.regex.Pattern.compile("[-+]?\\d[\\d.,_]*(e[-+]?\\d+)?\\s?(ms|us|µs|%|s|B|MiB|GiB|x)?");
 
   static void diagnosis(StringBuilder b, Report.Source s) {
-    JsonNode d = s.diagnosis();
+    Diagnosis d = s.diagnosis();
     if (d == null) {
       return;
     }
-    b.append("<section id=\"diagnosis\"><h2>Diagnosis walk</h2><p>Conclusion: <b>").append(Esc.html(t(d.path("conclusion"))))
-        .append("</b>. Correctness: <b>").append(Esc.html(t(d.path("correctness").path("verdict")))).append("</b> — ")
-        .append(Esc.html(t(d.path("correctness").path("evidence")))).append("</p>");
+    Diagnosis.Correctness c = d.correctness() == null ? new Diagnosis.Correctness(null, null) : d.correctness();
+    b.append("<section id=\"diagnosis\"><h2>Diagnosis walk</h2><p>Conclusion: <b>").append(Esc.html(t(d.conclusion())))
+        .append("</b>. Correctness: <b>").append(Esc.html(t(c.verdict()))).append("</b> — ")
+        .append(Esc.html(t(c.evidence()))).append("</p>");
     b.append("<h3>Path fingerprint, layer by layer</h3><table><tr><th>layer</th><th>baseline</th><th>variant</th><th>changed</th><th>evidence</th></tr>");
-    for (JsonNode l : d.path("diffs")) {
-      boolean ch = l.path("changed").asBoolean();
-      b.append("<tr><td>").append(Esc.html(t(l.path("layer")))).append("</td><td>").append(Esc.html(t(l.path("baseline")))).append("</td><td>")
-          .append(Esc.html(t(l.path("variant")))).append("</td><td class=\"").append(ch ? "v-FAIL" : "v-NA").append("\">").append(ch ? "changed" : "same")
-          .append("</td><td class=\"prov\">").append(Esc.html(join(l.path("provenance"), "; "))).append("</td></tr>");
+    for (Diagnosis.LayerDiff l : d.diffs()) {
+      boolean ch = l.changed();
+      b.append("<tr><td>").append(Esc.html(t(l.layer()))).append("</td><td>").append(Esc.html(t(l.baseline()))).append("</td><td>")
+          .append(Esc.html(t(l.variant()))).append("</td><td class=\"").append(ch ? "v-FAIL" : "v-NA").append("\">").append(ch ? "changed" : "same")
+          .append("</td><td class=\"prov\">").append(Esc.html(join(l.provenance(), "; "))).append("</td></tr>");
     }
     b.append("</table>");
-    if (!d.path("configuration").isEmpty()) {
+    if (!d.configuration().isEmpty()) {
       b.append("<h3>Configuration diff</h3><table><tr><th>key</th><th>baseline</th><th>variant</th><th>acts on</th></tr>");
-      for (JsonNode c : d.path("configuration")) {
-        b.append("<tr><td><code>").append(Esc.html(t(c.path("key")))).append("</code></td><td>").append(Esc.html(t(c.path("baseline"))))
-            .append("</td><td>").append(Esc.html(t(c.path("variant")))).append("</td><td>").append(Esc.html(t(c.path("layer")))).append("</td></tr>");
+      for (Diagnosis.ConfigChange cc : d.configuration()) {
+        b.append("<tr><td><code>").append(Esc.html(t(cc.key()))).append("</code></td><td>").append(Esc.html(t(cc.baseline())))
+            .append("</td><td>").append(Esc.html(t(cc.variant()))).append("</td><td>").append(Esc.html(t(cc.layer()))).append("</td></tr>");
       }
       b.append("</table>");
     }
     b.append("<h3>Layers eliminated</h3><ol>");
-    for (JsonNode el : d.path("eliminated")) {
-      b.append("<li><b>").append(Esc.html(t(el.path("layer")))).append("</b>: ").append(Esc.html(t(el.path("evidence")))).append("</li>");
+    for (Diagnosis.Elimination el : d.eliminated()) {
+      b.append("<li><b>").append(Esc.html(t(el.layer()))).append("</b>: ").append(Esc.html(t(el.evidence()))).append("</li>");
     }
     b.append("</ol>");
-    JsonNode rc = d.path("rootCause");
-    if (!rc.isMissingNode() && !rc.isNull()) {
-      b.append("<h3>Root cause</h3><p>layer <b>").append(Esc.html(t(rc.path("layer")))).append("</b>, owner <b>").append(Esc.html(t(rc.path("owner"))))
-          .append("</b>: ").append(Esc.html(t(rc.path("change")))).append("</p>");
-      list(b, rc.path("evidence"));
-      b.append("<p><b>Fix</b>: ").append(Esc.html(t(rc.path("fix")))).append("</p><p><b>Wrong mitigations</b>:</p>");
-      list(b, rc.path("wrongMitigations"));
-      b.append("<p><b>Proof of the fix</b>: ").append(Esc.html(t(rc.path("rerun")))).append("</p>");
+    Diagnosis.RootCause rc = d.rootCause();
+    if (rc != null) {
+      b.append("<h3>Root cause</h3><p>layer <b>").append(Esc.html(t(rc.layer()))).append("</b>, owner <b>").append(Esc.html(t(rc.owner())))
+          .append("</b>: ").append(Esc.html(t(rc.change()))).append("</p>");
+      list(b, rc.evidence());
+      b.append("<p><b>Fix</b>: ").append(Esc.html(t(rc.fix()))).append("</p><p><b>Wrong mitigations</b>:</p>");
+      list(b, rc.wrongMitigations());
+      b.append("<p><b>Proof of the fix</b>: ").append(Esc.html(t(rc.rerun()))).append("</p>");
     }
     b.append("</section>\n");
   }
 
   static void callgraph(StringBuilder b, Report.Source s) {
-    JsonNode cg = s.explain() == null ? null : s.explain().path("callgraph");
+    List<CallGraph.Coverage> cg = s.explain() == null ? null : s.explain().callgraph();
     if (cg == null || cg.isEmpty()) {
       return;
     }
     int covered = 0;
-    for (JsonNode c : cg) {
-      covered += c.path("covered").asBoolean() ? 1 : 0;
+    for (CallGraph.Coverage c : cg) {
+      covered += c.covered() ? 1 : 0;
     }
     b.append("<section id=\"callgraph\"><h2>The 35-stage call graph, stage by stage</h2><p>").append(covered).append(" of ").append(cg.size())
         .append(" stages shown by evidence that the stage happened in the baseline run; the others are modelled only.</p>");
     b.append("<table><tr><th>#</th><th>kind</th><th>owner</th><th>stage</th><th>source</th><th>coverage</th><th>cited evidence</th></tr>");
-    for (JsonNode c : cg) {
-      JsonNode st = c.path("stage");
-      boolean cov = c.path("covered").asBoolean();
-      String why = c.hasNonNull("status") ? t(c.path("status")) : cov ? "shown" : "modelled only";
-      b.append("<tr>").append(num(String.valueOf(st.path("id").asInt()))).append("<td>").append(Esc.html(t(st.path("kind")))).append("</td><td>")
-          .append(Esc.html(t(st.path("owner")))).append("</td><td>").append(Esc.html(t(st.path("name")))).append("</td><td class=\"prov\">")
-          .append(Esc.html(t(st.path("source")))).append("</td><td class=\"").append(cov ? "v-PASS" : "v-NA").append("\">").append(Esc.html(why))
-          .append("</td><td class=\"prov\">").append(Esc.html(c.has("citations") ? join(c.path("citations"), "; ") : join(c.path("present"), ", ")))
+    for (CallGraph.Coverage c : cg) {
+      CallGraph.Stage st = c.stage() == null ? new CallGraph.Stage(0, null, null, null, null, null, null) : c.stage();
+      boolean cov = c.covered();
+      String why = c.status() != null ? c.status() : cov ? "shown" : "modelled only";
+      b.append("<tr>").append(num(String.valueOf(st.id()))).append("<td>").append(Esc.html(t(st.kind()))).append("</td><td>")
+          .append(Esc.html(t(st.owner()))).append("</td><td>").append(Esc.html(t(st.name()))).append("</td><td class=\"prov\">")
+          .append(Esc.html(t(st.source()))).append("</td><td class=\"").append(cov ? "v-PASS" : "v-NA").append("\">").append(Esc.html(why))
+          .append("</td><td class=\"prov\">").append(Esc.html(c.citations() != null ? join(c.citations(), "; ") : join(c.present(), ", ")))
           .append("</td></tr>");
     }
     b.append("</table></section>\n");
   }
 
   static void answers(StringBuilder b, Report.Source s) {
-    JsonNode a = s.explain() == null ? null : s.explain().path("answers");
+    List<Explainer.Answer> a = s.explain() == null ? null : s.explain().answers();
     if (a == null || a.isEmpty()) {
       return;
     }
     b.append("<section id=\"answers\"><h2>The method's 16 questions, answered for this run</h2><ol>");
-    for (JsonNode q : a) {
-      b.append("<li><b>").append(Esc.html(t(q.path("question")))).append("</b><br>").append(Esc.html(t(q.path("answer"))))
-          .append(" <span class=\"small\">(basis: ").append(Esc.html(t(q.path("basis")))).append(")</span></li>");
+    for (Explainer.Answer q : a) {
+      b.append("<li><b>").append(Esc.html(t(q.question()))).append("</b><br>").append(Esc.html(t(q.answer())))
+          .append(" <span class=\"small\">(basis: ").append(Esc.html(t(q.basis()))).append(")</span></li>");
     }
     b.append("</ol></section>\n");
   }
@@ -371,9 +424,9 @@ final class Sections {
       return;
     }
     b.append("<section id=\"phases\"><h2>How the proof ran</h2><table><tr><th>phase</th><th>elapsed (s)</th><th>what it found</th></tr>");
-    for (JsonNode p : s.proof().path("phases")) {
-      b.append("<tr><td>").append(Esc.html(t(p.path("name")))).append("</td>")
-          .append(num(String.format(Locale.ROOT, "%.1f", p.path("elapsedMs").asLong() / 1000.0))).append("<td>").append(Esc.html(t(p.path("detail"))))
+    for (Proof.Phase p : s.proof().phases()) {
+      b.append("<tr><td>").append(Esc.html(t(p.name()))).append("</td>")
+          .append(num(String.format(Locale.ROOT, "%.1f", p.elapsedMs() / 1000.0))).append("<td>").append(Esc.html(t(p.detail())))
           .append("</td></tr>");
     }
     b.append("</table></section>\n");

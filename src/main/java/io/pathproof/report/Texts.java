@@ -1,26 +1,26 @@
 package io.pathproof.report;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pathproof.accept.AcceptanceRow;
+import io.pathproof.accept.AcceptanceTable;
 import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.diagnose.Diagnosis;
-import io.pathproof.evidence.Evidence;
+import io.pathproof.diagnose.Layer;
+import io.pathproof.explain.Explainer;
+import io.pathproof.proofdir.Explanation;
+import io.pathproof.proofdir.Proof;
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /** report.md (for CI summaries), report.json (one document with everything shown) and report.junit.xml. */
 final class Texts {
   private Texts() {}
 
-  private static String t(JsonNode n) {
-    return Sections.t(n);
-  }
-
   static String markdown(Report.Source s) {
     StringBuilder b = new StringBuilder();
-    b.append("# ").append(s.proof() != null ? "pathproof proof — " + Esc.md(t(s.proof().path("scenario"))) : "pathproof report").append("\n\n");
+    b.append("# ").append(s.proof() != null ? "pathproof proof — " + Esc.md(t(s.proof().scenario())) : "pathproof report").append("\n\n");
     b.append("**").append(Esc.md(Report.verdict(s))).append("**\n\n");
     for (String r : Report.reasons(s)) {
       b.append("- ").append(Esc.md(r)).append('\n');
@@ -28,24 +28,18 @@ final class Texts {
     if (s.emulated()) {
       b.append("\n> ").append(Esc.md(s.emulationNote())).append("\n");
     }
-    if (s.proof() != null && s.proof().path("backendChoice").isObject()) {
-      JsonNode c = s.proof().get("backendChoice");
-      b.append("\nBackend ").append(Esc.md(t(c.path("requested")))).append(" → **").append(Esc.md(t(c.path("branch")))).append("**: ")
-          .append(Esc.md(t(c.path("reason")))).append('\n');
+    if (s.proof() != null && s.proof().backendChoice() != null) {
+      Proof.BackendChoice c = s.proof().backendChoice();
+      b.append("\nBackend ").append(Esc.md(t(c.requested()))).append(" → **").append(Esc.md(t(c.branch()))).append("**: ")
+          .append(Esc.md(t(c.reason()))).append('\n');
     }
-    if (s.proof() != null && s.proof().has("reveal")) {
-      JsonNode r = s.proof().get("reveal");
-      b.append("\n## Reveal\n\n| injected | diagnosed |\n|---|---|\n| ").append(Esc.md(t(r.path("injected").path("kind")))).append(": `")
-          .append(Esc.md(String.join(", ", iter(r.path("injected").path("settings"))))).append("` (layer ").append(Esc.md(t(r.path("injected").path("layer"))))
-          .append(") | ").append(Esc.md(t(r.path("diagnosed").path("conclusion")))).append(": layer ").append(Esc.md(t(r.path("diagnosed").path("layer"))))
-          .append(", owner ").append(Esc.md(t(r.path("diagnosed").path("owner")))).append(" |\n\n").append(r.path("match").asBoolean() ? "match" : "MISMATCH")
-          .append("; fix ").append(r.path("fixed").asBoolean() ? "verified" : "inconclusive".equals(t(r.path("fixVerdict"))) ? "inconclusive"
-          : "not tried".equals(t(r.path("fixVerdict"))) ? "not tried (nothing diagnosed)" : "NOT verified").append(".\n");
+    if (s.proof() != null && s.proof().reveal() != null) {
+      reveal(b, s.proof().reveal());
     }
     table(b, s.acceptance(), "Acceptance");
     if (s.proof() != null) {
-      for (JsonNode r : s.proof().path("recorded")) {
-        table(b, r.path("acceptance"), r.path("name").asText() + " — " + r.path("label").asText());
+      for (Proof.Sample r : s.proof().recorded()) {
+        table(b, r.acceptance(), t(r.name()) + " — " + t(r.label()));
       }
     }
     b.append("\n## Step times\n\nPer measured iteration, the slowest rank's time; one median per run.\n\n"
@@ -57,20 +51,43 @@ final class Texts {
     if (s.emulated()) {
       b.append("\n").append(Esc.md(s.emulationNote())).append(": these step times are not physical.\n");
     }
-    JsonNode d = s.diagnosis();
+    Diagnosis d = s.diagnosis();
     if (d != null) {
-      b.append("\n## Diagnosis\n\n").append(Esc.md(t(d.path("conclusion")))).append(": layer ").append(Esc.md(t(d.path("rootCause").path("layer"))))
-          .append(", owner ").append(Esc.md(t(d.path("rootCause").path("owner")))).append(" — ").append(Esc.md(t(d.path("rootCause").path("change"))))
-          .append("\n\nFix: ").append(Esc.md(t(d.path("rootCause").path("fix")))).append('\n');
+      Diagnosis.RootCause rc = d.rootCause() == null ? new Diagnosis.RootCause(null, null, null, null, null, null, null) : d.rootCause();
+      b.append("\n## Diagnosis\n\n").append(Esc.md(t(d.conclusion()))).append(": layer ").append(Esc.md(t(rc.layer())))
+          .append(", owner ").append(Esc.md(t(rc.owner()))).append(" — ").append(Esc.md(t(rc.change())))
+          .append("\n\nFix: ").append(Esc.md(t(rc.fix()))).append('\n');
     }
-    JsonNode ex = s.explain();
-    if (ex != null && ex.path("answers").size() > 0) {
+    Explanation ex = s.explain();
+    if (ex != null && ex.answers() != null && !ex.answers().isEmpty()) {
       b.append("\n## The 16 questions\n\n");
-      for (JsonNode a : ex.path("answers")) {
-        b.append(a.path("number").asInt()).append(". **").append(Esc.md(t(a.path("question")))).append("** ").append(Esc.md(t(a.path("answer")))).append('\n');
+      for (Explainer.Answer a : ex.answers()) {
+        b.append(a.number()).append(". **").append(Esc.md(t(a.question()))).append("** ").append(Esc.md(t(a.answer()))).append('\n');
       }
     }
     return b.toString();
+  }
+
+  private static void reveal(StringBuilder b, Proof.Reveal r) {
+    Proof.Injected inj = Sections.injected(r);
+    Proof.Diagnosed dn = Sections.diagnosed(r);
+    b.append("\n## Reveal\n\n| injected | diagnosed |\n|---|---|\n| ").append(Esc.md(t(inj.kind()))).append(": `")
+        .append(Esc.md(Sections.join(inj.settings(), ", "))).append("` (layer ").append(Esc.md(t(inj.layer())))
+        .append(") | ").append(Esc.md(t(dn.conclusion()))).append(": layer ").append(Esc.md(t(dn.layer())))
+        .append(", owner ").append(Esc.md(t(dn.owner()))).append(" |\n\n").append(r.match() ? "match" : "MISMATCH")
+        .append("; fix ").append(Sections.fixOutcome(r, "verified", "not tried (nothing diagnosed)", "NOT verified")).append(".\n");
+  }
+
+  private static String t(String s) {
+    return Sections.t(s);
+  }
+
+  private static String t(Layer l) {
+    return Sections.t(l);
+  }
+
+  private static String t(Verdict v) {
+    return Sections.t(v);
   }
 
   private static void row(StringBuilder b, String name, Diagnosis.StepTimes st) {
@@ -79,33 +96,29 @@ final class Texts {
         .append(Sections.f3(st.p95())).append(" |\n");
   }
 
-  private static java.util.List<String> iter(JsonNode arr) {
-    java.util.List<String> l = new java.util.ArrayList<>();
-    arr.forEach(x -> l.add(x.asText()));
-    return l;
-  }
-
-  private static void table(StringBuilder b, JsonNode a, String title) {
-    if (a == null || a.isMissingNode() || a.isNull()) {
+  private static void table(StringBuilder b, AcceptanceTable a, String title) {
+    if (a == null) {
       return;
     }
-    b.append("\n## ").append(Esc.md(title)).append("\n\n").append(Esc.md(t(a.path("verdict")))).append("\n\n")
+    b.append("\n## ").append(Esc.md(title)).append("\n\n").append(Esc.md(t(a.verdict()))).append("\n\n")
         .append("| id | expected | observed | verdict | file:line |\n|---|---|---|---|---|\n");
-    for (JsonNode r : a.path("rows")) {
-      b.append("| `").append(Esc.md(t(r.path("id")))).append("` | ").append(Esc.md(t(r.path("expected")))).append(" | ").append(Esc.md(t(r.path("observed"))))
-          .append(" | ").append(Esc.md(t(r.path("verdict")))).append(" | ").append(Esc.md(String.join("; ", iter(r.path("provenance"))))).append(" |\n");
+    for (AcceptanceRow r : a.rows()) {
+      b.append("| `").append(Esc.md(t(r.id()))).append("` | ").append(Esc.md(t(r.expected()))).append(" | ").append(Esc.md(t(r.observed())))
+          .append(" | ").append(Esc.md(t(r.verdict()))).append(" | ").append(Esc.md(Sections.join(r.provenance(), "; "))).append(" |\n");
     }
   }
 
+  /** One document with everything shown; each stage document as its file holds it ({@link Report.Filed}). */
   static String json(Report.Source s) {
+    Report.Filed f = s.documents().filed();
     ObjectNode n = Json.mapper().createObjectNode();
     n.put("schema", "pathproof.report/1");
     n.put("verdict", Report.verdict(s));
-    n.set("proof", s.proof());
-    n.set("acceptance", s.acceptance());
-    n.set("diagnosis", s.diagnosis());
-    n.set("verifyFix", s.verifyFix());
-    n.set("explain", s.explain());
+    n.set("proof", f.proof());
+    n.set("acceptance", f.acceptance());
+    n.set("diagnosis", f.diagnosis());
+    n.set("verifyFix", f.verifyFix());
+    n.set("explain", f.explain());
     ObjectNode steps = n.putObject("stepTimes");
     s.steps().forEach((key, st) -> steps.set(key, Json.mapper().valueToTree(st)));
     ObjectNode pooled = n.putObject("stepTimesPooled");
@@ -123,17 +136,18 @@ final class Texts {
     StringBuilder b = new StringBuilder("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pathproof report\">\n");
     suite(b, "acceptance", s.acceptance());
     if (s.proof() != null) {
-      for (JsonNode r : s.proof().path("recorded")) {
-        suite(b, "recorded " + r.path("name").asText() + " (" + r.path("label").asText() + ")", r.path("acceptance"));
+      for (Proof.Sample r : s.proof().recorded()) {
+        suite(b, "recorded " + t(r.name()) + " (" + t(r.label()) + ")", r.acceptance());
       }
-      JsonNode r = s.proof().path("reveal");
+      Proof.Reveal r = s.proof().reveal() == null ? Sections.NO_REVEAL : s.proof().reveal();
+      Proof.Diagnosed dn = Sections.diagnosed(r);
       // An undecided claim is neither passed nor failed: skipped, with the reason, so CI shows it as neither.
-      boolean undecidedDiagnosis = "inconclusive".equals(t(r.path("diagnosed").path("conclusion")));
-      boolean undecidedFix = undecidedDiagnosis || "inconclusive".equals(t(r.path("fixVerdict")));
+      boolean undecidedDiagnosis = "inconclusive".equals(dn.conclusion());
+      boolean undecidedFix = undecidedDiagnosis || "inconclusive".equals(r.fixVerdict());
       b.append("  <testsuite name=\"prove\" tests=\"2\">\n");
-      claim(b, "diagnosis names the injected layer", r.path("match").asBoolean(), undecidedDiagnosis, "injected "
-          + t(r.path("injected").path("layer")) + ", diagnosed " + t(r.path("diagnosed").path("layer")));
-      claim(b, "diagnosed fix verified", r.path("fixed").asBoolean(), undecidedFix, "verify-fix against the baseline");
+      claim(b, "diagnosis names the injected layer", r.match(), undecidedDiagnosis, "injected "
+          + t(Sections.injected(r).layer()) + ", diagnosed " + t(dn.layer()));
+      claim(b, "diagnosed fix verified", r.fixed(), undecidedFix, "verify-fix against the baseline");
       b.append("  </testsuite>\n");
     }
     return b.append("</testsuites>\n").toString();
@@ -150,23 +164,23 @@ final class Texts {
     }
   }
 
-  private static void suite(StringBuilder b, String name, JsonNode a) {
-    if (a == null || a.isMissingNode() || a.isNull()) {
+  private static void suite(StringBuilder b, String name, AcceptanceTable a) {
+    if (a == null) {
       return;
     }
-    JsonNode rows = a.path("rows");
+    List<AcceptanceRow> rows = a.rows();
     int fail = 0;
     int skip = 0;
-    for (JsonNode r : rows) {
-      Verdict v = Verdict.of(t(r.path("verdict")));
+    for (AcceptanceRow r : rows) {
+      Verdict v = r.verdict();
       fail += v == Verdict.FAIL ? 1 : 0;
       skip += v == Verdict.UNPROVEN || v == Verdict.NOT_APPLICABLE ? 1 : 0;
     }
     b.append(String.format(Locale.ROOT, "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" skipped=\"%d\">\n", Esc.xml(name), rows.size(), fail, skip));
-    for (JsonNode r : rows) {
-      Verdict v = Verdict.of(t(r.path("verdict")));
-      String msg = "expected " + t(r.path("expected")) + "; observed " + t(r.path("observed")) + " [" + String.join("; ", iter(r.path("provenance"))) + "]";
-      b.append("    <testcase classname=\"").append(Esc.xml(name)).append("\" name=\"").append(Esc.xml(t(r.path("id")) + ": " + t(r.path("check")))).append('"');
+    for (AcceptanceRow r : rows) {
+      Verdict v = r.verdict();
+      String msg = "expected " + t(r.expected()) + "; observed " + t(r.observed()) + " [" + Sections.join(r.provenance(), "; ") + "]";
+      b.append("    <testcase classname=\"").append(Esc.xml(name)).append("\" name=\"").append(Esc.xml(t(r.id()) + ": " + t(r.check()))).append('"');
       if (v == Verdict.FAIL) {
         b.append("><failure message=\"").append(Esc.xml(msg)).append("\"/></testcase>\n");
       } else if (v == Verdict.UNPROVEN || v == Verdict.NOT_APPLICABLE) {

@@ -129,15 +129,15 @@ class FaultsTest {
   @Test
   void theSealedRecordHasTheFaultSchemaAndItsHashChangesWithTheFault() throws Exception {
     Fault f = new Fault("channel cap", List.of("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1"), Layer.CHANNELS, "");
-    String rec = Prove.faultRecord(f, 7, List.of(f));
+    String rec = SealedFault.record(f, 7, List.of(f));
     JsonNode n = Json.mapper().readTree(rec);
     assertThat(n.path("schema").asText()).isEqualTo("pathproof.fault/1");
     assertThat(n.at("/env/NCCL_MAX_NCHANNELS").asText()).isEqualTo("1");
     assertThat(n.path("knobs").size()).isZero();
     assertThat(n.path("layer").asText()).isEqualTo("channels");
     Fault g = new Fault("slow", List.of("compute_delay_ms=40"), Layer.COMPUTE, "");
-    assertThat(Json.mapper().readTree(Prove.faultRecord(g, 7, List.of(g))).at("/knobs/compute_delay_ms").asText()).isEqualTo("40");
-    assertThat(Prove.sha256(rec)).isNotEqualTo(Prove.sha256(Prove.faultRecord(g, 7, List.of(g)))).hasSize(64);
+    assertThat(Json.mapper().readTree(SealedFault.record(g, 7, List.of(g))).at("/knobs/compute_delay_ms").asText()).isEqualTo("40");
+    assertThat(SealedFault.sha256(rec)).isNotEqualTo(SealedFault.sha256(SealedFault.record(g, 7, List.of(g)))).hasSize(64);
   }
 
   /**

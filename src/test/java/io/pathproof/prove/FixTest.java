@@ -56,8 +56,8 @@ class FixTest {
     io.pathproof.diagnose.FixVerification looksFine = new io.pathproof.diagnose.FixVerification(io.pathproof.diagnose.FixVerification.SCHEMA,
         "b", "f", true, true, List.of(), Verdict.PASS, 30.0, 25.0, 40.0, new Diagnosis.Regression(false, 1.0, 0.9, 1.1, "no change", 30.0, 30.0,
             24, 24, ""), List.of(), "v", null, false, List.of());
-    assertThat(Prove.notVerified(nothing, looksFine)).singleElement().asString().startsWith("nothing was undone");
+    assertThat(Proving.notVerified(nothing, looksFine)).singleElement().asString().startsWith("nothing was undone");
     Fix undone = Fix.apply(diagnosis(Layer.COMPUTE, List.of()), slow);
-    assertThat(Prove.notVerified(undone, looksFine)).isEmpty();
+    assertThat(Proving.notVerified(undone, looksFine)).isEmpty();
   }
 }

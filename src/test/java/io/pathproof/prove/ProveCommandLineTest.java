@@ -9,12 +9,12 @@ import org.junit.jupiter.api.Test;
 class ProveCommandLineTest {
   @Test
   void theFaultNeverReachesARunsCommandLine() {
-    assertThat(Prove.withoutFault(List.of("pathproof", "prove", "--fault", "corrupt_grad_rank=1", "--seed", "3")))
+    assertThat(Launches.withoutFault(List.of("pathproof", "prove", "--fault", "corrupt_grad_rank=1", "--seed", "3")))
         .containsExactly("pathproof", "prove", "--seed", "3");
-    assertThat(Prove.withoutFault(List.of("pathproof", "prove", "--fault=NCCL_PROTO=LL", "--out", "p")))
+    assertThat(Launches.withoutFault(List.of("pathproof", "prove", "--fault=NCCL_PROTO=LL", "--out", "p")))
         .containsExactly("pathproof", "prove", "--out", "p");
     // after --, the user's own command is kept as given, even an argument of theirs named --fault
-    assertThat(Prove.withoutFault(List.of("pathproof", "prove", "--", "python", "t.py", "--fault", "x")))
+    assertThat(Launches.withoutFault(List.of("pathproof", "prove", "--", "python", "t.py", "--fault", "x")))
         .containsExactly("pathproof", "prove", "--", "python", "t.py", "--fault", "x");
   }
 }

@@ -83,7 +83,7 @@ class ProveLiveTest {
     assertThat(proof.at("/reveal/diagnosed/layer").asText()).isEqualTo(injected);
     // The fault is in prove's own record, outside the run directories diagnose read.
     assertThat(out.resolve("fault.sealed.json")).exists();
-    assertThat(Prove.sha256(Files.readString(out.resolve("fault.sealed.json")))).isEqualTo(proof.at("/fault/sealSha256").asText());
+    assertThat(SealedFault.sha256(Files.readString(out.resolve("fault.sealed.json")))).isEqualTo(proof.at("/fault/sealSha256").asText());
     for (String run : List.of("baseline", "variant", "fixed")) {
       assertThat(out.resolve(run).resolve("manifest.json")).exists();
     }

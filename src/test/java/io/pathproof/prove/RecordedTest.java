@@ -2,6 +2,7 @@ package io.pathproof.prove;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pathproof.proofdir.Proof;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -12,22 +13,22 @@ import org.junit.jupiter.api.io.TempDir;
 class RecordedTest {
   @Test
   void theH200SampleIsAcceptedAndLabelledAsRecorded() {
-    List<Recorded.Sample> l = Recorded.acceptAll(Path.of("samples"));
-    Recorded.Sample s = l.stream().filter(x -> x.name().equals("h200-1rank-accepted")).findFirst().orElseThrow();
+    List<Proof.Sample> l = Recorded.acceptAll(Path.of("samples"));
+    Proof.Sample s = l.stream().filter(x -> x.name().equals("h200-1rank-accepted")).findFirst().orElseThrow();
     assertThat(s.label()).isEqualTo("recorded on 2026-12-02 on GPU");
     assertThat(s.device()).contains("NVIDIA H200", "torch 2.11");
     assertThat(s.verdict()).isEqualTo("PASS");
-    assertThat(s.acceptance().at("/counts/fail").asInt()).isZero();
+    assertThat(s.acceptance().counts().fail()).isZero();
   }
 
   /** A recorded prove directory counts too: its baseline is the run its prediction was sealed for. */
   @Test
   void theEmulatedProveSampleIsAcceptedOnItsBaselineAndLabelledEmulated() {
-    Recorded.Sample s = Recorded.acceptAll(Path.of("samples")).stream().filter(x -> x.name().equals("emulated-h200-x4-proven")).findFirst()
+    Proof.Sample s = Recorded.acceptAll(Path.of("samples")).stream().filter(x -> x.name().equals("emulated-h200-x4-proven")).findFirst()
         .orElseThrow();
     assertThat(s.label()).isEqualTo("recorded on 2026-12-03 on GPU (emulated: NCCL decisions real, timings not physical)");
-    assertThat(s.acceptance().at("/counts/fail").asInt()).isZero();
-    assertThat(s.acceptance().at("/counts/pass").asInt()).isGreaterThan(30);
+    assertThat(s.acceptance().counts().fail()).isZero();
+    assertThat(s.acceptance().counts().pass()).isGreaterThan(30);
   }
 
   @Test
@@ -35,7 +36,7 @@ class RecordedTest {
     Path d = tmp.resolve("broken");
     Files.createDirectories(d.resolve("run"));
     Files.writeString(d.resolve("prediction.json"), "{\"schema\":\"pathproof.prediction/1\"}");
-    List<Recorded.Sample> l = Recorded.acceptAll(tmp);
+    List<Proof.Sample> l = Recorded.acceptAll(tmp);
     assertThat(l).singleElement().satisfies(s -> assertThat(s.verdict()).startsWith("UNREADABLE"));
     assertThat(Recorded.acceptAll(tmp.resolve("none"))).isEmpty();
   }

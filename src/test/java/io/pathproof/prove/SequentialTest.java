@@ -7,6 +7,7 @@ import io.pathproof.accept.SyntheticRuns;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.proofdir.Proof;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -56,9 +57,9 @@ class SequentialTest {
     // decides (the rule asks for three); more pairs, judged pair by pair, do.
     Consumer<SyntheticRuns.Spec> slower = NOISY.andThen(s -> s.commMs = 1.93 + 0.25 * 2.33);
     Maker m = new Maker(NOISY, slower, NOISY);
-    List<Sequential.Look> said = new ArrayList<>();
-    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, slower), 6, Diagnosis.Rule.DEFAULT, m,
-        said::add);
+    List<Proof.Look> said = new ArrayList<>();
+    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, slower),
+        new Sequential.Options(6, Diagnosis.Rule.DEFAULT, m, said::add));
     assertThat(dx.looks().get(0).verdict()).isEqualTo("inconclusive");
     assertThat(dx.looks().get(0).stepsNeeded()).as("at least three pairs' steps").isGreaterThanOrEqualTo(3 * 48);
     assertThat(dx.looks().get(1).verdict()).isEqualTo("inconclusive");
@@ -87,7 +88,8 @@ class SequentialTest {
     // The same job on a very noisy machine: three pairs cannot exclude a 5 % change.
     Consumer<SyntheticRuns.Spec> loud = s -> s.cv = 0.40;
     Maker m = new Maker(loud, loud, loud);
-    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, loud), make("variant", 2, loud), 3, Diagnosis.Rule.DEFAULT, m, l -> { });
+    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, loud), make("variant", 2, loud),
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, m, l -> { }));
     assertThat(dx.looks()).hasSize(3);
     assertThat(dx.inconclusive()).isTrue();
     assertThat(dx.diagnosis().rootCause().layer()).isEqualTo(Layer.NONE);
@@ -102,15 +104,16 @@ class SequentialTest {
   void aDiagnosisDecidedWithoutTheStepTimeMakesNoMoreRunsAndAStepChangeWaitsForThreePairs() {
     // A corrupted gradient is found by the replicas: one pair decides.
     Maker m = new Maker(NOISY, NOISY.andThen(s -> s.corruptRank = 1), NOISY);
-    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, NOISY.andThen(s -> s.corruptRank = 1)), 3,
-        Diagnosis.Rule.DEFAULT, m, l -> { });
+    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, NOISY.andThen(s -> s.corruptRank = 1)),
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, m, l -> { }));
     assertThat(dx.looks()).hasSize(1);
     assertThat(m.asked).isEmpty();
     assertThat(dx.diagnosis().rootCause().layer()).isEqualTo(Layer.CORRECTNESS);
     // A step 3x slower is plain in one pair's steps, but one pair cannot tell it from the machine's drift: three pairs.
     Consumer<SyntheticRuns.Spec> much = NOISY.andThen(s -> s.computeMs = 0.40 + 2 * 2.33);
     Maker slow = new Maker(NOISY, much, NOISY);
-    Sequential.Diagnosed d3 = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, much), 3, Diagnosis.Rule.DEFAULT, slow, l -> { });
+    Sequential.Diagnosed d3 = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, much),
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, slow, l -> { }));
     assertThat(d3.looks()).hasSize(3);
     assertThat(d3.looks().get(0).verdict()).isEqualTo("inconclusive");
     assertThat(d3.diagnosis().regression().verdict()).isEqualTo("regression");
@@ -123,10 +126,12 @@ class SequentialTest {
     // run (F B' | B' F | F B'), and wherever it stops, the last look is decided.
     Consumer<SyntheticRuns.Spec> slower = NOISY.andThen(s -> s.computeMs = 0.40 + 2 * 2.33);
     Maker m = new Maker(NOISY, slower, NOISY);
-    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, slower), 3, Diagnosis.Rule.DEFAULT, m, l -> { });
+    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, NOISY), make("variant", 2, slower),
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, m, l -> { }));
     assertThat(dx.diagnosis().regression().verdict()).isEqualTo("regression");
     m.asked.clear();
-    Sequential.Verified vx = Sequential.verify(dx, make("fixed", 3, NOISY), 3, true, Diagnosis.Rule.DEFAULT, m, l -> { });
+    Sequential.Verified vx = Sequential.verify(dx, make("fixed", 3, NOISY), true,
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, m, l -> { }));
     assertThat(vx.verification().verdict()).as(vx.verification().reasons().toString()).isEqualTo(FixVerification.FIXED);
     assertThat(m.asked).containsExactly("baselineAgain 1", "baselineAgain 2", "fixed 2", "fixed 3", "baselineAgain 3");
     assertThat(vx.looks()).hasSize(4);
@@ -135,12 +140,14 @@ class SequentialTest {
     // A fixed run that kept the fault is never verified, however many runs are made: it is slower than the baseline
     // run beside it, pair after pair.
     Maker kept = new Maker(NOISY, slower, slower);
-    Sequential.Verified no = Sequential.verify(dx, make("fixed", 4, slower), 3, true, Diagnosis.Rule.DEFAULT, kept, l -> { });
+    Sequential.Verified no = Sequential.verify(dx, make("fixed", 4, slower), true,
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, kept, l -> { }));
     assertThat(no.verification().fixed()).isFalse();
     assertThat(no.verification().verdict()).isEqualTo(FixVerification.NOT_FIXED);
     assertThat(no.verification().reasons()).anySatisfy(r -> assertThat(r).contains("beside"));
     // Without leave to extend (an emulated run, or a fix that undid nothing) one look is all.
-    Sequential.Verified once = Sequential.verify(dx, make("fixed", 5, slower), 3, false, Diagnosis.Rule.DEFAULT, kept, l -> { });
+    Sequential.Verified once = Sequential.verify(dx, make("fixed", 5, slower), false,
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, kept, l -> { }));
     assertThat(once.looks()).hasSize(1);
   }
 
@@ -152,8 +159,10 @@ class SequentialTest {
     Consumer<SyntheticRuns.Spec> slower = loud.andThen(s -> s.computeMs = 0.40 + 0.70 * 2.33);
     Consumer<SyntheticRuns.Spec> half = loud.andThen(s -> s.computeMs = 0.40 + 0.35 * 2.33);
     Maker m = new Maker(loud, slower, half);
-    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, loud), make("variant", 2, slower), 3, Diagnosis.Rule.DEFAULT, m, l -> { });
-    Sequential.Verified vx = Sequential.verify(dx, make("fixed", 3, half), 3, true, Diagnosis.Rule.DEFAULT, m, l -> { });
+    Sequential.Diagnosed dx = Sequential.diagnose(make("baseline", 1, loud), make("variant", 2, slower),
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, m, l -> { }));
+    Sequential.Verified vx = Sequential.verify(dx, make("fixed", 3, half), true,
+        new Sequential.Options(3, Diagnosis.Rule.DEFAULT, m, l -> { }));
     assertThat(vx.verification().fixed()).isFalse();
     assertThat(vx.looks().get(vx.looks().size() - 1).verdict()).isIn(FixVerification.INCONCLUSIVE, FixVerification.NOT_FIXED,
         FixVerification.NOTHING_TO_FIX);

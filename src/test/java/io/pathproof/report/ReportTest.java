@@ -115,6 +115,7 @@ class ReportTest {
       files.put(label, label);
     }
     var proof = io.pathproof.core.Json.mapper().createObjectNode();
+    proof.put("schema", io.pathproof.proofdir.Proof.SCHEMA);
     proof.set("files", files);
     Files.writeString(dir.resolve("proof.json"), proof.toString());
     Report.Source s = Report.load(List.of(dir));
@@ -131,6 +132,23 @@ class ReportTest {
     copyTree(Path.of("samples/emulated-h200-x4-proven"), dir);
     String page = Files.readString(Report.write(Report.load(List.of(dir)), dir));
     assertThat(page).contains("(baseline/trace-rank0.json#").doesNotContain("target/report-relative/");
+  }
+
+  /**
+   * report.json carries each stage document as its file holds it: a file of an older writer of the same schema (this
+   * prove recorded no backend choice, and its verify-fix no verdict) gains no null keys there.
+   */
+  @Test
+  void reportJsonCarriesEachDocumentAsItsFileHoldsIt(@TempDir Path tmp) throws Exception {
+    Path dir = Path.of("samples/emulated-h200-x4-prove");
+    Report.write(Report.load(List.of(dir)), tmp);
+    var json = io.pathproof.core.Json.mapper();
+    var report = json.readTree(tmp.resolve("report.json").toFile());
+    assertThat(report.get("proof")).isEqualTo(json.readTree(dir.resolve("proof.json").toFile()));
+    assertThat(report.get("proof").has("backendChoice")).isFalse();
+    assertThat(report.get("verifyFix")).isEqualTo(json.readTree(dir.resolve("verify-fix-again.json").toFile()));
+    assertThat(report.get("verifyFix").has("verdict")).isFalse();
+    assertThat(report.get("diagnosis")).isEqualTo(json.readTree(dir.resolve("diagnosis.json").toFile()));
   }
 
   /** Copies a directory tree (a run or a prove directory) into {@code dst}, replacing what is there. */
