@@ -45,7 +45,9 @@ final class KinetoEvent {
           // The name is kept only for kernels, ranges and collective ops; cat precedes name in Kineto's output, so
           // most events never make a String of it.
           if (v == JsonToken.VALUE_STRING && (cat == null || cat != OTHER)) {
-            name = cat == CPU_OP ? (same(p, "record_param_comms") ? "record_param_comms" : null) : canonical(p.getText());
+            name = cat == CPU_OP
+                ? (same(p, "record_param_comms") ? "record_param_comms" : null)
+                : canonical(p.getText());
           }
         }
         case "pid" -> pid = intOrNull(p, v);
@@ -109,7 +111,9 @@ final class KinetoEvent {
     return true;
   }
 
-  /** Kernel names repeat: keep one String per distinct name (bounded), so 100 000 kernels do not hold 100 000 copies. */
+  /**
+   * Kernel names repeat: keep one String per distinct name (bounded), so 100 000 kernels do not hold 100 000 copies.
+   */
   private String canonical(String n) {
     String c = names.get(n);
     if (c != null) {
@@ -170,7 +174,8 @@ final class KinetoEvent {
       JsonToken v = p.nextToken();
       switch (field) {
         case "device" -> device = intOrNull(p, v);
-        case "bytes" -> bytes = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+        case "bytes" -> bytes =
+            v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
             ? Long.valueOf(p.getLongValue()) : null;
         case "stream" -> stream = intOrNull(p, v);
         case "grid" -> grid = dims(p, v);

@@ -278,9 +278,8 @@ final class KinetoReader implements FormatReader {
       if (t.ranges.size() >= MAX_RANGES) {
         droppedRanges++;
       } else {
-        t.ranges.add(new Evidence.Range(in.rank, ev.name, "legacy",
-            ev.tsNs != KinetoEvent.NO_NS ? Long.valueOf(ev.tsNs) : ns(ev.ts, line, "ts"),
-            ev.durNs != KinetoEvent.NO_NS ? Long.valueOf(ev.durNs) : ns(ev.dur, line, "dur"), Source.event(in.file, index)));
+        Long start = start(line);
+        t.ranges.add(new Evidence.Range(in.rank, ev.name, "legacy", start, length(line), Source.event(in.file, index)));
       }
       in.facts++;
       return;
@@ -297,9 +296,10 @@ final class KinetoReader implements FormatReader {
         in.facts++;
         return;
       }
-      Long startNs = ev.tsNs != KinetoEvent.NO_NS ? Long.valueOf(ev.tsNs) : ns(ev.ts, line, "ts");
-      Long kDurNs = ev.durNs != KinetoEvent.NO_NS ? Long.valueOf(ev.durNs) : ns(ev.dur, line, "dur");
-      BigDecimal durUs = ev.durNs != KinetoEvent.NO_NS ? BigDecimal.valueOf(ev.durNs, 3).stripTrailingZeros() : ev.dur == null ? null : decimal(ev.dur);
+      Long startNs = start(line);
+      Long kDurNs = length(line);
+      BigDecimal durUs = ev.durNs != KinetoEvent.NO_NS ? BigDecimal.valueOf(ev.durNs, 3).stripTrailingZeros()
+          : ev.dur == null ? null : decimal(ev.dur);
       t.kernels.add(
           new Evidence.Kernel(
               in.rank, ev.name, ev.grid, ev.block, durUs, startNs, kDurNs, ev.device != null ? ev.device : ev.pid,
@@ -309,8 +309,8 @@ final class KinetoReader implements FormatReader {
     } else if (c.equals("gpu_memcpy") || c.equals("memcpy") || c.equals("gpu_memset") || c.equals("memset")
         || ((c.equals("user_annotation") || c.equals("gpu_user_annotation"))
             && (ev.name.startsWith("nccl:") || ev.name.startsWith("gloo:")))) {
-      Long start = ev.tsNs != KinetoEvent.NO_NS ? Long.valueOf(ev.tsNs) : ns(ev.ts, line, "ts");
-      Long length = ev.durNs != KinetoEvent.NO_NS ? Long.valueOf(ev.durNs) : ns(ev.dur, line, "dur");
+      Long start = start(line);
+      Long length = length(line);
       if (t.ranges.size() >= MAX_RANGES) {
         droppedRanges++;
       } else {
@@ -329,6 +329,16 @@ final class KinetoReader implements FormatReader {
       }
       in.facts++;
     }
+  }
+
+  /** The event's ts in ns, exact: from the fast path, else from its text (a problem when it is not a time). */
+  private Long start(long line) {
+    return ev.tsNs != KinetoEvent.NO_NS ? Long.valueOf(ev.tsNs) : ns(ev.ts, line, "ts");
+  }
+
+  /** The event's dur in ns, as {@link #start}. */
+  private Long length(long line) {
+    return ev.durNs != KinetoEvent.NO_NS ? Long.valueOf(ev.durNs) : ns(ev.dur, line, "dur");
   }
 
   /** "Memcpy DtoD (Device -> Device)" → "DtoD"; "Memset (Device)" → "memset" (names as Kineto prints them). */

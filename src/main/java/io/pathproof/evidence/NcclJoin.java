@@ -187,7 +187,8 @@ final class NcclJoin {
 
   /** "2.28.9" from a log and "2.28.9" from a trace agree; so do "2.19.3" and "2.19.3-1". */
   private static boolean sameVersion(String a, String b) {
-    return a.equals(b) || a.startsWith(b + "-") || b.startsWith(a + "-") || a.startsWith(b + "+") || b.startsWith(a + "+");
+    return a.equals(b) || a.startsWith(b + "-") || b.startsWith(a + "-") || a.startsWith(b + "+")
+        || b.startsWith(a + "+");
   }
 
   /**
@@ -203,7 +204,8 @@ final class NcclJoin {
       }
       String[] p = v.split("[.+-]");
       try {
-        if (p.length < 2 || Integer.parseInt(p[0]) > 2 || (Integer.parseInt(p[0]) == 2 && Integer.parseInt(p[1]) >= 22)) {
+        if (p.length < 2 || Integer.parseInt(p[0]) > 2
+            || (Integer.parseInt(p[0]) == 2 && Integer.parseInt(p[1]) >= 22)) {
           return false;
         }
       } catch (NumberFormatException e) {
@@ -274,7 +276,8 @@ final class NcclJoin {
       }
     }
     return new Evidence.Communicator(
-        first.commId, List.copyOf(ranks), nRanks, firstNonNull(g, cr -> cr.nNodes), firstNonNull(g, cr -> cr.localRanks),
+        first.commId, List.copyOf(ranks), nRanks, firstNonNull(g, cr -> cr.nNodes),
+        firstNonNull(g, cr -> cr.localRanks),
         coll, p2p, perPeer, nvls, rings, trees, graphs, thr, List.copyOf(transports), connections, connectedRings,
         trees3, inits, first.source, labels);
   }
@@ -338,7 +341,8 @@ final class NcclJoin {
       for (Map.Entry<CommRank.TuneKey, CommRank.Agg> e : cr.tuning.entrySet()) {
         CommRank.TuneKey k = e.getKey();
         String what = k.op + " " + k.bytes;
-        String choice = k.algorithm + "/" + k.protocol + (k.channelHi >= 0 ? " channels " + k.channelLo + ".." + k.channelHi : "");
+        String choice =
+            k.algorithm + "/" + k.protocol + (k.channelHi >= 0 ? " channels " + k.channelLo + ".." + k.channelHi : "");
         Object[] prev = seen.putIfAbsent(what, new Object[] {choice, cr, e.getValue().first});
         if (prev != null && !prev[0].equals(choice) && prev[1] != cr) {
           CommRank other = (CommRank) prev[1];
