@@ -264,7 +264,7 @@ final class CollLines {
       return lastZeroTo;
     }
     CommRank zero = cr;
-    for (CommRank o : r.out.commRanks) {
+    for (CommRank o : r.commRanks) {
       if (o.rank != null && o.rank == 0 && o != cr
           && (cr.commId != null ? cr.commId.equals(o.commId)
               : o.commId == null && o.processKey == cr.processKey && java.util.Objects.equals(o.nRanks, cr.nRanks))) {

@@ -358,7 +358,7 @@ final class CommLines {
     }
     if (pending != null && !pending.bound()) {
       cr.absorb(pending);
-      r.out.commRanks.remove(pending);
+      r.commRanks.remove(pending);
     }
     if (start) {
       openByThread.put(p.threadKey, cr);
@@ -392,7 +392,7 @@ final class CommLines {
 
   private CommRank newRank() {
     CommRank cr = new CommRank(p.processKey, Source.line(r.file, r.lineNo));
-    r.out.commRanks.add(cr);
+    r.commRanks.add(cr);
     return cr;
   }
 
@@ -463,9 +463,9 @@ final class CommLines {
       CommRank last = lastCompletedByDev.get(e.getKey());
       if (!pending.bound() && last != null) {
         last.absorb(pending);
-        r.out.commRanks.remove(pending);
+        r.commRanks.remove(pending);
       }
     }
-    r.out.commRanks.removeIf(cr -> cr.facts == 0 && !cr.bound());
+    r.commRanks.removeIf(cr -> cr.facts == 0 && !cr.bound());
   }
 }

@@ -259,7 +259,7 @@ final class DdpLines {
       if (p.message.equals(DDP_INITIALIZED) && p.values.containsKey("rank") && !p.values.get("rank").equals(String.valueOf(p.named))) {
         r.out.problem(p.source.line(), "DDP Initialized names rank " + p.named + " but its rank line says " + p.values.get("rank"));
       }
-      r.out.ddpLog.add(new Evidence.DdpLogMessage(rank, p.message, p.values, p.printedAt, p.source));
+      r.ddpLog.add(new Evidence.DdpLogMessage(rank, p.message, p.values, p.printedAt, p.source));
     }
   }
 }

@@ -65,8 +65,8 @@ final class EmulatorLines {
   }
 
   private void emulated() {
-    if (r.out.emulationLines++ == 0) {
-      r.out.emulationFirst = Source.line(r.file, r.lineNo);
+    if (r.emulationLines++ == 0) {
+      r.emulationFirst = Source.line(r.file, r.lineNo);
     }
     r.counted();
   }
@@ -122,7 +122,7 @@ final class EmulatorLines {
           "datatype", Integer.toString(r.colls.lastEnqueueDatatype));
       r.colls.lastEnqueueThread = Long.MIN_VALUE; // one launch per enqueued collective
     }
-    r.out.kernels.add(
+    r.launches.add(
         new Evidence.Kernel(
             rank, op == null ? Evidence.Kernel.LAUNCH_LINE : Evidence.Kernel.LAUNCH_LINE + " " + op,
             new int[] {(int) g, 1, 1}, new int[] {(int) bl, 1, 1}, null, null, null, r.prefix.cudaDev >= 0 ? r.prefix.cudaDev : null,

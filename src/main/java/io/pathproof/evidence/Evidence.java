@@ -32,34 +32,166 @@ public record Evidence(
     @JsonInclude(JsonInclude.Include.NON_EMPTY) List<TraceClock> traceClocks,
     @JsonInclude(JsonInclude.Include.NON_NULL) Integrity integrity) {
 
-  /** The contract before integrity (each rank's files checked whole) joined the evidence. */
-  public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
-      List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
-      JsonNode manifest, List<Finding> findings, List<Problem> problems, List<Distributed> distributed,
-      List<Copy> copies, List<FlightDump> flightRecorderDumps, Emulation emulation, NcclProfiler ncclProfiler,
-      List<TraceClock> traceClocks) {
-    this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
-        problems, distributed, copies, flightRecorderDumps, emulation, ncclProfiler, traceClocks, null);
+  /** Evidence built by hand, a fact at a time; what is not set is empty (lists) or absent (null). */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** The contract before traceClocks (each trace's clock offset) joined the evidence. */
-  public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
-      List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
-      JsonNode manifest, List<Finding> findings, List<Problem> problems, List<Distributed> distributed,
-      List<Copy> copies, List<FlightDump> flightRecorderDumps, Emulation emulation, NcclProfiler ncclProfiler) {
-    this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
-        problems, distributed, copies, flightRecorderDumps, emulation, ncclProfiler, List.of(), null);
+  /** A builder holding every fact of this evidence, to change some. */
+  public Builder toBuilder() {
+    return new Builder()
+        .runDir(runDir)
+        .files(files)
+        .nccl(nccl)
+        .kernels(kernels)
+        .ranges(ranges)
+        .ddp(ddp)
+        .steps(steps)
+        .replicas(replicas)
+        .peerAccess(peerAccess)
+        .flightRecorder(flightRecorder)
+        .manifest(manifest)
+        .findings(findings)
+        .problems(problems)
+        .distributed(distributed)
+        .copies(copies)
+        .flightRecorderDumps(flightRecorderDumps)
+        .emulation(emulation)
+        .ncclProfiler(ncclProfiler)
+        .traceClocks(traceClocks)
+        .integrity(integrity);
   }
 
-  /**
-   * Evidence without distributed[], copies[], flightRecorderDumps[], emulation and NCCL's profiler plugin: for a
-   * caller that builds one by hand from these facts only.
-   */
-  public Evidence(String runDir, List<FileRead> files, Nccl nccl, List<Kernel> kernels, List<Range> ranges, Ddp ddp,
-      List<Step> steps, Replicas replicas, List<PeerAccess> peerAccess, List<FlightRecord> flightRecorder,
-      JsonNode manifest, List<Finding> findings, List<Problem> problems) {
-    this(runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
-        problems, List.of(), List.of(), List.of(), null, null, List.of(), null);
+  /** Builds an {@link Evidence} by name, for callers (tests, tools) that hold only some of its facts. */
+  public static final class Builder {
+    private String runDir;
+    private List<FileRead> files = List.of();
+    private Nccl nccl;
+    private List<Kernel> kernels = List.of();
+    private List<Range> ranges = List.of();
+    private Ddp ddp;
+    private List<Step> steps = List.of();
+    private Replicas replicas;
+    private List<PeerAccess> peerAccess = List.of();
+    private List<FlightRecord> flightRecorder = List.of();
+    private JsonNode manifest;
+    private List<Finding> findings = List.of();
+    private List<Problem> problems = List.of();
+    private List<Distributed> distributed = List.of();
+    private List<Copy> copies = List.of();
+    private List<FlightDump> flightRecorderDumps = List.of();
+    private Emulation emulation;
+    private NcclProfiler ncclProfiler;
+    private List<TraceClock> traceClocks = List.of();
+    private Integrity integrity;
+
+    private Builder() {}
+
+    public Builder runDir(String runDir) {
+      this.runDir = runDir;
+      return this;
+    }
+
+    public Builder files(List<FileRead> files) {
+      this.files = files;
+      return this;
+    }
+
+    public Builder nccl(Nccl nccl) {
+      this.nccl = nccl;
+      return this;
+    }
+
+    public Builder kernels(List<Kernel> kernels) {
+      this.kernels = kernels;
+      return this;
+    }
+
+    public Builder ranges(List<Range> ranges) {
+      this.ranges = ranges;
+      return this;
+    }
+
+    public Builder ddp(Ddp ddp) {
+      this.ddp = ddp;
+      return this;
+    }
+
+    public Builder steps(List<Step> steps) {
+      this.steps = steps;
+      return this;
+    }
+
+    public Builder replicas(Replicas replicas) {
+      this.replicas = replicas;
+      return this;
+    }
+
+    public Builder peerAccess(List<PeerAccess> peerAccess) {
+      this.peerAccess = peerAccess;
+      return this;
+    }
+
+    public Builder flightRecorder(List<FlightRecord> flightRecorder) {
+      this.flightRecorder = flightRecorder;
+      return this;
+    }
+
+    public Builder manifest(JsonNode manifest) {
+      this.manifest = manifest;
+      return this;
+    }
+
+    public Builder findings(List<Finding> findings) {
+      this.findings = findings;
+      return this;
+    }
+
+    public Builder problems(List<Problem> problems) {
+      this.problems = problems;
+      return this;
+    }
+
+    public Builder distributed(List<Distributed> distributed) {
+      this.distributed = distributed;
+      return this;
+    }
+
+    public Builder copies(List<Copy> copies) {
+      this.copies = copies;
+      return this;
+    }
+
+    public Builder flightRecorderDumps(List<FlightDump> flightRecorderDumps) {
+      this.flightRecorderDumps = flightRecorderDumps;
+      return this;
+    }
+
+    public Builder emulation(Emulation emulation) {
+      this.emulation = emulation;
+      return this;
+    }
+
+    public Builder ncclProfiler(NcclProfiler ncclProfiler) {
+      this.ncclProfiler = ncclProfiler;
+      return this;
+    }
+
+    public Builder traceClocks(List<TraceClock> traceClocks) {
+      this.traceClocks = traceClocks;
+      return this;
+    }
+
+    public Builder integrity(Integrity integrity) {
+      this.integrity = integrity;
+      return this;
+    }
+
+    public Evidence build() {
+      return new Evidence(
+          runDir, files, nccl, kernels, ranges, ddp, steps, replicas, peerAccess, flightRecorder, manifest, findings,
+          problems, distributed, copies, flightRecorderDumps, emulation, ncclProfiler, traceClocks, integrity);
+    }
   }
 
   /**
@@ -117,36 +249,15 @@ public record Evidence(
       Boolean connectedTrees,
       List<RankInit> rankInits,
       Source source,
-      List<String> launcherLabels) {
-    /** A communicator whose lines carried no launcher tags (launcherLabels, e.g. "[1,3]<stdout>:"). */
-    public Communicator(String commId, List<Integer> ranks, Integer nRanks, Integer nNodes, Integer localRanks,
-        Integer collChannels, Integer p2pChannels, Integer p2pChannelsPerPeer, Integer nvlsChannels, List<String> rings,
-        List<String> trees, List<Graph> graphs, String threadThresholds, List<String> transports,
-        List<Connection> connections, boolean connectedRings, Boolean connectedTrees, List<RankInit> rankInits,
-        Source source) {
-      this(commId, ranks, nRanks, nNodes, localRanks, collChannels, p2pChannels, p2pChannelsPerPeer, nvlsChannels,
-          rings, trees, graphs, threadThresholds, transports, connections, connectedRings, connectedTrees, rankInits,
-          source, List.of());
-    }
-  }
+      List<String> launcherLabels) {}
 
   /**
    * The comm-init facts of one rank of a communicator. {@code nvmlDev} and the {@code Init timings} line (total and
-   * per phase, seconds as printed) are null where the log does not print them; the short constructor is for a caller
-   * that has neither.
+   * per phase, seconds as printed) are null where the log does not print them.
    */
   public record RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Integer nvmlDev,
       BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source, EmulatedDevice emulated,
-      String launcherLabel) {
-    public RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Source source) {
-      this(rank, cudaDev, busId, host, pid, null, null, null, source);
-    }
-
-    public RankInit(int rank, Integer cudaDev, String busId, String host, Integer pid, Integer nvmlDev,
-        BigDecimal initTotalS, Map<String, BigDecimal> initPhasesS, Source source) {
-      this(rank, cudaDev, busId, host, pid, nvmlDev, initTotalS, initPhasesS, source, null, null);
-    }
-  }
+      String launcherLabel) {}
 
   /**
    * What pathproof's NCCL emulator said about this rank's device: the real busId and the one NCCL was made to report
@@ -207,32 +318,21 @@ public record Evidence(
 
   /**
    * A TUNING line. {@code timeUs} only in versions that print it (≤ 2.23); {@code channelLo/Hi} only ≥ 2.24. Absent
-   * fields are null.
+   * fields are null. Identical TUNING lines of one rank and communicator are kept once, with {@code lines} counting
+   * them (a 4 GB log repeats the same decision every iteration); {@code source} is the first. {@code commId} is null
+   * when unknown.
    */
   public record Tuning(Integer rank, String op, long bytes, String algorithm, Integer algorithmId, String protocol,
       Integer protocolId, BigDecimal timeUs, Integer channelLo, Integer channelHi, Source source, String commId,
-      long lines) {
-    /**
-     * Identical TUNING lines of one rank and communicator are kept once, with {@code lines} counting them (a 4 GB log
-     * repeats the same decision every iteration); {@code source} is the first. {@code commId} is null when unknown.
-     */
-    public Tuning(Integer rank, String op, long bytes, String algorithm, Integer algorithmId, String protocol,
-        Integer protocolId, BigDecimal timeUs, Integer channelLo, Integer channelHi, Source source) {
-      this(rank, op, bytes, algorithm, algorithmId, protocol, protocolId, timeUs, channelLo, channelHi, source, null, 1);
-    }
-  }
+      long lines) {}
 
-  /** A COLL line (one NCCL API call). */
-  public record Coll(Integer rank, String op, String opCount, long count, int datatype, int redOp, Integer nRanks, Source source,
-      String commId, long calls) {
-    /**
-     * Identical COLL lines (same rank, communicator, op, count, datatype, op, nranks) are kept once with {@code calls}
-     * counting them; {@code opCount} and {@code source} are those of the first. {@code commId} is null when unknown.
-     */
-    public Coll(Integer rank, String op, String opCount, long count, int datatype, int redOp, Integer nRanks, Source source) {
-      this(rank, op, opCount, count, datatype, redOp, nRanks, source, null, 1);
-    }
-  }
+  /**
+   * A COLL line (one NCCL API call). Identical COLL lines (same rank, communicator, op, count, datatype, op, nranks)
+   * are kept once with {@code calls} counting them; {@code opCount} and {@code source} are those of the first.
+   * {@code commId} is null when unknown.
+   */
+  public record Coll(Integer rank, String op, String opCount, long count, int datatype, int redOp, Integer nRanks,
+      Source source, String commId, long calls) {}
 
   /** A WARN line. */
   public record Warning(Integer rank, String message, Source source) {}
@@ -247,11 +347,6 @@ public record Evidence(
       Integer clusterSize) {
     /** The name of a kernel known from an emulator launch line (no time): every launch of the run, not a trace window. */
     public static final String LAUNCH_LINE = "NCCL kernel launch";
-
-    public Kernel(Integer rank, String name, int[] grid, int[] block, BigDecimal durUs, Long startNs, Long durNs,
-        Integer device, Integer stream, boolean nccl, Map<String, String> collective, Source source) {
-      this(rank, name, grid, block, durUs, startNs, durNs, device, stream, nccl, collective, source, null, null);
-    }
   }
 
   /** A CPU-side range such as {@code nccl:all_reduce} or an NVTX range, and memcpy events. */
@@ -262,12 +357,7 @@ public record Evidence(
    * dump of it), and the messages of DDP's own debug log ({@code log}, empty where no log held any).
    */
   public record Ddp(List<BucketRecord> buckets, Map<String, JsonNode> logging,
-      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<DdpLogMessage> log) {
-    /** The contract before DDP's debug log joined it. */
-    public Ddp(List<BucketRecord> buckets, Map<String, JsonNode> logging) {
-      this(buckets, logging, List.of());
-    }
-  }
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) List<DdpLogMessage> log) {}
 
   /**
    * One message of DDP's own debug log ({@code TORCH_DISTRIBUTED_DEBUG=INFO} or {@code DETAIL}), as the rank printed
@@ -304,12 +394,7 @@ public record Evidence(
    * for step rows written before it did, e.g. the committed GPU samples).
    */
   public record Step(int rank, int iteration, double ms, boolean measured, Source source,
-      @JsonInclude(JsonInclude.Include.NON_NULL) HostPhases hostPhases) {
-    /** The contract before hostPhases joined the step. */
-    public Step(int rank, int iteration, double ms, boolean measured, Source source) {
-      this(rank, iteration, ms, measured, source, null);
-    }
-  }
+      @JsonInclude(JsonInclude.Include.NON_NULL) HostPhases hostPhases) {}
 
   /**
    * A step's phase boundaries, {@code time.time_ns()} of the rank's host (the clock of the hook records): forward
@@ -339,16 +424,9 @@ public record Evidence(
   public record PeerAccess(int fromRank, int toRank, boolean canAccess, Double copyGBs, Source source) {}
 
   /** One flight-recorder entry; {@code processGroup} from the dump's pg_config, by the entry's pg_name. */
-  public record FlightRecord(Integer rank, long recordId, String profilingName, Long collectiveSeqId, List<List<Long>> inputSizes,
-      List<String> inputDtypes, String state, Long timeCreatedNs, Double durationMs, Source source,
-      ProcessGroup processGroup) {
-    public FlightRecord(Integer rank, long recordId, String profilingName, Long collectiveSeqId,
-        List<List<Long>> inputSizes, List<String> inputDtypes, String state, Long timeCreatedNs, Double durationMs,
-        Source source) {
-      this(rank, recordId, profilingName, collectiveSeqId, inputSizes, inputDtypes, state, timeCreatedNs, durationMs,
-          source, null);
-    }
-  }
+  public record FlightRecord(Integer rank, long recordId, String profilingName, Long collectiveSeqId,
+      List<List<Long>> inputSizes, List<String> inputDtypes, String state, Long timeCreatedNs, Double durationMs,
+      Source source, ProcessGroup processGroup) {}
 
   /** A process group as torch names it: name ("0"), description ("default_pg"), size and member ranks. */
   public record ProcessGroup(String name, String desc, Integer size, List<Integer> ranks) {}
@@ -479,8 +557,9 @@ public record Evidence(
    * many files is listed once: {@code count} says how often, {@code sources} holds the first few.
    */
   public record Finding(String kind, String message, List<Source> sources, long count) {
-    public Finding(String kind, String message, List<Source> sources) {
-      this(kind, message, sources, 1);
+    /** A finding drawn once. */
+    public static Finding once(String kind, String message, List<Source> sources) {
+      return new Finding(kind, message, sources, 1);
     }
   }
 }

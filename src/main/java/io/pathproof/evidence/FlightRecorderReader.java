@@ -22,11 +22,15 @@ import java.util.Map;
  * collective), {@code entries} (keys of FlightRecorderDetail.hpp getCollectiveTrace; the process group as
  * {@code process_group} = [name, desc]). JSON entries are streamed; a pickle is read whole (its size is bounded).
  */
-final class FlightRecorderReader {
+final class FlightRecorderReader implements FormatReader {
   /** torch keeps 2 000 entries by default (TORCH_NCCL_TRACE_BUFFER_SIZE); a pickle beyond this is not a dump. */
   static final int MAX_PICKLE = 256 << 20;
 
-  private final FileFacts ff;
+  private final Reading ff;
+  private final List<Evidence.FlightDump> dumps = new ArrayList<>();
+  private final List<Evidence.FlightRecord> records = new ArrayList<>();
+  /** Where the dump names its NCCL version (comm_lib_version). */
+  private Source ncclVersionSource;
   private final List<Pending> entries = new ArrayList<>();
   private final Map<String, Evidence.ProcessGroup> groups = new LinkedHashMap<>();
   private final Map<String, Evidence.PgStatus> status = new LinkedHashMap<>();
@@ -36,20 +40,25 @@ final class FlightRecorderReader {
 
   private record Pending(long index, long line, JsonNode entry) {}
 
-  private FlightRecorderReader(FileFacts ff) {
+  FlightRecorderReader(Reading ff) {
     this.ff = ff;
   }
 
-  static void read(InputStream in, FileFacts ff) throws IOException {
+  @Override
+  public Facts.Flight facts() {
+    return new Facts.Flight(dumps, records, ncclVersion, ncclVersionSource);
+  }
+
+  @Override
+  public void read(InputStream in) throws IOException {
     InputStream s = in.markSupported() ? in : new BufferedInputStream(in);
     s.mark(1);
     int first = s.read();
     s.reset();
-    FlightRecorderReader r = new FlightRecorderReader(ff);
     if (first == 0x80) {
-      r.pickle(s);
+      pickle(s);
     } else {
-      r.json(s);
+      json(s);
     }
   }
 
@@ -96,7 +105,7 @@ final class FlightRecorderReader {
         } else if (field.equals("version") || field.equals("comm_lib_version") || field.equals("pg_config")
             || field.equals("pg_status")) {
           if (field.equals("comm_lib_version") && v == JsonToken.VALUE_STRING) {
-            ff.ncclVersionSource = Source.line(ff.file, line(p));
+            ncclVersionSource = Source.line(ff.file, line(p));
           }
           head.put(field, Json.mapper().readTree(p));
         } else {
@@ -136,9 +145,8 @@ final class FlightRecorderReader {
     }
     if (root.path("comm_lib_version").isTextual()) {
       ncclVersion = root.get("comm_lib_version").textValue();
-      ff.ncclVersion = ncclVersion;
-      if (ff.ncclVersionSource == null) {
-        ff.ncclVersionSource = dumpSource;
+      if (ncclVersionSource == null) {
+        ncclVersionSource = dumpSource;
       }
     }
     for (Iterator<Map.Entry<String, JsonNode>> it = root.path("pg_config").fields(); it.hasNext(); ) {
@@ -210,7 +218,7 @@ final class FlightRecorderReader {
 
   private void finish(String format) {
     if (version != null || ncclVersion != null || !groups.isEmpty() || !status.isEmpty()) {
-      ff.flightDumps.add(new Evidence.FlightDump(
+      dumps.add(new Evidence.FlightDump(
           ff.rank, version, ncclVersion, List.copyOf(groups.values()), status, format, dumpSource));
       ff.facts++;
     }
@@ -259,7 +267,7 @@ final class FlightRecorderReader {
       }
     }
     JsonNode dur = e.get("duration_ms");
-    ff.flight.add(
+    records.add(
         new Evidence.FlightRecord(
             ff.rank, id.longValue(), name.textValue(), longOrNull(e.get("collective_seq_id")), sizes, dtypes,
             e.path("state").isTextual() ? e.get("state").textValue() : null, longOrNull(e.get("time_created_ns")),

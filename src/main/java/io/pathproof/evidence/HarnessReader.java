@@ -89,7 +89,7 @@ public final class HarnessReader {
     Evidence.Replicas replicas = !replicaFiles.isEmpty() ? readReplicaFiles(replicaFiles, problems)
         : Files.exists(replicasFile) ? readReplicas(replicasFile, problems) : null;
     JsonNode manifest = Files.exists(manifestFile) ? readJson(manifestFile, problems) : null;
-    return new HarnessFacts(new Evidence.Ddp(List.copyOf(buckets), log), List.copyOf(stepList), replicas,
+    return new HarnessFacts(new Evidence.Ddp(List.copyOf(buckets), log, List.of()), List.copyOf(stepList), replicas,
         List.copyOf(peerList), manifest, List.copyOf(problems));
   }
 

@@ -162,6 +162,7 @@ public final class Ingest {
     return kind;
   }
 
+  /** The format of a file from its name and first bytes: binary formats, then JSON ones, then CSV, then text logs. */
   static FileKind sniff(String name, byte[] head) {
     if (startsWith(head, "SQLite format 3\0")) {
       return FileKind.NSYS;
@@ -172,30 +173,45 @@ public final class Ingest {
         && (text.contains("pg_config") || text.contains("comm_lib_version") || text.contains("profiling_name"))) {
       return FileKind.FLIGHT_RECORDER;
     }
+    FileKind json = json(text);
+    if (json != null) {
+      return json;
+    }
+    if (text.contains("\"ID\",") && text.contains("\"Kernel Name\"")) {
+      return FileKind.NCU;
+    }
+    return textLog(name, text);
+  }
+
+  /** A JSON format, by the keys in its first bytes; null when the text is not JSON or none of them. */
+  private static FileKind json(String text) {
     int i = 0;
     while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
       i++;
     }
     char first = i < text.length() ? text.charAt(i) : ' ';
-    if (first == '{' || first == '[') {
-      if (text.contains("\"traceEvents\"") || (first == '[' && text.contains("\"ph\""))) {
-        return FileKind.KINETO;
-      }
-      if (text.contains(NcclProfilerReader.FORMAT_MARK)) {
-        return FileKind.NCCL_PROFILER;
-      }
-      if (first == '{' && DdpLoggingReader.looksLikeDump(text)) {
-        return FileKind.DDP_LOGGING;
-      }
-      // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
-      if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
-          || (text.contains("\"pg_config\"") && text.contains("\"entries\""))) {
-        return FileKind.FLIGHT_RECORDER;
-      }
+    if (first != '{' && first != '[') {
+      return null;
     }
-    if (text.contains("\"ID\",") && text.contains("\"Kernel Name\"")) {
-      return FileKind.NCU;
+    if (text.contains("\"traceEvents\"") || (first == '[' && text.contains("\"ph\""))) {
+      return FileKind.KINETO;
     }
+    if (text.contains(NcclProfilerReader.FORMAT_MARK)) {
+      return FileKind.NCCL_PROFILER;
+    }
+    if (first == '{' && DdpLoggingReader.looksLikeDump(text)) {
+      return FileKind.DDP_LOGGING;
+    }
+    // Harness JSON files live in the same run directories: ask for the flight recorder's own keys.
+    if (text.contains("\"profiling_name\"") || text.contains("\"comm_lib_version\"")
+        || (text.contains("\"pg_config\"") && text.contains("\"entries\""))) {
+      return FileKind.FLIGHT_RECORDER;
+    }
+    return null;
+  }
+
+  /** An NCCL log or DDP's debug log, by its lines or, for a log file with neither in its first bytes, by its name. */
+  private static FileKind textLog(String name, String text) {
     String base = name.endsWith(".gz") ? name.substring(0, name.length() - 3) : name;
     if (base.endsWith(".md") || base.endsWith(".json") || base.endsWith(".csv") || base.endsWith(".py")
         || base.endsWith(".xml")) {
@@ -208,9 +224,8 @@ public final class Ingest {
     if (nccl) {
       return FileKind.NCCL_LOG;
     }
-    name = base;
-    if ((name.endsWith(".log") || name.endsWith(".txt") || name.endsWith(".out") || name.endsWith(".err")
-            || name.contains("nccl"))
+    if ((base.endsWith(".log") || base.endsWith(".txt") || base.endsWith(".out") || base.endsWith(".err")
+            || base.contains("nccl"))
         && !text.contains("\0")) {
       return FileKind.NCCL_LOG; // NCCL lines may come after more than 64 KiB of other output
     }
@@ -277,9 +292,9 @@ public final class Ingest {
         try {
           out.add(futures.get(i).get());
         } catch (ExecutionException e) {
-          FileFacts ff = new FileFacts(tasks.get(i).path().toString(), tasks.get(i).kind(), null);
-          ff.problem(0, "internal error while reading: " + e.getCause());
-          out.add(ff);
+          Reading in = new Reading(tasks.get(i).path().toString(), tasks.get(i).kind(), null);
+          in.problem(0, "internal error while reading: " + e.getCause());
+          out.add(in.done(new Facts.Unread()));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted while reading evidence", e);
@@ -293,37 +308,52 @@ public final class Ingest {
 
   /** Reads one file of a known kind; never throws for bad content. */
   static FileFacts readOne(Path f, FileKind kind) {
-    FileFacts ff = new FileFacts(f.toString(), kind, rankFromName(f));
+    Reading in = new Reading(f.toString(), kind, rankFromName(f));
+    if (kind == FileKind.NSYS) {
+      Facts.Trace.Builder trace = new Facts.Trace.Builder();
+      try {
+        in.bytes = Files.size(f);
+        NsysReader.read(f, in, trace);
+      } catch (IOException e) {
+        in.problem(0, "not readable: " + Messages.io(e, f));
+      } catch (RuntimeException | StackOverflowError e) {
+        in.problem(0, "internal error while reading: " + e);
+      }
+      return in.done(trace.build());
+    }
+    FormatReader reader = reader(in);
     try {
-      if (kind == FileKind.NSYS) {
-        ff.bytes = Files.size(f);
-        NsysReader.read(f, ff);
-      } else {
-        try (InputStream in = open(f)) {
-          readStream(in, ff);
-        }
-        if (kind != FileKind.NCCL_LOG && kind != FileKind.DDP_LOG) {
-          ff.bytes = Files.size(f); // the log reader counts what it read (decompressed); others: the file's size
-        }
+      try (InputStream s = open(f)) {
+        reader.read(s);
+      }
+      if (kind != FileKind.NCCL_LOG && kind != FileKind.DDP_LOG) {
+        in.bytes = Files.size(f); // the log reader counts what it read (decompressed); others: the file's size
       }
     } catch (IOException e) {
-      ff.problem(0, "not readable: " + Messages.io(e, f));
+      in.problem(0, "not readable: " + Messages.io(e, f));
     } catch (RuntimeException | StackOverflowError e) {
-      ff.problem(0, "internal error while reading: " + e);
+      in.problem(0, "internal error while reading: " + e);
     }
-    return ff;
+    return in.done(reader.facts());
   }
 
-  /** Reads a stream of a stream-readable kind into {@code ff} (used by tests and fuzzing on bytes). */
-  static void readStream(InputStream in, FileFacts ff) throws IOException {
-    switch (ff.kind) {
-      case NCCL_LOG, DDP_LOG -> new NcclLogReader(ff, ff.rank).read(in);
-      case KINETO -> KinetoReader.read(in, ff);
-      case FLIGHT_RECORDER -> FlightRecorderReader.read(in, ff);
-      case NCU -> NcuCsvReader.read(in, ff);
-      case NCCL_PROFILER -> NcclProfilerReader.read(in, ff);
-      case DDP_LOGGING -> DdpLoggingReader.read(in, ff);
-      case NSYS -> throw new IllegalArgumentException("not a stream kind: " + ff.kind);
-    }
+  /** Reads a stream of a stream-readable kind (used by tests and fuzzing on bytes). */
+  static FileFacts readStream(InputStream s, Reading in) throws IOException {
+    FormatReader reader = reader(in);
+    reader.read(s);
+    return in.done(reader.facts());
+  }
+
+  /** The reader of a stream-readable kind, for one file. */
+  private static FormatReader reader(Reading in) {
+    return switch (in.kind) {
+      case NCCL_LOG, DDP_LOG -> new NcclLogReader(in, in.rank);
+      case KINETO -> new KinetoReader(in);
+      case FLIGHT_RECORDER -> new FlightRecorderReader(in);
+      case NCU -> new NcuCsvReader(in);
+      case NCCL_PROFILER -> new NcclProfilerReader(in);
+      case DDP_LOGGING -> new DdpLoggingReader(in);
+      case NSYS -> throw new IllegalArgumentException("not a stream kind: " + in.kind);
+    };
   }
 }

@@ -235,14 +235,14 @@ final class InitLines {
       value = value.substring(0, value.length() - 1);
     }
     Source src = Source.line(r.file, r.lineNo);
-    String old = r.out.env.putIfAbsent(name, value);
+    String old = r.env.putIfAbsent(name, value);
     if (old == null) {
-      r.out.envSources.put(name, src);
-    } else if (!old.equals(value) && !Assembly.NODE_ENV.contains(name)) {
-      r.out.findings.add(
-          new Evidence.Finding(
+      r.envSources.put(name, src);
+    } else if (!old.equals(value) && !NcclJoin.NODE_ENV.contains(name)) {
+      r.findings.add(
+          Evidence.Finding.once(
               "env-mismatch", name + " is " + old + " on one rank and " + value + " on another",
-              java.util.List.of(r.out.envSources.get(name), src)));
+              java.util.List.of(r.envSources.get(name), src)));
     }
     r.counted();
   }
@@ -368,8 +368,8 @@ final class InitLines {
   private void channelCounts(int coll, Integer collnet, Integer nvls, int p2p, int perPeer) {
     CommRank cr = r.context();
     if (cr.collChannels != null && cr.collChannels != coll) {
-      r.out.findings.add(
-          new Evidence.Finding(
+      r.findings.add(
+          Evidence.Finding.once(
               "channels-changed",
               "one rank's communicator printed " + cr.collChannels + " and then " + coll + " coll channels",
               java.util.List.of(cr.channelsSource, Source.line(r.file, r.lineNo))));

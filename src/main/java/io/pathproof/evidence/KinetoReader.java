@@ -3,7 +3,6 @@ package io.pathproof.evidence;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.Json;
@@ -11,9 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Reads a torch.profiler (Kineto) chrome trace, streaming with Jackson's {@link JsonParser}: the modern object
@@ -21,7 +18,7 @@ import java.util.Map;
  * {@code ts}/{@code dur} are µs printed with 3 decimals; they are read as decimal text and moved to ns exactly
  * (a value finer than 1 ns is rounded once, half-even). {@code startNs} is on the trace's own clock.
  */
-final class KinetoReader {
+final class KinetoReader implements FormatReader {
   /** Non-NCCL kernels kept per file; NCCL kernels are always kept. */
   static final int MAX_OTHER_KERNELS = 100_000;
 
@@ -32,37 +29,28 @@ final class KinetoReader {
           .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build())
           .build();
 
-  private final FileFacts ff;
+  private final Reading in;
+  private final Facts.Trace.Builder t = new Facts.Trace.Builder();
   private long index = -1;
   private long otherKernels;
   private long droppedKernels;
   private long droppedRanges;
   private Integer traceRank;
 
-  // The event being read (reused).
-  private String cat;
-  private String name;
-  private Integer pid;
-  private Integer tid;
-  private String ts;
-  private String dur;
-  private Integer device;
-  private Integer stream;
-  private Long bytes;
-  private int[] grid;
-  private int[] block;
-  private Map<String, String> collective;
+  private final KinetoEvent ev = new KinetoEvent();
 
-  private KinetoReader(FileFacts ff) {
-    this.ff = ff;
+  KinetoReader(Reading in) {
+    this.in = in;
   }
 
-  static void read(InputStream in, FileFacts ff) throws IOException {
-    new KinetoReader(ff).run(in);
+  @Override
+  public Facts.Trace facts() {
+    return t.build();
   }
 
-  private void run(InputStream in) throws IOException {
-    TraceScanner s = new TraceScanner(in);
+  @Override
+  public void read(InputStream stream) throws IOException {
+    TraceScanner s = new TraceScanner(stream);
     try {
       int c = s.peekNonWs();
       if (c == '{') {
@@ -72,10 +60,10 @@ final class KinetoReader {
         s.pos++;
         events(s);
       } else {
-        ff.problem(s.line, "not a chrome trace: expected { or [ at the start");
+        in.problem(s.line, "not a chrome trace: expected { or [ at the start");
       }
     } catch (TraceScanner.Broken e) {
-      ff.problem(e.line, "trace JSON broken after " + (index + 1) + " events: " + e.getMessage());
+      in.problem(e.line, "trace JSON broken after " + (index + 1) + " events: " + e.getMessage());
     }
     finish();
   }
@@ -105,7 +93,7 @@ final class KinetoReader {
         try {
           distributedInfo(Json.mapper().readTree(s.buf, s.rangeStart(), s.pos - s.rangeStart()), line);
         } catch (JsonProcessingException e) {
-          ff.problem(line, "distributedInfo is not valid JSON: " + io.pathproof.core.Messages.json(e));
+          in.problem(line, "distributedInfo is not valid JSON: " + io.pathproof.core.Messages.json(e));
         }
         s.release();
       } else if (key.equals("baseTimeNanoseconds")) {
@@ -114,10 +102,10 @@ final class KinetoReader {
         String v = new String(s.buf, s.rangeStart(), s.pos - s.rangeStart(), java.nio.charset.StandardCharsets.US_ASCII).trim();
         s.release();
         try {
-          ff.traceBaseNs = Long.parseLong(v);
-          ff.traceBaseSource = Source.line(ff.file, line);
+          t.baseNs = Long.parseLong(v);
+          t.baseSource = Source.line(in.file, line);
         } catch (NumberFormatException e) {
-          ff.problem(line, "baseTimeNanoseconds " + v + " is not a whole number of ns");
+          in.problem(line, "baseTimeNanoseconds " + v + " is not a whole number of ns");
         }
       } else {
         s.value(false);
@@ -147,7 +135,7 @@ final class KinetoReader {
       index++;
       long line = s.line;
       if (c != '{') {
-        ff.problem(line, "event #" + index + " is not an object");
+        in.problem(line, "event #" + index + " is not an object");
         s.value(false);
       } else {
         s.value(true);
@@ -229,15 +217,15 @@ final class KinetoReader {
   private void parse(byte[] b, int s, int e, long line) throws IOException {
     try (JsonParser p = FACTORY.createParser(b, s, e - s)) {
       p.nextToken();
-      event(p);
+      ev.read(p);
       if (p.nextToken() != null) {
-        ff.problem(line, "event #" + index + " has trailing content");
+        in.problem(line, "event #" + index + " has trailing content");
         return;
       }
       use(line);
     } catch (JsonProcessingException ex) {
       long at = ex.getLocation() != null ? line + Math.max(0, ex.getLocation().getLineNr() - 1) : line;
-      ff.problem(at, "event #" + index + " is not valid JSON: " + io.pathproof.core.Messages.json(ex));
+      in.problem(at, "event #" + index + " is not valid JSON: " + io.pathproof.core.Messages.json(ex));
     }
   }
 
@@ -247,17 +235,17 @@ final class KinetoReader {
     }
     if (di.path("rank").canConvertToInt() && di.path("rank").isIntegralNumber()) {
       traceRank = di.get("rank").intValue();
-      ff.rank = traceRank;
+      in.rank = traceRank;
     }
     if (di.path("world_size").isIntegralNumber() && di.path("world_size").canConvertToInt()) {
-      ff.worldSize = di.get("world_size").intValue();
+      t.worldSize = di.get("world_size").intValue();
     }
     if (di.path("nccl_version").isTextual()) {
-      ff.ncclVersion = di.get("nccl_version").textValue();
-      ff.ncclVersionSource = Source.line(ff.file, line);
+      t.ncclVersion = di.get("nccl_version").textValue();
+      t.ncclVersionSource = Source.line(in.file, line);
     }
     String backend = di.path("backend").isTextual() ? di.get("backend").textValue() : null;
-    ff.backend = backend;
+    t.backend = backend;
     java.util.List<Evidence.ProcessGroup> groups = new java.util.ArrayList<>();
     for (JsonNode g : di.path("pg_config")) {
       java.util.List<Integer> ranks = null;
@@ -268,7 +256,7 @@ final class KinetoReader {
             ranks.add(r.intValue());
           } else {
             ranks = null;
-            ff.problem(line, "distributedInfo.pg_config ranks holds a non-integer");
+            in.problem(line, "distributedInfo.pg_config ranks holds a non-integer");
             break;
           }
         }
@@ -279,261 +267,78 @@ final class KinetoReader {
           g.path("pg_size").isIntegralNumber() && g.get("pg_size").canConvertToInt() ? g.get("pg_size").intValue() : null,
           ranks == null ? null : java.util.List.copyOf(ranks)));
     }
-    ff.distributed.add(new Evidence.Distributed(traceRank, ff.worldSize, backend,
+    t.distributed.add(new Evidence.Distributed(traceRank, t.worldSize, backend,
         di.path("nccl_version").isTextual() ? di.get("nccl_version").textValue() : null, java.util.List.copyOf(groups),
-        Source.line(ff.file, line)));
-    ff.facts++;
-  }
-
-  private void event(JsonParser p) throws IOException {
-    cat = name = ts = dur = null;
-    tsNs = durNs = NO_NS;
-    pid = tid = device = stream = null;
-    bytes = null;
-    grid = block = null;
-    collective = null;
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String field = p.currentName();
-      JsonToken v = p.nextToken();
-      switch (field) {
-        case "cat" -> cat = v == JsonToken.VALUE_STRING ? category(p) : null;
-        case "name" -> {
-          // The name is kept only for kernels, ranges and collective ops; cat precedes name in Kineto's output, so
-          // most events never make a String of it.
-          if (v == JsonToken.VALUE_STRING && (cat == null || cat != OTHER)) {
-            name = cat == CPU_OP ? (same(p, "record_param_comms") ? "record_param_comms" : null) : canonical(p.getText());
-          }
-        }
-        case "pid" -> pid = intOrNull(p, v);
-        case "tid" -> tid = intOrNull(p, v);
-        case "ts" -> {
-          if (v.isNumeric()) {
-            tsNs = fastNs(p);
-            ts = tsNs == NO_NS ? p.getText() : null;
-          }
-        }
-        case "dur" -> {
-          if (v.isNumeric()) {
-            durNs = fastNs(p);
-            dur = durNs == NO_NS ? p.getText() : null;
-          }
-        }
-        case "args" -> {
-          if (v == JsonToken.START_OBJECT && interesting()) {
-            args(p);
-          } else {
-            p.skipChildren();
-          }
-        }
-        default -> p.skipChildren();
-      }
-    }
-  }
-
-  private static final long NO_NS = Long.MIN_VALUE;
-  private static final String OTHER = "other";
-  private static final String CPU_OP = "cpu_op";
-  private static final String[] CATEGORIES = {
-    "kernel", "Kernel", "gpu_memcpy", "gpu_memset", "Memcpy", "Memset", "user_annotation", "gpu_user_annotation", CPU_OP
-  };
-  private final java.util.Map<String, String> names = new java.util.HashMap<>();
-  private long tsNs;
-  private long durNs;
-
-  /** The category as one of a few constants (no String made for the common ones), OTHER for the rest. */
-  private static String category(JsonParser p) throws IOException {
-    for (String c : CATEGORIES) {
-      if (same(p, c)) {
-        return c;
-      }
-    }
-    return OTHER;
-  }
-
-  private static boolean same(JsonParser p, String s) throws IOException {
-    int len = p.getTextLength();
-    if (len != s.length()) {
-      return false;
-    }
-    char[] c = p.getTextCharacters();
-    int off = p.getTextOffset();
-    for (int i = 0; i < len; i++) {
-      if (c[off + i] != s.charAt(i)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Kernel names repeat: keep one String per distinct name (bounded), so 100 000 kernels do not hold 100 000 copies. */
-  private String canonical(String n) {
-    String c = names.get(n);
-    if (c != null) {
-      return c;
-    }
-    if (names.size() < 50_000) {
-      names.put(n, n);
-    }
-    return n;
-  }
-
-  /**
-   * Plain decimal µs with at most 3 decimals ("5354382075105.754") → ns in exact long arithmetic; NO_NS when the text
-   * has another shape (exponent, more decimals, too long), which then goes through BigDecimal.
-   */
-  private static long fastNs(JsonParser p) throws IOException {
-    char[] c = p.getTextCharacters();
-    int off = p.getTextOffset();
-    int len = p.getTextLength();
-    if (len == 0 || len > 19) {
-      return NO_NS;
-    }
-    long v = 0;
-    int frac = -1;
-    int i = 0;
-    boolean neg = c[off] == '-';
-    if (neg) {
-      i = 1;
-    }
-    for (; i < len; i++) {
-      char ch = c[off + i];
-      if (ch >= '0' && ch <= '9') {
-        if (frac >= 0 && ++frac > 3) {
-          return NO_NS;
-        }
-        v = v * 10 + (ch - '0');
-      } else if (ch == '.' && frac < 0) {
-        frac = 0;
-      } else {
-        return NO_NS;
-      }
-    }
-    for (int k = Math.max(frac, 0); k < 3; k++) {
-      v *= 10;
-    }
-    return neg ? -v : v;
-  }
-
-  /** Args are read only for kernels, memcpys and collective ops (cat and name come first in Kineto's output). */
-  private boolean interesting() {
-    return cat == null || cat.equalsIgnoreCase("kernel") || "record_param_comms".equals(name)
-        || cat.equals("gpu_memcpy") || cat.equals("gpu_memset") || cat.equals("Memcpy") || cat.equals("Memset");
-  }
-
-  private void args(JsonParser p) throws IOException {
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String field = p.currentName();
-      JsonToken v = p.nextToken();
-      switch (field) {
-        case "device" -> device = intOrNull(p, v);
-        case "bytes" -> bytes = v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
-            ? Long.valueOf(p.getLongValue()) : null;
-        case "stream" -> stream = intOrNull(p, v);
-        case "grid" -> grid = dims(p, v);
-        case "block" -> block = dims(p, v);
-        case "Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "Process Group Name",
-            "Process Group Description", "Process Group Ranks", "In split size", "Out split size", "Rank",
-            "Seq" -> {
-          if (v.isScalarValue()) {
-            if (collective == null) {
-              collective = new LinkedHashMap<>();
-            }
-            collective.put(field, p.getText());
-          } else {
-            p.skipChildren();
-          }
-        }
-        default -> p.skipChildren();
-      }
-    }
-  }
-
-  private static Integer intOrNull(JsonParser p, JsonToken v) throws IOException {
-    if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT) {
-      return p.getIntValue();
-    }
-    p.skipChildren();
-    return null;
-  }
-
-  private int[] dims(JsonParser p, JsonToken v) throws IOException {
-    if (v != JsonToken.START_ARRAY) {
-      p.skipChildren();
-      return null;
-    }
-    int[] d = new int[3];
-    int n = 0;
-    JsonToken t;
-    boolean ok = true;
-    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-      if (t == null) {
-        return null;
-      }
-      if (t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT && n < 3) {
-        d[n++] = p.getIntValue();
-      } else {
-        ok = false;
-        p.skipChildren();
-      }
-    }
-    return ok && n == 3 ? d : null;
+        Source.line(in.file, line)));
+    in.facts++;
   }
 
   private void use(long line) {
-    if (legacy && cat == null && name != null && (name.startsWith("gloo:") || name.startsWith("nccl:"))) {
-      if (ff.ranges.size() >= MAX_RANGES) {
+    if (legacy && ev.cat == null && ev.name != null && (ev.name.startsWith("gloo:") || ev.name.startsWith("nccl:"))) {
+      if (t.ranges.size() >= MAX_RANGES) {
         droppedRanges++;
       } else {
-        ff.ranges.add(new Evidence.Range(ff.rank, name, "legacy", tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts"),
-            durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur"), Source.event(ff.file, index)));
+        Long start = start(line);
+        t.ranges.add(new Evidence.Range(in.rank, ev.name, "legacy", start, length(line), Source.event(in.file, index)));
       }
-      ff.facts++;
+      in.facts++;
       return;
     }
-    if (cat == null || name == null || cat == OTHER) {
+    if (ev.cat == null || ev.name == null || ev.cat == KinetoEvent.OTHER) {
       return;
     }
-    String c = cat == OTHER ? cat : cat.toLowerCase(Locale.ROOT);
-    Source src = Source.event(ff.file, index);
+    String c = ev.cat == KinetoEvent.OTHER ? ev.cat : ev.cat.toLowerCase(Locale.ROOT);
+    Source src = Source.event(in.file, index);
     if (c.equals("kernel")) {
-      boolean nccl = KernelNames.isNccl(name);
+      boolean nccl = KernelNames.isNccl(ev.name);
       if (!nccl && ++otherKernels > MAX_OTHER_KERNELS) {
         droppedKernels++;
-        ff.facts++;
+        in.facts++;
         return;
       }
-      Long startNs = tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts");
-      Long kDurNs = durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur");
-      BigDecimal durUs = durNs != NO_NS ? BigDecimal.valueOf(durNs, 3).stripTrailingZeros() : dur == null ? null : decimal(dur);
-      ff.kernels.add(
+      Long startNs = start(line);
+      Long kDurNs = length(line);
+      BigDecimal durUs = ev.durNs != KinetoEvent.NO_NS ? BigDecimal.valueOf(ev.durNs, 3).stripTrailingZeros()
+          : ev.dur == null ? null : decimal(ev.dur);
+      t.kernels.add(
           new Evidence.Kernel(
-              ff.rank, name, grid, block, durUs, startNs, kDurNs, device != null ? device : pid,
-              stream != null ? stream : tid, nccl, collective, src));
-      ff.facts++;
+              in.rank, ev.name, ev.grid, ev.block, durUs, startNs, kDurNs, ev.device != null ? ev.device : ev.pid,
+              ev.stream != null ? ev.stream : ev.tid, nccl, ev.collective, src, null, null));
+      in.facts++;
 
     } else if (c.equals("gpu_memcpy") || c.equals("memcpy") || c.equals("gpu_memset") || c.equals("memset")
         || ((c.equals("user_annotation") || c.equals("gpu_user_annotation"))
-            && (name.startsWith("nccl:") || name.startsWith("gloo:")))) {
-      Long start = tsNs != NO_NS ? Long.valueOf(tsNs) : ns(ts, line, "ts");
-      Long length = durNs != NO_NS ? Long.valueOf(durNs) : ns(dur, line, "dur");
-      if (ff.ranges.size() >= MAX_RANGES) {
+            && (ev.name.startsWith("nccl:") || ev.name.startsWith("gloo:")))) {
+      Long start = start(line);
+      Long length = length(line);
+      if (t.ranges.size() >= MAX_RANGES) {
         droppedRanges++;
       } else {
-        ff.ranges.add(new Evidence.Range(ff.rank, name, cat, start, length, src));
+        t.ranges.add(new Evidence.Range(in.rank, ev.name, ev.cat, start, length, src));
       }
-      if (!c.endsWith("annotation") && ff.copies.size() < MAX_RANGES) {
-        ff.copies.add(new Evidence.Copy(ff.rank, copyKind(name), bytes, start, length, device, stream, src));
+      if (!c.endsWith("annotation") && t.copies.size() < MAX_RANGES) {
+        t.copies.add(new Evidence.Copy(in.rank, copyKind(ev.name), ev.bytes, start, length, ev.device, ev.stream, src));
       }
-      ff.facts++;
-      if (c.equals("user_annotation") && name.startsWith("nccl:")) {
-        marker(src);
+      in.facts++;
+      if (c.equals("user_annotation") && ev.name.startsWith("nccl:")) {
+        t.marker(src);
       }
-    } else if (c.equals("cpu_op") && name.equals("record_param_comms")) {
-      if (ff.paramCommsOps++ == 0 && ff.firstCollectiveMarker == null) {
-        ff.firstCollectiveMarker = src;
+    } else if (c.equals("cpu_op") && ev.name.equals("record_param_comms")) {
+      if (t.paramCommsOps++ == 0 && t.firstCollectiveMarker == null) {
+        t.firstCollectiveMarker = src;
       }
-      ff.facts++;
+      in.facts++;
     }
+  }
+
+  /** The event's ts in ns, exact: from the fast path, else from its text (a problem when it is not a time). */
+  private Long start(long line) {
+    return ev.tsNs != KinetoEvent.NO_NS ? Long.valueOf(ev.tsNs) : ns(ev.ts, line, "ts");
+  }
+
+  /** The event's dur in ns, as {@link #start}. */
+  private Long length(long line) {
+    return ev.durNs != KinetoEvent.NO_NS ? Long.valueOf(ev.durNs) : ns(ev.dur, line, "dur");
   }
 
   /** "Memcpy DtoD (Device -> Device)" → "DtoD"; "Memset (Device)" → "memset" (names as Kineto prints them). */
@@ -546,12 +351,6 @@ final class KinetoReader {
       return end < 0 ? name.substring(7) : name.substring(7, end);
     }
     return name;
-  }
-
-  private void marker(Source src) {
-    if (ff.collectiveMarkers++ == 0) {
-      ff.firstCollectiveMarker = src;
-    }
   }
 
   private static BigDecimal decimal(String text) {
@@ -574,7 +373,7 @@ final class KinetoReader {
       }
       return d.movePointRight(3).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
     } catch (ArithmeticException e) {
-      ff.problem(line, "event #" + index + ": " + field + " " + us + " is not a time in µs");
+      in.problem(line, "event #" + index + ": " + field + " " + us + " is not a time in µs");
       return null;
     }
   }
@@ -582,29 +381,29 @@ final class KinetoReader {
   private void finish() {
     if (traceRank != null) {
       // distributedInfo may follow the events: give them the trace's rank.
-      ff.kernels.replaceAll(
+      t.kernels.replaceAll(
           k -> java.util.Objects.equals(k.rank(), traceRank)
               ? k
               : new Evidence.Kernel(traceRank, k.name(), k.grid(), k.block(), k.durUs(), k.startNs(), k.durNs(),
-                  k.device(), k.stream(), k.nccl(), k.collective(), k.source()));
-      ff.ranges.replaceAll(
+                  k.device(), k.stream(), k.nccl(), k.collective(), k.source(), null, null));
+      t.ranges.replaceAll(
           r -> java.util.Objects.equals(r.rank(), traceRank)
               ? r
               : new Evidence.Range(traceRank, r.name(), r.category(), r.startNs(), r.durNs(), r.source()));
-      ff.copies.replaceAll(
+      t.copies.replaceAll(
           c -> java.util.Objects.equals(c.rank(), traceRank)
               ? c
               : new Evidence.Copy(traceRank, c.kind(), c.bytes(), c.startNs(), c.durNs(), c.device(), c.stream(),
                   c.source()));
     }
     if (droppedKernels > 0 || droppedRanges > 0) {
-      ff.findings.add(
-          new Evidence.Finding(
+      t.findings.add(
+          Evidence.Finding.once(
               "not-all-kept",
               droppedKernels + " non-NCCL kernels beyond the first " + MAX_OTHER_KERNELS + " and " + droppedRanges
                   + " ranges beyond the first " + MAX_RANGES + " were counted but not kept (memory bound);"
                   + " every NCCL kernel was kept",
-              java.util.List.of(Source.file(ff.file))));
+              java.util.List.of(Source.file(in.file))));
     }
   }
 }

@@ -173,14 +173,26 @@ final class LinePrefix {
   private int lastHostOffset;
   private int lastHostLen;
 
+  /** NCCL's prefix of {@code b[s, m)} read whole: launcher tag, {@code [cudaDev]}, {@code host:pid:tid}, then the keys. */
   private void parsePrefixFully(byte[] b, int s, int m) {
     launcherLabel = null;
     launcherKey = -1;
     cudaDev = -1;
     pid = -1;
     hostFrom = hostTo = -1;
-    long tid = -1;
-    int p = Bytes.skipSpaces(b, s, m);
+    int p = launcher(b, Bytes.skipSpaces(b, s, m), m);
+    int devOpen = device(b, p, m);
+    long tid = devOpen > p ? hostPidTid(b, p, devOpen) : -1;
+    processKey = processKey(b);
+    threadKey = processKey * 1000003L + tid;
+    devKey = processKey * 1031L + cudaDev;
+  }
+
+  /**
+   * A launcher's tag at {@code p} ({@code [rank3]:}, {@code [1,3]<stdout>:}, srun's {@code 3: }), kept as
+   * {@link #launcherLabel}; returns where NCCL's own prefix starts.
+   */
+  private int launcher(byte[] b, int p, int m) {
     int tagFrom = p;
     if (p < m && b[p] == '[') {
       int close = p + 1;
@@ -213,12 +225,18 @@ final class LinePrefix {
         p = d + 2;
       }
     }
-    // [cudaDev]: the last bracket before the marker (for WARN, "file.cc:123 " sits in between).
+    return p;
+  }
+
+  /**
+   * {@code [cudaDev]}: the last bracket before the marker (for WARN, "file.cc:123 " sits in between), kept as
+   * {@link #cudaDev}; returns where its '[' is, or -1.
+   */
+  private int device(byte[] b, int p, int m) {
     int q = m - 1;
     while (q >= p && b[q] != ']') {
       q--;
     }
-    int devOpen = -1;
     if (q > p) {
       int o = q - 1;
       while (o >= p && Bytes.isDigit(b[o])) {
@@ -228,66 +246,72 @@ final class LinePrefix {
         long d = Bytes.parseLong(b, o + 1, q);
         if (d != Bytes.NONE && d < 4096) {
           cudaDev = (int) d;
-          devOpen = o;
+          return o;
         }
       }
     }
-    // host:pid:tid, the token before [cudaDev].
-    if (devOpen > p) {
-      int te = devOpen;
-      while (te > p && b[te - 1] == ' ') {
-        te--;
+    return -1;
+  }
+
+  /** {@code host:pid:tid}, the token before {@code [cudaDev]}: sets the host's bounds and the pid; returns the tid. */
+  private long hostPidTid(byte[] b, int p, int devOpen) {
+    int te = devOpen;
+    while (te > p && b[te - 1] == ' ') {
+      te--;
+    }
+    int ts = te;
+    while (ts > p && b[ts - 1] != ' ') {
+      ts--;
+    }
+    int c2 = te - 1;
+    while (c2 > ts && Bytes.isDigit(b[c2])) {
+      c2--;
+    }
+    if (c2 > ts && b[c2] == ':' && c2 + 1 < te) {
+      int c1 = c2 - 1;
+      while (c1 > ts && Bytes.isDigit(b[c1])) {
+        c1--;
       }
-      int ts = te;
-      while (ts > p && b[ts - 1] != ' ') {
-        ts--;
-      }
-      int c2 = te - 1;
-      while (c2 > ts && Bytes.isDigit(b[c2])) {
-        c2--;
-      }
-      if (c2 > ts && b[c2] == ':' && c2 + 1 < te) {
-        int c1 = c2 - 1;
-        while (c1 > ts && Bytes.isDigit(b[c1])) {
-          c1--;
-        }
-        if (c1 >= ts && b[c1] == ':' && c1 + 1 < c2) {
-          tid = Bytes.parseLong(b, c2 + 1, te);
-          pid = Bytes.parseLong(b, c1 + 1, c2);
-          hostFrom = ts;
-          hostTo = c1;
-        }
+      if (c1 >= ts && b[c1] == ':' && c1 + 1 < c2) {
+        pid = Bytes.parseLong(b, c1 + 1, c2);
+        hostFrom = ts;
+        hostTo = c1;
+        return Bytes.parseLong(b, c2 + 1, te);
       }
     }
-    long h = 0xcbf29ce484222325L;
+    return -1;
+  }
+
+  /** The line's process: a hash of host and pid (the host remembered), else of the launcher's tag, else 0. */
+  private long processKey(byte[] b) {
     if (hostFrom >= 0) {
+      long h = 0xcbf29ce484222325L;
       for (int i = hostFrom; i < hostTo; i++) {
         h = (h ^ b[i]) * 0x100000001b3L;
       }
       h = h * 31 + pid;
       if (h != lastHostKey) {
         if (!hosts.containsKey(h)) {
-          String host = Bytes.string(b, hostFrom, hostTo);
-          hosts.put(h, host);
-          if (knownHosts.size() < 64 && !knownHosts.contains(host)) {
-            knownHosts.add(host);
-            knownHosts.sort((x, y) -> y.length() - x.length());
-            knownHostBytes.clear();
-            for (String k : knownHosts) {
-              knownHostBytes.add(Bytes.ascii(k));
-            }
-          }
+          rememberHost(h, Bytes.string(b, hostFrom, hostTo));
         }
         lastHostKey = h;
       }
-      processKey = h;
-    } else if (launcherKey >= 0) {
-      processKey = 0x9E3779B97F4A7C15L * (launcherKey + 1L);
-    } else {
-      processKey = 0;
+      return h;
     }
-    threadKey = processKey * 1000003L + tid;
-    devKey = processKey * 1031L + cudaDev;
+    return launcherKey >= 0 ? 0x9E3779B97F4A7C15L * (launcherKey + 1L) : 0;
+  }
+
+  /** A new host: named by its key, and (the first 64) among the names a torn line is searched for, longest first. */
+  private void rememberHost(long key, String host) {
+    hosts.put(key, host);
+    if (knownHosts.size() < 64 && !knownHosts.contains(host)) {
+      knownHosts.add(host);
+      knownHosts.sort((x, y) -> y.length() - x.length());
+      knownHostBytes.clear();
+      for (String k : knownHosts) {
+        knownHostBytes.add(Bytes.ascii(k));
+      }
+    }
   }
 
   /** A launcher tag's rank: {@code rank3}, {@code 1,3} (mpirun: job, rank) or {@code 3} when more text follows. */

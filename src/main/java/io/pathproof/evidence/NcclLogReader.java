@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * {@code NCCL_RUNTIME_CONNECT}). Older versions print only {@code … - Init COMPLETE} at the end, so lines wait on
  * their device until the comm line that names them.
  */
-final class NcclLogReader {
+final class NcclLogReader implements FormatReader {
   static final int MAX_LINE = 1 << 16;
   private static final int BUFFER = 1 << 20;
   private static final byte[] NCCL_ = LinePrefix.NCCL_;
@@ -46,8 +46,24 @@ final class NcclLogReader {
   private static final byte[] COLL_CHANNELS = Bytes.ascii(" coll channels, ");
   private static final Pattern VERSION = Pattern.compile("^NCCL version ([0-9][0-9A-Za-z.\\-]*)");
 
-  final FileFacts out;
+  /** The file's bookkeeping: rank, bytes, fact count, problems. */
+  final Reading out;
   final String file;
+
+  // What the log says, handed over as one Facts.Log by facts().
+  final java.util.List<CommRank> commRanks = new java.util.ArrayList<>();
+  private String ncclVersion;
+  private Source ncclVersionSource;
+  final java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
+  final java.util.Map<String, Source> envSources = new java.util.LinkedHashMap<>();
+  private final java.util.List<Evidence.Warning> warningLines = new java.util.ArrayList<>();
+  final java.util.List<Evidence.Finding> findings = new java.util.ArrayList<>();
+  /** EMULATOR/ORACLE lines of pathproof's NCCL emulator: how many, the first, and the kernel launches they print. */
+  long emulationLines;
+  Source emulationFirst;
+  final java.util.List<Evidence.Kernel> launches = new java.util.ArrayList<>();
+  /** Messages of DDP's own debug log (TORCH_DISTRIBUTED_DEBUG) in this log, in file order. */
+  final java.util.List<Evidence.DdpLogMessage> ddpLog = new java.util.ArrayList<>();
   final Integer fileRank;
   long lineNo;
   private int warnings;
@@ -66,19 +82,27 @@ final class NcclLogReader {
    */
   final boolean bytePaths;
 
-  NcclLogReader(FileFacts out, Integer fileRank) {
+  NcclLogReader(Reading out, Integer fileRank) {
     this(out, fileRank, true);
   }
 
-  NcclLogReader(FileFacts out, Integer fileRank, boolean bytePaths) {
+  NcclLogReader(Reading out, Integer fileRank, boolean bytePaths) {
     this.out = out;
     this.file = out.file;
     this.fileRank = fileRank;
     this.bytePaths = bytePaths;
   }
 
+  /** What the log said, also of a log read only in part. */
+  @Override
+  public Facts.Log facts() {
+    return new Facts.Log(commRanks, ncclVersion, ncclVersionSource, env, envSources, warningLines, findings,
+        emulationLines, emulationFirst, launches, ddpLog);
+  }
+
   /** Reads the whole stream; I/O errors become a problem at the line reached. */
-  void read(InputStream in) {
+  @Override
+  public void read(InputStream in) {
     byte[] buf = new byte[BUFFER];
     int len = 0;
     boolean skipping = false;
@@ -271,7 +295,7 @@ final class NcclLogReader {
     CommRank cr = comms.currentOrNull();
     Integer rank = cr != null ? cr.effectiveRank(fileRank) : lineRank();
     if (warnings++ < 1000) {
-      out.warnings.add(new Evidence.Warning(rank, message, Source.line(file, lineNo)));
+      warningLines.add(new Evidence.Warning(rank, message, Source.line(file, lineNo)));
     } else if (warnings == 1001) {
       out.problem(lineNo, "more than 1000 NCCL WARN lines; later ones not kept");
     }
@@ -286,15 +310,15 @@ final class NcclLogReader {
     }
     String v = m.group(1);
     out.facts++;
-    if (out.ncclVersion == null) {
-      out.ncclVersion = v;
-      out.ncclVersionSource = Source.line(file, lineNo);
-    } else if (!out.ncclVersion.equals(v)) {
-      out.findings.add(
-          new Evidence.Finding(
+    if (ncclVersion == null) {
+      ncclVersion = v;
+      ncclVersionSource = Source.line(file, lineNo);
+    } else if (!ncclVersion.equals(v)) {
+      findings.add(
+          Evidence.Finding.once(
               "nccl-version-mismatch",
-              "NCCL version " + v + " here but " + out.ncclVersion + " earlier in the same file",
-              java.util.List.of(out.ncclVersionSource, Source.line(file, lineNo))));
+              "NCCL version " + v + " here but " + ncclVersion + " earlier in the same file",
+              java.util.List.of(ncclVersionSource, Source.line(file, lineNo))));
     }
   }
 

@@ -22,7 +22,7 @@ import java.util.Objects;
  * (src/plugin/profiler.cc:393-453@v2.28.9-1). Identical decisions of one rank are kept once with {@code calls}
  * counting them, so memory does not grow with the run's length; GPU durations are summed, with min and max.
  */
-final class NcclProfilerReader {
+final class NcclProfilerReader implements FormatReader {
   /** The first line's marker, for {@link Ingest#sniff}. */
   static final String FORMAT_MARK = "\"format\":\"pathproof.nccl-profiler/";
 
@@ -38,10 +38,22 @@ final class NcclProfilerReader {
     {2, 22, 0}, {2, 23, 1}, {2, 24, 2}, {2, 25, 2}, {2, 26, 3}, {2, 27, 4}, {2, 28, 5}, {2, 29, 6}, {2, 30, 6},
   };
 
-  private NcclProfilerReader() {}
+  private final Reading ff;
+  private final Aggregates f = new Aggregates();
+  private final List<Evidence.Finding> findings = new ArrayList<>();
 
-  /** What one file held. */
-  static final class Facts {
+  NcclProfilerReader(Reading ff) {
+    this.ff = ff;
+  }
+
+  /** What one file held, its decisions aggregated. */
+  @Override
+  public Facts.Profiler facts() {
+    return new Facts.Profiler(f.apiVersion, colls(f), findings);
+  }
+
+  /** What one file held so far. */
+  static final class Aggregates {
     Integer apiVersion;
     String commId;
     Integer nRanks;
@@ -59,9 +71,8 @@ final class NcclProfilerReader {
     long timed;
   }
 
-  static void read(InputStream in, FileFacts ff) throws IOException {
-    Facts f = new Facts();
-    ff.profiler = f;
+  @Override
+  public void read(InputStream in) throws IOException {
     BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
     String line;
     long n = 0;
@@ -86,7 +97,7 @@ final class NcclProfilerReader {
         case "coll" -> coll(j, n, f, ff);
         case "finalize" -> {
           if (j.path("lost").asLong(0) > 0) {
-            ff.findings.add(new Evidence.Finding("nccl-profiler-lost-lines",
+            findings.add(Evidence.Finding.once("nccl-profiler-lost-lines",
                 "the NCCL profiler plugin could not write " + j.get("lost").asLong() + " line(s) of this rank",
                 List.of(Source.line(ff.file, n))));
           }
@@ -99,20 +110,17 @@ final class NcclProfilerReader {
     }
   }
 
-  private static void comm(JsonNode j, long n, Facts f, FileFacts ff) {
+  private static void comm(JsonNode j, long n, Aggregates f, Reading ff) {
     f.apiVersion = j.path("apiVersion").isInt() ? j.get("apiVersion").intValue() : null;
     f.commId = j.path("commId").isTextual() ? commId(j.get("commId").textValue()) : null;
     f.nRanks = j.path("nRanks").isInt() ? j.get("nRanks").intValue() : null;
     if (ff.rank == null && j.path("rank").isInt()) {
       ff.rank = j.get("rank").intValue();
     }
-    if (f.nRanks != null) {
-      ff.worldSize = f.nRanks;
-    }
     ff.facts++;
   }
 
-  private static void coll(JsonNode j, long n, Facts f, FileFacts ff) {
+  private static void coll(JsonNode j, long n, Aggregates f, Reading ff) {
     String event = j.get("event").textValue();
     String func = text(j, "func");
     JsonNode count = j.get("count");
@@ -152,7 +160,7 @@ final class NcclProfilerReader {
   }
 
   /** The aggregated records of one file. */
-  static List<Evidence.ProfiledColl> colls(Facts f) {
+  static List<Evidence.ProfiledColl> colls(Aggregates f) {
     List<Evidence.ProfiledColl> out = new ArrayList<>();
     for (Agg a : f.colls.values()) {
       Evidence.ProfiledColl c = a.first;
@@ -174,10 +182,10 @@ final class NcclProfilerReader {
     Integer api = null;
     boolean any = false;
     for (FileFacts ff : files) {
-      if (ff.profiler != null) {
+      if (ff.facts() instanceof Facts.Profiler p) {
         any = true;
-        api = api == null ? ff.profiler.apiVersion : api;
-        colls.addAll(colls(ff.profiler));
+        api = api == null ? p.apiVersion() : api;
+        colls.addAll(p.colls());
       }
     }
     if (any) {
@@ -274,7 +282,7 @@ final class NcclProfilerReader {
         boolean same = t.algorithm().equalsIgnoreCase(c.algorithm()) && t.protocol().equalsIgnoreCase(c.protocol())
             && (tch == null || c.channels() == null || tch.equals(c.channels()));
         if (!same && reported++ < 10) {
-          findings.add(new Evidence.Finding("witness-disagreement",
+          findings.add(Evidence.Finding.once("witness-disagreement",
               c.func() + " " + bytes + " bytes on rank " + c.rank() + ": the TUNING line says " + t.algorithm() + "/"
                   + t.protocol() + (tch == null ? "" : " on " + tch + " channel(s)") + " but NCCL's profiler says "
                   + c.algorithm() + "/" + c.protocol() + " on " + c.channels() + " channel(s)",
@@ -306,7 +314,7 @@ final class NcclProfilerReader {
       String da = a.algorithm() + "/" + a.protocol() + " on " + a.channels() + " channel(s), " + a.warps() + " warps";
       String dc = c.algorithm() + "/" + c.protocol() + " on " + c.channels() + " channel(s), " + c.warps() + " warps";
       if (!da.equals(dc) && reported++ < 10) {
-        findings.add(new Evidence.Finding("cross-rank-disagreement",
+        findings.add(Evidence.Finding.once("cross-rank-disagreement",
             c.func() + " count " + c.count() + " " + c.datatype() + ": NCCL's profiler saw rank " + a.rank() + " run "
                 + da + " but rank " + c.rank() + " " + dc + " (NVIDIA/nccl #1136)",
             List.of(a.source(), c.source())));

@@ -20,16 +20,27 @@ import java.util.Map;
  * {@code ==PROF==}/{@code ==WARNING==} lines and the profiled program's own output are skipped; numbers may carry
  * thousands separators ({@code 1,024}). A tiny RFC 4180 reader keeps exact line numbers.
  */
-final class NcuCsvReader {
+final class NcuCsvReader implements FormatReader {
   private static final int MAX_RECORD = 1 << 23;
 
-  private NcuCsvReader() {}
+  private final Reading in;
+  private final List<Evidence.Kernel> kernels = new ArrayList<>();
 
-  static void read(InputStream in, FileFacts ff) throws IOException {
+  NcuCsvReader(Reading in) {
+    this.in = in;
+  }
+
+  @Override
+  public Facts.Ncu facts() {
+    return new Facts.Ncu(kernels);
+  }
+
+  @Override
+  public void read(InputStream stream) throws IOException {
     Reader r =
         new BufferedReader(
             new InputStreamReader(
-                in,
+                stream,
                 StandardCharsets.UTF_8
                     .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPLACE)
@@ -44,7 +55,7 @@ final class NcuCsvReader {
     while ((rec = csv.next()) != null) {
       long line = csv.recordLine;
       if (csv.tooLong) {
-        ff.problem(line, "CSV record longer than " + MAX_RECORD + " characters skipped");
+        in.problem(line, "CSV record longer than " + MAX_RECORD + " characters skipped");
         continue;
       }
       if (col == null) {
@@ -64,7 +75,7 @@ final class NcuCsvReader {
       // columns read from it.
       int needed = needed(col, details);
       if (rec.size() <= needed) {
-        ff.problem(line, "expected at least " + (needed + 1) + " fields, got " + rec.size());
+        in.problem(line, "expected at least " + (needed + 1) + " fields, got " + rec.size());
         continue;
       }
       String id = rec.get(col.get("ID"));
@@ -74,22 +85,22 @@ final class NcuCsvReader {
       }
       if (details) {
         if (pending != null && !pending.id.equals(id)) {
-          pending.emit(ff);
+          pending.emit();
           pending = null;
         }
         if (pending == null) {
-          pending = new Detail(id, line, rec, col, ff);
+          pending = new Detail(id, line, rec, col);
         }
-        pending.metric(rec, col, ff, line);
+        pending.metric(rec, col, line);
       } else {
-        raw(rec, col, units, line, ff);
+        raw(rec, col, units, line);
       }
     }
     if (pending != null) {
-      pending.emit(ff);
+      pending.emit();
     }
     if (col == null) {
-      ff.problem(0, "no ncu CSV header (a row starting \"ID\",… with \"Kernel Name\")");
+      in.problem(0, "no ncu CSV header (a row starting \"ID\",… with \"Kernel Name\")");
     }
   }
 
@@ -106,7 +117,7 @@ final class NcuCsvReader {
     return i == null || i >= rec.size() ? null : rec.get(i);
   }
 
-  private static void raw(List<String> rec, Map<String, Integer> col, String[] units, long line, FileFacts ff) {
+  private void raw(List<String> rec, Map<String, Integer> col, String[] units, long line) {
     String name = get(rec, col, "Kernel Name");
     int[] grid = dims(rec, col, "launch__grid_dim_", "Grid Size");
     int[] block = dims(rec, col, "launch__block_dim_", "Block Size");
@@ -116,15 +127,14 @@ final class NcuCsvReader {
       durUs = toUs(number(rec.get(di)), units != null && di < units.length ? units[di] : null);
     }
     if (name == null || name.isEmpty()) {
-      ff.problem(line, "kernel row without a Kernel Name");
+      in.problem(line, "kernel row without a Kernel Name");
       return;
     }
-    kernel(ff, name, grid, block, durUs, rec, col, line);
+    kernel(name, grid, block, durUs, rec, col, line);
   }
 
-  private static void kernel(
-      FileFacts ff, String name, int[] grid, int[] block, BigDecimal durUs, List<String> rec, Map<String, Integer> col,
-      long line) {
+  private void kernel(
+      String name, int[] grid, int[] block, BigDecimal durUs, List<String> rec, Map<String, Integer> col, long line) {
     Long durNs = null;
     if (durUs != null) {
       BigDecimal ns = durUs.movePointRight(3);
@@ -132,11 +142,12 @@ final class NcuCsvReader {
         durNs = ns.longValue();
       }
     }
-    ff.kernels.add(
+    kernels.add(
         new Evidence.Kernel(
-            ff.rank, name, grid, block, durUs, null, durNs, intOrNull(get(rec, col, "Device")),
-            intOrNull(get(rec, col, "Stream")), KernelNames.isNccl(name), null, Source.line(ff.file, line)));
-    ff.facts++;
+            in.rank, name, grid, block, durUs, null, durNs, intOrNull(get(rec, col, "Device")),
+            intOrNull(get(rec, col, "Stream")), KernelNames.isNccl(name), null, Source.line(in.file, line), null,
+            null));
+    in.facts++;
   }
 
   private static int[] dims(List<String> rec, Map<String, Integer> col, String metric, String tupleColumn) {
@@ -220,7 +231,7 @@ final class NcuCsvReader {
   }
 
   /** The rows of one kernel in the details page. */
-  private static final class Detail {
+  private final class Detail {
     final String id;
     final long line;
     final String name;
@@ -230,7 +241,7 @@ final class NcuCsvReader {
     final List<String> first;
     final Map<String, Integer> col;
 
-    Detail(String id, long line, List<String> rec, Map<String, Integer> col, FileFacts ff) {
+    Detail(String id, long line, List<String> rec, Map<String, Integer> col) {
       this.id = id;
       this.line = line;
       this.name = get(rec, col, "Kernel Name");
@@ -240,7 +251,7 @@ final class NcuCsvReader {
       this.col = col;
     }
 
-    void metric(List<String> rec, Map<String, Integer> col, FileFacts ff, long line) {
+    void metric(List<String> rec, Map<String, Integer> col, long line) {
       String metric = get(rec, col, "Metric Name");
       if ("Duration".equals(metric)) {
         durUs = toUs(number(get(rec, col, "Metric Value")), get(rec, col, "Metric Unit"));
@@ -265,12 +276,12 @@ final class NcuCsvReader {
       return n != null && name != null && KernelNames.isNccl(name) ? new int[] {n, 1, 1} : null;
     }
 
-    void emit(FileFacts ff) {
+    void emit() {
       if (name == null || name.isEmpty()) {
-        ff.problem(line, "kernel " + id + " without a Kernel Name");
+        in.problem(line, "kernel " + id + " without a Kernel Name");
         return;
       }
-      kernel(ff, name, grid, block, durUs, first, col, line);
+      kernel(name, grid, block, durUs, first, col, line);
     }
   }
 

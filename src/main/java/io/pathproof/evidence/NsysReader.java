@@ -35,7 +35,7 @@ final class NsysReader {
 
   private NsysReader() {}
 
-  static void read(Path f, FileFacts ff) {
+  static void read(Path f, Reading in, Facts.Trace.Builder t) {
     SQLiteConfig config = new SQLiteConfig();
     config.setReadOnly(true);
     config.setOpenMode(SQLiteOpenMode.READONLY);
@@ -45,21 +45,21 @@ final class NsysReader {
       boolean strings = tables.containsKey(STRINGS)
           && tables.get(STRINGS).contains("id") && tables.get(STRINGS).contains("value");
       if (!tables.containsKey(KERNELS)) {
-        ff.problem(0, "no " + KERNELS + " table: this export holds no CUDA kernel activity (was --trace=cuda set?)");
+        in.problem(0, "no " + KERNELS + " table: this export holds no CUDA kernel activity (was --trace=cuda set?)");
       } else {
-        kernels(c, tables.get(KERNELS), strings, ff);
+        kernels(c, tables.get(KERNELS), strings, in, t);
       }
       if (tables.containsKey(NVTX)) {
-        nvtx(c, tables.get(NVTX), strings, ff);
+        nvtx(c, tables.get(NVTX), strings, in, t);
       }
       if (tables.containsKey(MEMCPY)) {
-        copies(c, MEMCPY, tables.get(MEMCPY), ff);
+        copies(c, MEMCPY, tables.get(MEMCPY), in, t);
       }
       if (tables.containsKey(MEMSET)) {
-        copies(c, MEMSET, tables.get(MEMSET), ff);
+        copies(c, MEMSET, tables.get(MEMSET), in, t);
       }
     } catch (SQLException e) {
-      ff.problem(0, "not a readable SQLite export: " + firstLine(e.getMessage()));
+      in.problem(0, "not a readable SQLite export: " + firstLine(e.getMessage()));
     }
   }
 
@@ -103,9 +103,10 @@ final class NsysReader {
     return cols.contains(name) ? "k." + q(name) : "NULL";
   }
 
-  private static void kernels(Connection c, Set<String> cols, boolean strings, FileFacts ff) throws SQLException {
+  private static void kernels(Connection c, Set<String> cols, boolean strings,
+      Reading in, Facts.Trace.Builder t) throws SQLException {
     if (!cols.contains("start") || !cols.contains("end")) {
-      ff.problem(0, KERNELS + " has no start/end columns");
+      in.problem(0, KERNELS + " has no start/end columns");
       return;
     }
     String nameExpr;
@@ -117,7 +118,7 @@ final class NsysReader {
     } else if (cols.contains("name")) {
       nameExpr = "k.\"name\"";
     } else {
-      ff.problem(0, KERNELS + " has no kernel name (no demangledName/shortName with StringIds, no name column)");
+      in.problem(0, KERNELS + " has no kernel name (no demangledName/shortName with StringIds, no name column)");
       return;
     }
     String sql =
@@ -132,26 +133,27 @@ final class NsysReader {
         Long end = longOrNull(rs, 2);
         String name = rs.getString(11);
         if (start == null || end == null || name == null || end < start) {
-          ff.problem(row + 1, KERNELS + " row " + (row + 1) + ": start, end and name are required (end ≥ start)");
+          in.problem(row + 1, KERNELS + " row " + (row + 1) + ": start, end and name are required (end ≥ start)");
           row++;
           continue;
         }
         int[] grid = dims(rs, 5);
         int[] block = dims(rs, 8);
         long dur = end - start;
-        ff.kernels.add(
+        t.kernels.add(
             new Evidence.Kernel(
-                ff.rank, name, grid, block, BigDecimal.valueOf(dur, 3), start, dur, intOrNull(rs, 3),
-                intOrNull(rs, 4), KernelNames.isNccl(name), null, Source.event(ff.file, row)));
-        ff.facts++;
+                in.rank, name, grid, block, BigDecimal.valueOf(dur, 3), start, dur, intOrNull(rs, 3),
+                intOrNull(rs, 4), KernelNames.isNccl(name), null, Source.event(in.file, row), null, null));
+        in.facts++;
         row++;
       }
     }
   }
 
-  private static void nvtx(Connection c, Set<String> cols, boolean strings, FileFacts ff) throws SQLException {
+  private static void nvtx(Connection c, Set<String> cols, boolean strings,
+      Reading in, Facts.Trace.Builder t) throws SQLException {
     if (!cols.contains("start") || !cols.contains("end")) {
-      ff.problem(0, NVTX + " has no start/end columns");
+      in.problem(0, NVTX + " has no start/end columns");
       return;
     }
     String text = cols.contains("text") ? "k.\"text\"" : "NULL";
@@ -168,16 +170,16 @@ final class NsysReader {
         Long end = longOrNull(rs, 2);
         String name = rs.getString(3);
         if (start != null && end != null && name != null && end >= start) {
-          Source src = Source.event(ff.file, row);
-          if (ff.ranges.size() < KinetoReader.MAX_RANGES) {
-            ff.ranges.add(new Evidence.Range(ff.rank, name, "nvtx", start, end - start, src));
+          Source src = Source.event(in.file, row);
+          if (t.ranges.size() < KinetoReader.MAX_RANGES) {
+            t.ranges.add(new Evidence.Range(in.rank, name, "nvtx", start, end - start, src));
           }
-          ff.facts++;
+          in.facts++;
           // NCCL's own NVTX ranges are named after the API call (ncclAllReduce); torch's are nccl:all_reduce.
           if (name.startsWith("nccl:") || name.startsWith("ncclAllReduce") || name.startsWith("ncclReduceScatter")
               || name.startsWith("ncclAllGather") || name.startsWith("ncclBroadcast")) {
-            if (ff.collectiveMarkers++ == 0) {
-              ff.firstCollectiveMarker = src;
+            if (t.collectiveMarkers++ == 0) {
+              t.firstCollectiveMarker = src;
             }
           }
         }
@@ -187,9 +189,10 @@ final class NsysReader {
   }
 
   /** Memcpy (copyKind from CUpti_ActivityMemcpyKind) and memset rows → copies[], in start order. */
-  private static void copies(Connection c, String table, Set<String> cols, FileFacts ff) throws SQLException {
+  private static void copies(Connection c, String table, Set<String> cols,
+      Reading in, Facts.Trace.Builder t) throws SQLException {
     if (!cols.contains("start") || !cols.contains("end")) {
-      ff.problem(0, table + " has no start/end columns");
+      in.problem(0, table + " has no start/end columns");
       return;
     }
     boolean memset = table.equals(MEMSET);
@@ -202,13 +205,13 @@ final class NsysReader {
         Long start = longOrNull(rs, 1);
         Long end = longOrNull(rs, 2);
         if (start == null || end == null || end < start) {
-          ff.problem(row + 1, table + " row " + (row + 1) + ": start and end are required (end ≥ start)");
-        } else if (ff.copies.size() < KinetoReader.MAX_RANGES) {
+          in.problem(row + 1, table + " row " + (row + 1) + ": start and end are required (end ≥ start)");
+        } else if (t.copies.size() < KinetoReader.MAX_RANGES) {
           Integer kind = intOrNull(rs, 6);
           String k = memset ? "memset" : kind != null && kind >= 0 && kind < COPY_KINDS.length ? COPY_KINDS[kind] : "unknown";
-          ff.copies.add(new Evidence.Copy(ff.rank, k, longOrNull(rs, 3), start, end - start, intOrNull(rs, 4),
-              intOrNull(rs, 5), Source.event(ff.file + ":" + table, row)));
-          ff.facts++;
+          t.copies.add(new Evidence.Copy(in.rank, k, longOrNull(rs, 3), start, end - start, intOrNull(rs, 4),
+              intOrNull(rs, 5), Source.event(in.file + ":" + table, row)));
+          in.facts++;
         }
         row++;
       }

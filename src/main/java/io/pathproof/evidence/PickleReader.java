@@ -48,6 +48,7 @@ final class PickleReader {
     return new PickleReader(bytes).run();
   }
 
+  /** Runs the opcodes to STOP: each is a value pushed, a memo access or a container built; anything else refused. */
   private JsonNode run() throws Refused {
     while (true) {
       if (pos >= b.length) {
@@ -55,92 +56,124 @@ final class PickleReader {
       }
       int at = pos;
       int op = b[pos++] & 0xff;
-      switch (op) {
-        case 0x80 -> u(1); // PROTO
-        case 0x95 -> u(8); // FRAME: a length hint only
-        case '.' -> {
-          if (stack.size() != 1 || !marks.isEmpty()) {
-            throw new Refused("pickle stops with " + stack.size() + " values on its stack", at);
-          }
-          return node(stack.get(0), at);
+      if (op == '.') {
+        if (stack.size() != 1 || !marks.isEmpty()) {
+          throw new Refused("pickle stops with " + stack.size() + " values on its stack", at);
         }
-        case '(' -> {
-          marks.add(stack.size());
-          stack.add(MARK);
-        }
-        case '}' -> stack.add(F.objectNode());
-        case ']' -> stack.add(F.arrayNode());
-        case ')' -> stack.add(F.arrayNode());
-        case 'N' -> stack.add(F.nullNode());
-        case 0x88 -> stack.add(F.booleanNode(true));
-        case 0x89 -> stack.add(F.booleanNode(false));
-        case 'K' -> stack.add(F.numberNode(u(1)));
-        case 'M' -> stack.add(F.numberNode(u(2)));
-        case 'J' -> stack.add(F.numberNode((int) u(4)));
-        case 0x8a -> stack.add(longOf((int) u(1), at));
-        case 0x8b -> stack.add(longOf(length(u(4), at), at));
-        case 'G' -> {
-          long bits = 0;
-          for (int i = 0; i < 8; i++) {
-            bits = (bits << 8) | (byte1(at) & 0xffL);
-          }
-          stack.add(F.numberNode(Double.longBitsToDouble(bits)));
-        }
-        case 'X' -> stack.add(text(length(u(4), at), at));
-        case 0x8c -> stack.add(text((int) u(1), at));
-        case 0x8d -> stack.add(text(length(u(8), at), at));
-        case 'q' -> memo.put(u(1), top(at));
-        case 'r' -> memo.put(u(4), top(at));
-        case 0x94 -> memo.put((long) memo.size(), top(at));
-        case 'h' -> stack.add(get(u(1), at));
-        case 'j' -> stack.add(get(u(4), at));
-        case 'a' -> {
-          JsonNode v = pop(at);
-          array(peek(at), at).add(v);
-        }
-        case 'e' -> {
-          List<Object> items = popMark(at);
-          ArrayNode list = array(peek(at), at);
-          for (Object o : items) {
-            list.add(node(o, at));
-          }
-        }
-        case 's' -> {
-          JsonNode v = pop(at);
-          JsonNode k = pop(at);
-          object(peek(at), at).set(key(k, at), v);
-        }
-        case 'u' -> {
-          List<Object> items = popMark(at);
-          if (items.size() % 2 != 0) {
-            throw new Refused("SETITEMS with an odd number of values", at);
-          }
-          ObjectNode d = object(peek(at), at);
-          for (int i = 0; i < items.size(); i += 2) {
-            d.set(key(node(items.get(i), at), at), node(items.get(i + 1), at));
-          }
-        }
-        case 't' -> {
-          ArrayNode t = F.arrayNode();
-          for (Object o : popMark(at)) {
-            t.add(node(o, at));
-          }
-          stack.add(t);
-        }
-        case 0x85, 0x86, 0x87 -> {
-          int n = op - 0x84;
-          ArrayNode t = F.arrayNode();
-          JsonNode[] items = new JsonNode[n];
-          for (int i = n - 1; i >= 0; i--) {
-            items[i] = pop(at);
-          }
-          for (JsonNode item : items) {
-            t.add(item);
-          }
-          stack.add(t);
-        }
-        default -> throw new Refused(refusal(op), at);
+        return node(stack.get(0), at);
       }
+      if (!value(op, at) && !memo(op, at) && !container(op, at)) {
+        throw new Refused(refusal(op), at);
+      }
+    }
+  }
+
+  /** Framing (PROTO, FRAME), a MARK, or a plain value pushed; false for any other opcode. */
+  private boolean value(int op, int at) throws Refused {
+    switch (op) {
+      case 0x80 -> u(1); // PROTO
+      case 0x95 -> u(8); // FRAME: a length hint only
+      case '(' -> {
+        marks.add(stack.size());
+        stack.add(MARK);
+      }
+      case '}' -> stack.add(F.objectNode());
+      case ']' -> stack.add(F.arrayNode());
+      case ')' -> stack.add(F.arrayNode());
+      case 'N' -> stack.add(F.nullNode());
+      case 0x88 -> stack.add(F.booleanNode(true));
+      case 0x89 -> stack.add(F.booleanNode(false));
+      case 'K' -> stack.add(F.numberNode(u(1)));
+      case 'M' -> stack.add(F.numberNode(u(2)));
+      case 'J' -> stack.add(F.numberNode((int) u(4)));
+      case 0x8a -> stack.add(longOf((int) u(1), at));
+      case 0x8b -> stack.add(longOf(length(u(4), at), at));
+      case 'G' -> {
+        long bits = 0;
+        for (int i = 0; i < 8; i++) {
+          bits = (bits << 8) | (byte1(at) & 0xffL);
+        }
+        stack.add(F.numberNode(Double.longBitsToDouble(bits)));
+      }
+      case 'X' -> stack.add(text(length(u(4), at), at));
+      case 0x8c -> stack.add(text((int) u(1), at));
+      case 0x8d -> stack.add(text(length(u(8), at), at));
+      default -> {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The memo: PUT, LONG_BINPUT, MEMOIZE, GET, LONG_BINGET; false for any other opcode. */
+  private boolean memo(int op, int at) throws Refused {
+    switch (op) {
+      case 'q' -> memo.put(u(1), top(at));
+      case 'r' -> memo.put(u(4), top(at));
+      case 0x94 -> memo.put((long) memo.size(), top(at));
+      case 'h' -> stack.add(get(u(1), at));
+      case 'j' -> stack.add(get(u(4), at));
+      default -> {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Lists, dicts and tuples filled from the stack (APPEND(S), SETITEM(S), TUPLE, TUPLE1..3); false for others. */
+  private boolean container(int op, int at) throws Refused {
+    switch (op) {
+      case 'a' -> {
+        JsonNode v = pop(at);
+        array(peek(at), at).add(v);
+      }
+      case 'e' -> {
+        List<Object> items = popMark(at);
+        ArrayNode list = array(peek(at), at);
+        for (Object o : items) {
+          list.add(node(o, at));
+        }
+      }
+      case 's' -> {
+        JsonNode v = pop(at);
+        JsonNode k = pop(at);
+        object(peek(at), at).set(key(k, at), v);
+      }
+      case 'u' -> setItems(at);
+      case 't' -> {
+        ArrayNode t = F.arrayNode();
+        for (Object o : popMark(at)) {
+          t.add(node(o, at));
+        }
+        stack.add(t);
+      }
+      case 0x85, 0x86, 0x87 -> {
+        int n = op - 0x84;
+        ArrayNode t = F.arrayNode();
+        JsonNode[] items = new JsonNode[n];
+        for (int i = n - 1; i >= 0; i--) {
+          items[i] = pop(at);
+        }
+        for (JsonNode item : items) {
+          t.add(item);
+        }
+        stack.add(t);
+      }
+      default -> {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void setItems(int at) throws Refused {
+    List<Object> items = popMark(at);
+    if (items.size() % 2 != 0) {
+      throw new Refused("SETITEMS with an odd number of values", at);
+    }
+    ObjectNode d = object(peek(at), at);
+    for (int i = 0; i < items.size(); i += 2) {
+      d.set(key(node(items.get(i), at), at), node(items.get(i + 1), at));
     }
   }
 

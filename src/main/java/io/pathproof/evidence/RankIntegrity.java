@@ -44,7 +44,7 @@ final class RankIntegrity {
     this.dir = dir;
     this.manifest = manifest;
     for (FileFacts f : facts) {
-      read.put(f.file, f);
+      read.put(f.file(), f);
     }
   }
 
@@ -336,7 +336,7 @@ final class RankIntegrity {
       return;
     }
     int n = 0;
-    for (Problem pr : f.allProblems()) {
+    for (Problem pr : f.problems()) {
       n = limited(k, rank, p, pr.line(), pr.message(), n);
     }
     if (n > GAPS_PER_FILE) {

@@ -1,6 +1,9 @@
 /**
  * The evidence room: one reader per format, joined by {@link io.pathproof.evidence.Ingest} into one
- * {@link io.pathproof.evidence.Evidence} where every fact carries its {@link io.pathproof.evidence.Source}.
+ * {@link io.pathproof.evidence.Evidence} where every fact carries its {@link io.pathproof.evidence.Source}. Each reader
+ * hands over its own small record of one file ({@code Facts.Log}, {@code Facts.Trace}, {@code Facts.Ncu},
+ * {@code Facts.Flight}, {@code Facts.Profiler}, {@code Facts.DdpLogging}), beside the file's rank, size and problems
+ * ({@code FileFacts}); {@code Assembly} joins them across files ({@code NcclJoin} the NCCL logs' communicators).
  *
  * <p>Formats and the versions each reader was checked against:
  *

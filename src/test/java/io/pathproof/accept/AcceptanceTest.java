@@ -168,8 +168,7 @@ class AcceptanceTest {
     for (Evidence.Range r : e.ranges()) {
       ranges.add(new Evidence.Range(r.rank(), r.name(), "gpu_user_annotation", r.startNs(), r.durNs(), r.source()));
     }
-    Evidence twice = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), ranges, e.ddp(), e.steps(), e.replicas(), e.peerAccess(),
-        e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    Evidence twice = e.toBuilder().ranges(ranges).build();
     AcceptanceRow r = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), twice).row("kernels/rank1");
     assertThat(r.verdict()).isEqualTo(Verdict.PASS);
     assertThat(r.observed()).isEqualTo("3 NCCL AllReduce kernel(s) for 3 all_reduce call(s)");
@@ -180,8 +179,7 @@ class AcceptanceTest {
     Evidence e = SyntheticRuns.build(seedRun());
     List<Evidence.Kernel> ks = new java.util.ArrayList<>(e.kernels());
     ks.removeIf(k -> k.nccl() && k.rank() == 3 && k.source().event() > 30);
-    Evidence fewer = new Evidence(e.runDir(), e.files(), e.nccl(), ks, e.ranges(), e.ddp(), e.steps(), e.replicas(), e.peerAccess(),
-        e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    Evidence fewer = e.toBuilder().kernels(ks).build();
     AcceptanceRow r = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), fewer).row("kernels/rank3");
     assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
     assertThat(r.observed()).startsWith("1 NCCL AllReduce kernel(s) for 3");
@@ -190,14 +188,14 @@ class AcceptanceTest {
   @Test
   void crossRankDisagreementFailsAndUncapturedKernelsAreUnproven() {
     Evidence e = SyntheticRuns.build(seedRun());
-    Evidence.Finding disagree = new Evidence.Finding("cross-rank-disagreement",
+    Evidence.Finding disagree = Evidence.Finding.once("cross-rank-disagreement",
         "coll channels: rank 0 has 12 but rank 2 has 11 (ranks of one communicator must agree; NVIDIA/nccl #1136)",
         List.of(io.pathproof.evidence.Source.line("runs/baseline/nccl.rank2.log", 77)));
-    Evidence.Finding uncaptured = new Evidence.Finding("missing-nccl-kernels", "LOUD: 3 collective(s) recorded but ZERO NCCL kernels",
+    Evidence.Finding uncaptured = Evidence.Finding.once("missing-nccl-kernels", "LOUD: 3 collective(s) recorded but ZERO NCCL kernels",
         List.of(io.pathproof.evidence.Source.event("runs/baseline/trace.rank0.json", 1)));
     List<Evidence.Kernel> noNccl = e.kernels().stream().filter(k -> !k.nccl()).toList();
-    Evidence f = new Evidence(e.runDir(), e.files(), e.nccl(), noNccl, e.ranges(), e.ddp(), e.steps(), e.replicas(), e.peerAccess(),
-        e.flightRecorder(), e.manifest(), List.of(disagree, uncaptured), e.problems());
+    Evidence f = e.toBuilder().kernels(noNccl)
+        .findings(List.of(disagree, uncaptured)).build();
     AcceptanceTable t = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), f);
     assertThat(t.row("evidence-consistency").verdict()).isEqualTo(Verdict.FAIL);
     assertThat(t.row("evidence-consistency").provenance()).containsExactly("runs/baseline/nccl.rank2.log:77");
@@ -232,7 +230,7 @@ class AcceptanceTest {
     assertThat(t.exitCode(false)).isZero();
     assertThat(t.exitCode(true)).isEqualTo(1);
 
-    Evidence empty = new Evidence("runs/empty", List.of(), null, null, null, null, null, null, null, null, null, null, null);
+    Evidence empty = Evidence.builder().runDir("runs/empty").build();
     AcceptanceTable e = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), empty);
     assertThat(e.rows()).filteredOn(r -> r.verdict() == Verdict.PASS).extracting(AcceptanceRow::id).containsExactly("seal");
     assertThat(e.row("predicted-before-run").verdict()).isEqualTo(Verdict.UNPROVEN);
@@ -261,8 +259,8 @@ class AcceptanceTest {
     // Hook ready after the future completed: impossible on one clock.
     hs.set(9, new Evidence.BucketRecord(c.rank(), c.iteration(), c.index(), c.bytes(), c.isLast(), c.params(), c.futureDoneNs() + 1,
         c.futureDoneNs(), c.gpuDoneNs(), c.source()));
-    Evidence bad = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), e.ranges(), new Evidence.Ddp(hs, e.ddp().logging()), e.steps(),
-        e.replicas(), e.peerAccess(), e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    Evidence bad = e.toBuilder().ddp(new Evidence.Ddp(hs, e.ddp().logging(), List.of()))
+        .build();
     AcceptanceRow r = Acceptance.accept(sealed(SyntheticRuns.seedPrediction()), bad).row("completion-order");
     assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
     assertThat(r.observed()).startsWith("210/212 bucket records in order");
@@ -285,8 +283,7 @@ class AcceptanceTest {
     assertThat(none.observed()).isEqualTo("the run's manifest names no prediction seal (the run was started without --prediction)");
     // ... and when there is no manifest at all.
     Evidence bare = SyntheticRuns.build(seedRun());
-    Evidence noManifest = new Evidence(bare.runDir(), bare.files(), bare.nccl(), bare.kernels(), bare.ranges(), bare.ddp(),
-        bare.steps(), bare.replicas(), bare.peerAccess(), bare.flightRecorder(), null, bare.findings(), bare.problems());
+    Evidence noManifest = bare.toBuilder().manifest(null).build();
     assertThat(Acceptance.accept(p, noManifest).row("run-made-for-prediction").observed())
         .isEqualTo("no manifest: nothing in the evidence says which prediction the run was made for");
   }
@@ -445,8 +442,7 @@ class AcceptanceTest {
   // ---------------------------------------------------------------- helpers
   private static Evidence withoutNcclKernels(Evidence e) {
     List<Evidence.Kernel> ks = e.kernels().stream().filter(k -> !k.nccl()).toList();
-    return new Evidence(e.runDir(), e.files(), e.nccl(), ks, e.ranges(), e.ddp(), e.steps(), e.replicas(), e.peerAccess(), e.flightRecorder(),
-        e.manifest(), e.findings(), e.problems());
+    return e.toBuilder().kernels(ks).build();
   }
 
   @Test

@@ -71,7 +71,7 @@ class RealH200RunTest {
     line = 1;
     for (JsonNode s : jsonl("steps-rank0.jsonl")) {
       steps.add(new Evidence.Step(s.path("rank").asInt(), s.path("iteration").asInt(), s.path("ms").asDouble(),
-          "measured".equals(s.path("phase").asText()), Source.line(DIR + "/steps-rank0.jsonl", line++)));
+          "measured".equals(s.path("phase").asText()), Source.line(DIR + "/steps-rank0.jsonl", line++), null));
     }
     JsonNode rep = Json.mapper().readTree(text("replicas.json"));
     List<Evidence.Digest> digests = new ArrayList<>();
@@ -84,9 +84,9 @@ class RealH200RunTest {
     // From nccl-rank0.log: line 3 "NCCL version 2.28.9+cuda13.0", line 306 "64 coll channels, … 64 p2p channels per
     // peer", line 315 "AllReduce: opCount 0 … count 16777216 datatype 7 op 0 root 0 … [nranks=1]" (one per call).
     Evidence.Communicator comm = new Evidence.Communicator("0x1", List.of(0), 1, 1, 1, 64, 64, 64, 0, List.of(), List.of(), List.of(), null,
-        List.of(), List.of(), false, false, List.of(), Source.line(log, 306));
+        List.of(), List.of(), false, false, List.of(), Source.line(log, 306), List.of());
     Evidence.Nccl nccl = new Evidence.Nccl("2.28.9", Source.line(log, 3), List.of(comm), List.of(),
-        List.of(new Evidence.Coll(0, "AllReduce", "0", 16_777_216L, 7, 0, 1, Source.line(log, 315))), Map.of("NCCL_NVLS_ENABLE", "0"),
+        List.of(new Evidence.Coll(0, "AllReduce", "0", 16_777_216L, 7, 0, 1, Source.line(log, 315), null, 1)), Map.of("NCCL_NVLS_ENABLE", "0"),
         Map.of(), List.of());
     // From trace-rank0.json: three nccl:all_reduce user annotations and no NCCL kernel.
     List<Evidence.Range> ranges = new ArrayList<>();
@@ -94,12 +94,13 @@ class RealH200RunTest {
       ranges.add(new Evidence.Range(0, "nccl:all_reduce", "user_annotation", 1_000_000L * i, 50_000L, Source.event(trace, 100 + i)));
     }
     List<Evidence.Kernel> kernels = List.of(new Evidence.Kernel(0, "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
-        new int[] {65536, 1, 1}, new int[] {128, 1, 1}, null, 0L, null, 0, 7, false, Map.of(), Source.event(trace, 90)));
+        new int[] {65536, 1, 1}, new int[] {128, 1, 1}, null, 0L, null, 0, 7, false, Map.of(), Source.event(trace, 90), null, null));
     List<Evidence.FileRead> files = List.of(new Evidence.FileRead(log, FileKind.NCCL_LOG, 0, 38920, 84),
         new Evidence.FileRead(trace, FileKind.KINETO, 0, 246215, 37));
-    return new Evidence(DIR, files, nccl, kernels, ranges, new Evidence.Ddp(hooks, logging), steps,
-        new Evidence.Replicas(rep.path("equal").asBoolean(), digests, Source.file(DIR + "/replicas.json")), List.of(), List.of(),
-        Json.mapper().readTree(text("manifest.json")), List.of(), List.of());
+    return Evidence.builder().runDir(DIR).files(files).nccl(nccl).kernels(kernels).ranges(ranges)
+        .ddp(new Evidence.Ddp(hooks, logging, List.of())).steps(steps)
+        .replicas(new Evidence.Replicas(rep.path("equal").asBoolean(), digests, Source.file(DIR + "/replicas.json")))
+        .manifest(Json.mapper().readTree(text("manifest.json"))).build();
   }
 
   /** What the model predicts for one rank: one 64 MiB bucket, rebuilt after iteration 0, a copy instead of a kernel. */

@@ -154,7 +154,7 @@ public final class SyntheticRuns {
       }
       Evidence.Communicator comm = new Evidence.Communicator("0x2dd5488a50c520c3", ranks, s.ranks, 1, s.ranks, s.collChannels,
           16, 4, 0, List.copyOf(s.rings), List.of(), List.of(), "8/8/64 | 32/8/64 | 512 | 512", List.of(s.transport), conns, true, false,
-          List.of(), Source.line(log, 40));
+          List.of(), Source.line(log, 40), List.of());
       List<Evidence.Tuning> tuning = new ArrayList<>();
       List<Evidence.Coll> colls = new ArrayList<>();
       long l2 = 1000;
@@ -162,12 +162,12 @@ public final class SyntheticRuns {
         for (long b : s.buckets) {
           if (s.withTuning) {
             tuning.add(s.modernTuning
-                ? new Evidence.Tuning(0, "AllReduce", b, ALGOS[s.algoId], null, PROTOS[s.protoId], null, null, 0, s.gridX - 1, Source.line(log, l2++))
-                : new Evidence.Tuning(0, null, b, null, s.algoId, null, s.protoId, s.tunerTimeUs, null, null, Source.line(log, l2++)));
+                ? new Evidence.Tuning(0, "AllReduce", b, ALGOS[s.algoId], null, PROTOS[s.protoId], null, null, 0, s.gridX - 1, Source.line(log, l2++), null, 1)
+                : new Evidence.Tuning(0, null, b, null, s.algoId, null, s.protoId, s.tunerTimeUs, null, null, Source.line(log, l2++), null, 1));
           }
           if (s.withColl) {
             for (int r = 0; r < s.ranks; r++) {
-              colls.add(new Evidence.Coll(r, "AllReduce", Long.toHexString(it), b / 4, 7, 0, s.ranks, Source.line(log, l2++)));
+              colls.add(new Evidence.Coll(r, "AllReduce", Long.toHexString(it), b / 4, 7, 0, s.ranks, Source.line(log, l2++), null, 1));
             }
           }
         }
@@ -193,7 +193,7 @@ public final class SyntheticRuns {
         long t = 1_000_000_000L;
         for (int it = 0; it < s.profiledIterations; it++) {
           kernels.add(new Evidence.Kernel(r, "void at::native::vectorized_elementwise_kernel", new int[] {1024, 1, 1}, new int[] {128, 1, 1},
-              BigDecimal.valueOf(Math.round(s.computeMs * 1000 * 10) / 10.0), t, null, r, 7, false, Map.of(), Source.event(trace, ev++)));
+              BigDecimal.valueOf(Math.round(s.computeMs * 1000 * 10) / 10.0), t, null, r, 7, false, Map.of(), Source.event(trace, ev++), null, null));
           t += (long) (s.computeMs * 1e6);
           for (long b : s.buckets) {
             ranges.add(new Evidence.Range(r, "nccl:all_reduce", "user_annotation", t, 20_000L, Source.event(trace, ev++)));
@@ -203,7 +203,7 @@ public final class SyntheticRuns {
             coll.put("In msg nelems", Long.toString(b / 4));
             coll.put("dtype", "Float");
             kernels.add(new Evidence.Kernel(r, s.kernelName, new int[] {s.gridX, 1, 1}, new int[] {s.blockX, 1, 1},
-                BigDecimal.valueOf(Math.round(us * 1000) / 1000.0), t + 10_000, null, r, 27, true, coll, Source.event(trace, ev++)));
+                BigDecimal.valueOf(Math.round(us * 1000) / 1000.0), t + 10_000, null, r, 27, true, coll, Source.event(trace, ev++), null, null));
             t += (long) (us * 1000);
           }
         }
@@ -231,7 +231,7 @@ public final class SyntheticRuns {
           }
         }
         double ms = comp + comm;
-        steps.add(new Evidence.Step(r, it, ms, it >= s.warmup, Source.line(s.runDir + "/steps.jsonl", it * s.ranks + r + 1)));
+        steps.add(new Evidence.Step(r, it, ms, it >= s.warmup, Source.line(s.runDir + "/steps.jsonl", it * s.ranks + r + 1), null));
         t += (long) (ms * 1e6) + 100_000;
       }
     }
@@ -258,7 +258,7 @@ public final class SyntheticRuns {
         o.put("forward_compute_time", 123456 + r);
         logging.put(Integer.toString(r), o);
       }
-      ddp = new Evidence.Ddp(recs, logging);
+      ddp = new Evidence.Ddp(recs, logging, List.of());
     }
     Evidence.Replicas replicas = null;
     if (s.withReplicas) {
@@ -322,7 +322,8 @@ public final class SyntheticRuns {
         ((com.fasterxml.jackson.databind.node.ArrayNode) manifest.get("commandLine")).add("--inject").add(k + "=" + v);
       });
     }
-    return new Evidence(s.runDir, files, nccl, kernels, ranges, ddp, steps, replicas, List.of(), List.of(), manifest, List.of(), List.of());
+    return Evidence.builder().runDir(s.runDir).files(files).nccl(nccl).kernels(kernels).ranges(ranges).ddp(ddp)
+        .steps(steps).replicas(replicas).manifest(manifest).build();
   }
 
   private static double gauss(SplittableRandom r) {

@@ -268,9 +268,9 @@ public final class DiagnosePowerBench {
   static Evidence run(String name, double[] ms) {
     List<Evidence.Step> steps = new ArrayList<>();
     for (int i = 0; i < ms.length; i++) {
-      steps.add(new Evidence.Step(0, i, ms[i], true, Source.line(name + "/steps.jsonl", i + 1)));
+      steps.add(new Evidence.Step(0, i, ms[i], true, Source.line(name + "/steps.jsonl", i + 1), null));
     }
-    return new Evidence(name, List.of(), null, List.of(), List.of(), null, steps, null, List.of(), List.of(), null, List.of(), List.of());
+    return Evidence.builder().runDir(name).steps(steps).build();
   }
 
   static double[] recorded(String resource) throws IOException {

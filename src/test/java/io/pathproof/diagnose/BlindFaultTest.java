@@ -126,8 +126,7 @@ class BlindFaultTest {
       }
     }
     m.remove("rankArgv");
-    return new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), e.ranges(), e.ddp(), e.steps(), e.replicas(), e.peerAccess(),
-        e.flightRecorder(), m, e.findings(), e.problems());
+    return e.toBuilder().manifest(m).build();
   }
 
   private static void assertDiagnosed(Diagnosis d, Fault f) {

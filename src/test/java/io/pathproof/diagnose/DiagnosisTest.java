@@ -270,8 +270,7 @@ class DiagnosisTest {
   @Test
   void withoutStepTimesNothingIsCalledNoChange() {
     Evidence e = SyntheticRuns.build(baseline());
-    Evidence noSteps = new Evidence(e.runDir(), e.files(), e.nccl(), e.kernels(), e.ranges(), null, List.of(), e.replicas(), e.peerAccess(),
-        e.flightRecorder(), e.manifest(), e.findings(), e.problems());
+    Evidence noSteps = e.toBuilder().ddp(null).steps(List.of()).build();
     Diagnosis d = Diagnosis.diagnose(noSteps, noSteps);
     assertThat(d.conclusion()).isEqualTo("unproven");
     assertThat(d.regression().verdict()).isEqualTo("unknown");

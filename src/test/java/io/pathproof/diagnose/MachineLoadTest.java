@@ -55,7 +55,7 @@ class MachineLoadTest {
         recs.add(new Evidence.BucketRecord(r, it, 1, 1 << 20, false, List.of("d"), ready0, done0, null, Source.line(dir + "/hook.jsonl", line)));
         recs.add(new Evidence.BucketRecord(r, it, 0, 3 << 20, true, List.of("c", "b", "a"), ready1, done1, null,
             Source.line(dir + "/hook.jsonl", line + 1)));
-        steps.add(new Evidence.Step(r, it, ms, it >= 4, Source.line(dir + "/steps.jsonl", line)));
+        steps.add(new Evidence.Step(r, it, ms, it >= 4, Source.line(dir + "/steps.jsonl", line), null));
         line += 2;
         if (it >= 4) {
           its.add(it);
@@ -71,8 +71,8 @@ class MachineLoadTest {
         new Evidence.Digest(1, "ab", List.of(0.5)), new Evidence.Digest(2, "ab", List.of(0.5)), new Evidence.Digest(3, "ab", List.of(0.5))),
         Source.line(dir + "/replicas.json", 1));
     Map<String, com.fasterxml.jackson.databind.JsonNode> logging = new TreeMap<>();
-    return new Evidence(dir, List.of(), null, List.of(), List.of(), new Evidence.Ddp(recs, logging), steps, rep, List.of(), List.of(), manifest,
-        List.of(), List.of());
+    return Evidence.builder().runDir(dir).ddp(new Evidence.Ddp(recs, logging, List.of())).steps(steps).replicas(rep)
+        .manifest(manifest).build();
   }
 
   private static Diagnosis.LayerDiff diff(Diagnosis d, String layer) {

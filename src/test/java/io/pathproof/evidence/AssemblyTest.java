@@ -23,12 +23,12 @@ class AssemblyTest {
     Source s = Source.line("run/hooks.jsonl", 1);
     HarnessFacts a = new HarnessFacts(
         new Evidence.Ddp(List.of(new Evidence.BucketRecord(0, 0, 0, 67108864L, true, List.of("w"), 1L, 2L, 3L, s)),
-            Map.of("0", JsonNodeFactory.instance.objectNode())),
-        List.of(new Evidence.Step(0, 0, 12.5, true, s)), null, List.of(),
+            Map.of("0", JsonNodeFactory.instance.objectNode()), List.of()),
+        List.of(new Evidence.Step(0, 0, 12.5, true, s, null)), null, List.of(),
         JsonNodeFactory.instance.objectNode().put("tool", "pathproof"), List.of(new Problem("run/x", 3, "bad")));
     HarnessFacts b = new HarnessFacts(
         new Evidence.Ddp(List.of(new Evidence.BucketRecord(1, 0, 0, 67108864L, true, List.of("w"), 1L, 2L, 3L, s)),
-            Map.of("1", JsonNodeFactory.instance.objectNode())),
+            Map.of("1", JsonNodeFactory.instance.objectNode()), List.of()),
         List.of(), new Evidence.Replicas(true, List.of(), s), List.of(new Evidence.PeerAccess(0, 1, true, 40.0, s)),
         null, List.of());
     Evidence ev = Assembly.evidence("run", List.of(), List.of(a, b), List.of());

@@ -17,11 +17,13 @@ class ConstantMemoryTest {
 
   /** Entry of the child JVM: reads the generated stream and prints what it found. */
   public static void main(String[] args) {
-    FileFacts ff = new FileFacts("generated.log", FileKind.NCCL_LOG, 0);
-    new NcclLogReader(ff, 0).read(IngestCorpus.ncclLogStream(0, 8, BYTES));
+    Reading in = new Reading("generated.log", FileKind.NCCL_LOG, 0);
+    NcclLogReader reader = new NcclLogReader(in, 0);
+    reader.read(IngestCorpus.ncclLogStream(0, 8, BYTES));
+    FileFacts ff = in.done(reader.facts());
     Evidence ev = Assembly.evidence(null, java.util.List.of(ff), java.util.List.of(), java.util.List.of());
     long calls = ev.nccl().colls().stream().mapToLong(Evidence.Coll::calls).sum();
-    System.out.println(ff.bytes + " " + ev.nccl().colls().size() + " " + calls + " " + ev.problems().size());
+    System.out.println(ff.bytes() + " " + ev.nccl().colls().size() + " " + calls + " " + ev.problems().size());
   }
 
   @Test

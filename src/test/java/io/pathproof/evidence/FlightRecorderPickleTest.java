@@ -60,9 +60,9 @@ class FlightRecorderPickleTest {
     b.writeBytes("cposix\nsystem\nq\u0000X\u0004\u0000\u0000\u0000trueq\u0001\u0085q\u0002Rq\u0003."
         .getBytes(StandardCharsets.ISO_8859_1));
     FileFacts ff = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_3", b.toByteArray());
-    assertThat(ff.flight).isEmpty();
-    assertThat(ff.problems).hasSize(1);
-    assertThat(ff.problems.get(0).message()).contains("byte 2").contains("GLOBAL").contains("refused");
+    assertThat(((Facts.Flight) ff.facts()).records()).isEmpty();
+    assertThat(ff.problems()).hasSize(1);
+    assertThat(ff.problems().get(0).message()).contains("byte 2").contains("GLOBAL").contains("refused");
   }
 
   @Test
@@ -72,15 +72,15 @@ class FlightRecorderPickleTest {
     b.writeBytes("X\u0007\u0000\u0000\u0000version".getBytes(StandardCharsets.ISO_8859_1));
     b.writeBytes(new byte[] {')', 'R', 'u', '.'});
     FileFacts ff = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_0", b.toByteArray());
-    assertThat(ff.problems.get(0).message()).contains("REDUCE");
+    assertThat(ff.problems().get(0).message()).contains("REDUCE");
   }
 
   @Test
   void truncatedAndPlainPicklesAreProblemsNamingTheFile() {
     FileFacts cut = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_0", new byte[] {(byte) 0x80, 2, '}', '(', 'X', 9});
-    assertThat(cut.problems.get(0).message()).contains("pickle");
+    assertThat(cut.problems().get(0).message()).contains("pickle");
     FileFacts plain = Read.facts(FileKind.FLIGHT_RECORDER, "nccl_trace_rank_0", new byte[] {(byte) 0x80, 2, ']', '.'});
-    assertThat(plain.problems.get(0).message()).contains("not a flight-recorder dump");
+    assertThat(plain.problems().get(0).message()).contains("not a flight-recorder dump");
     List<Problem> named = new java.util.ArrayList<>();
     byte[] notADump = {(byte) 0x80, 2, ']', 'q', 0, '.'};
     assertThat(Ingest.sniff("weights.pkl", notADump)).isNull();

@@ -89,8 +89,9 @@ class LineFamiliesTest {
   }
 
   private static Evidence read(String name, byte[] content, boolean bytePaths) {
-    FileFacts ff = new FileFacts(name, FileKind.NCCL_LOG, Ingest.rankFromName(Path.of(name)));
-    new NcclLogReader(ff, ff.rank, bytePaths).read(new ByteArrayInputStream(content));
-    return Read.files(ff);
+    Reading in = new Reading(name, FileKind.NCCL_LOG, Ingest.rankFromName(Path.of(name)));
+    NcclLogReader reader = new NcclLogReader(in, in.rank, bytePaths);
+    reader.read(new ByteArrayInputStream(content));
+    return Read.files(in.done(reader.facts()));
   }
 }

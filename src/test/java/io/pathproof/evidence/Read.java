@@ -14,13 +14,12 @@ final class Read {
   private Read() {}
 
   static FileFacts facts(FileKind kind, String name, byte[] content) {
-    FileFacts ff = new FileFacts(name, kind, Ingest.rankFromName(Path.of(name)));
+    Reading in = new Reading(name, kind, Ingest.rankFromName(Path.of(name)));
     try {
-      Ingest.readStream(new ByteArrayInputStream(content), ff);
+      return Ingest.readStream(new ByteArrayInputStream(content), in);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return ff;
   }
 
   static Evidence evidence(FileKind kind, String name, String content) {
