@@ -3,6 +3,7 @@ package io.pathproof.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pathproof.core.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -26,9 +28,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * tuning table's AllReduce row, every rank's rings ({@code Ring NN : prev -> r -> next}) and trees ({@code Trees …}),
  * rank 0's ring orders ({@code Channel NN/MM : …}), the NET transport's GPUDirect, and for every AllReduce the
  * algorithm, protocol, channels, gridX and blockX. The prediction never sees NCCL's answer.
+ *
+ * <p>The same comparison holds for every run directory of {@code pathproof run --emulate TOPOLOGY --nodes N}
+ * (samples/emulated-clusters-socket: 8 shapes, nodes joined by NET/Socket; samples/emulated-clusters-net-variables:
+ * 2 x 8 HGX nodes through the emu net plugin, each run with one network variable injected), predicted from the
+ * cluster the run asked NCCL about and with the injected variable.
  */
 class ClusterAgreementTest {
   static final Path ROOT = Path.of("samples/emulated-clusters-net-emu");
+  /** Run directories of {@code pathproof run --emulate}: Socket between nodes, and the emu net plugin per variable. */
+  static final List<Path> RUNS = List.of(Path.of("samples/emulated-clusters-socket"),
+      Path.of("samples/emulated-clusters-net-variables"));
 
   static final Pattern GRAPH = Pattern.compile("NCCL INFO (Pattern \\d+, crossNic \\d+, nChannels \\d+, "
       + "bw [\\d.]+/[\\d.]+, type \\w+/\\w+, sameChannels \\d)");
@@ -38,6 +48,7 @@ class ClusterAgreementTest {
   static final Pattern CHANNEL = Pattern.compile("NCCL INFO Channel (\\d+)/(\\d+) :((?: +\\d+)+)$");
   static final Pattern NET = Pattern.compile("NCCL INFO Channel \\d+/\\d+ : .* via (NET/\\S+)");
   static final Pattern INIT = Pattern.compile("NCCL INFO (\\d+ coll channels, .*)$");
+  static final Pattern ENV_SET = Pattern.compile("NCCL INFO (NCCL_\\w+ set by environment to .*)$");
   static final Pattern THRESHOLDS = Pattern.compile("NCCL INFO (threadThresholds .*)$");
 
   @TempDir Path dir;
@@ -46,15 +57,54 @@ class ClusterAgreementTest {
   @ValueSource(strings = {"hgx-2x8-8nic-gdr", "hgx-2x4-4nic-gdr", "hgx-2x8-8nic-nogdr", "hgx-2x8-2nic-gdr"})
   void predictSaysWhatNcclDecidedOnEveryEmulatedCluster(String name) throws Exception {
     Path caseDir = ROOT.resolve(name);
+    // --nodes 2 copies node 0: NCCL's dump of node 1 must be the same node (host hash and ranks aside).
+    assertThat(sameNode(caseDir.resolve("nccl-topo-node0.xml"), caseDir.resolve("nccl-topo-node1.xml")))
+        .as(name + ": node 1 as NCCL read it is node 0's twin").isTrue();
+    agree(name, caseDir, caseDir.resolve("nccl-topo-node0.xml"), 2, Map.of());
+  }
+
+  /**
+   * Every shape {@code pathproof run --emulate TOPOLOGY --nodes N} ran: the cluster it asked NCCL about
+   * (emulated-cluster.json, each node with its own GPUs and NICs) is the topology, and a variable the run injected
+   * (fault.sealed.json) is in the prediction's environment too.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("emulatedRuns")
+  void predictSaysWhatNcclDecidedOnEveryEmulatedRun(String name) throws Exception {
+    Path caseDir = Path.of("samples").resolve(name);
+    Map<String, String> env = new TreeMap<>();
+    Json.mapper().readTree(caseDir.resolve("fault.sealed.json").toFile()).path("env")
+        .fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+    // What the prediction is told is what NCCL ran with: each variable as rank 0 logged it ("K set by environment to
+    // V", a number read through NCCL_PARAM with a full stop after it).
+    List<String> set = all(Files.readAllLines(caseDir.resolve("nccl-rank0.log")), ENV_SET).stream()
+        .map(l -> l.replaceAll("\\.$", "")).toList();
+    Map<String, String> told = new TreeMap<>(env);
+    told.putAll(Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_MNNVL_ENABLE", "0"));
+    told.forEach((k, v) -> assertThat(set).as(name + ": NCCL's rank 0 ran with " + k + "=" + v)
+        .contains(k + " set by environment to " + v));
+    agree(name, caseDir, caseDir.resolve("emulated-cluster.json"), null, env);
+  }
+
+  static Stream<String> emulatedRuns() throws Exception {
+    List<String> out = new ArrayList<>();
+    for (Path sample : RUNS) {
+      try (Stream<Path> s = Files.list(sample)) {
+        s.filter(d -> Files.isRegularFile(d.resolve("emulated-cluster.json"))).sorted()
+            .forEach(d -> out.add(sample.getFileName() + "/" + d.getFileName()));
+      }
+    }
+    return out.stream();
+  }
+
+  /** Predicts every AllReduce rank 0 logged and compares the whole communicator; {@code nodes} null: a cluster JSON. */
+  void agree(String name, Path caseDir, Path topology, Integer nodes, Map<String, String> env) throws Exception {
     List<Path> logs;
     try (Stream<Path> s = Files.list(caseDir)) {
       logs = s.filter(p -> p.getFileName().toString().matches("nccl-rank\\d+\\.log")).toList();
     }
     int ranks = logs.size();
     assertThat(ranks).as(name + ": rank logs").isGreaterThan(1);
-    // --nodes 2 copies node 0: NCCL's dump of node 1 must be the same node (host hash and ranks aside).
-    assertThat(sameNode(caseDir.resolve("nccl-topo-node0.xml"), caseDir.resolve("nccl-topo-node1.xml")))
-        .as(name + ": node 1 as NCCL read it is node 0's twin").isTrue();
 
     Path rank0 = caseDir.resolve("nccl-rank0.log");
     EmulationAgreementTest.Log log = EmulationAgreementTest.read(rank0);
@@ -66,7 +116,7 @@ class ClusterAgreementTest {
     int fields = 0;
     JsonNode first = null;
     for (EmulationAgreementTest.Decision d : log.decisions()) {
-      JsonNode p = predict(caseDir.resolve("nccl-topo-node0.xml"), d.bytes(), ranks, log.version());
+      JsonNode p = predict(topology, nodes, env, d.bytes(), ranks, log.version());
       assertThat(p.at("/communicator/cannotPredict").isNull()).as(name + ": " + p.at("/communicator/cannotPredict"))
           .isTrue();
       JsonNode col = p.at("/collectives").get(p.at("/collectives").size() - 1);
@@ -132,7 +182,8 @@ class ClusterAgreementTest {
     // Every rank's own ring neighbours and trees, and every NET connector's GPUDirect.
     List<String> predictedTrees = new ArrayList<>();
     c.path("trees").forEach(t -> predictedTrees.add(t.asText()));
-    boolean gdrPredicted = c.path("transport").asText().contains("NET/GDRDMA");
+    // "NET/GDRDMA" for a NIC of unknown kind, "NET/IB/GDRDMA" for one the cluster names (CommInit)
+    boolean gdrPredicted = c.path("transport").asText().contains("/GDRDMA");
     int netLines = 0;
     for (Path l : logs) {
       int r = Integer.parseInt(l.getFileName().toString().replaceAll("\\D", ""));
@@ -202,7 +253,8 @@ class ClusterAgreementTest {
     return xml.replaceAll(" host_hash=\"[^\"]*\"", "").replaceAll(" rank=\"\\d+\"", "");
   }
 
-  JsonNode predict(Path topology, long bytes, int ranks, String nccl) throws Exception {
+  JsonNode predict(Path topology, Integer nodes, Map<String, String> env, long bytes, int ranks, String nccl)
+      throws Exception {
     Path wl = dir.resolve("allreduce-" + bytes + ".json");
     if (!Files.exists(wl)) {
       Files.writeString(wl, "{\"name\": \"allreduce-" + bytes + "\", \"parameters\": [{\"name\": \"p\", \"shape\": ["
@@ -210,9 +262,15 @@ class ClusterAgreementTest {
           + Math.max(64, bytes / (1 << 20) + 1)
           + ", \"findUnusedParameters\": false, \"staticGraph\": false, \"gradientAsBucketView\": false}");
     }
-    // The emulation set NCCL_NVLS_ENABLE=0 and NCCL_MNNVL_ENABLE=0 (each log's ENV lines); the rest is NCCL's default.
-    return PredictCommandTest.json(MainTest.run("predict", "--topology", topology.toString(), "--nodes", "2",
-        "--workload", wl.toString(), "--nccl", nccl, "--torch", "2.11.0", "--ranks", Integer.toString(ranks),
-        "--format", "json", "--env", "NCCL_NVLS_ENABLE=0", "--env", "NCCL_MNNVL_ENABLE=0"));
+    // The emulation set NCCL_NVLS_ENABLE=0 and NCCL_MNNVL_ENABLE=0 (each log's ENV lines); the rest is NCCL's default
+    // but for what the run injected.
+    List<String> args = new ArrayList<>(List.of("predict", "--topology", topology.toString()));
+    if (nodes != null) {
+      args.addAll(List.of("--nodes", nodes.toString()));
+    }
+    args.addAll(List.of("--workload", wl.toString(), "--nccl", nccl, "--torch", "2.11.0", "--ranks",
+        Integer.toString(ranks), "--format", "json", "--env", "NCCL_NVLS_ENABLE=0", "--env", "NCCL_MNNVL_ENABLE=0"));
+    env.forEach((k, v) -> args.addAll(List.of("--env", k + "=" + v)));
+    return PredictCommandTest.json(MainTest.run(args.toArray(String[]::new)));
   }
 }
