@@ -83,7 +83,8 @@ final class BucketChecks extends CheckFamily {
     if (rebuilds) {
       bucketPhase("buckets-construction", "construction buckets per rank per iteration (iterations < "
           + b.firstRebuiltIteration() + ")", b.construction(), 0, b.firstRebuiltIteration(), "bucket_sizes");
-      bucketPhase("buckets-rebuilt", "rebuilt buckets per rank per iteration (iterations >= " + b.firstRebuiltIteration() + ")",
+      bucketPhase("buckets-rebuilt", "rebuilt buckets per rank per iteration (iterations >= "
+          + b.firstRebuiltIteration() + ")",
           b.rebuilt(), b.firstRebuiltIteration(), Integer.MAX_VALUE, "rebuilt_bucket_sizes");
     } else {
       bucketPhase("buckets", "buckets per rank per iteration (never rebuilt)", b.construction(), 0, Integer.MAX_VALUE,
@@ -92,36 +93,84 @@ final class BucketChecks extends CheckFamily {
   }
 
   private void bucketPhase(String id, String check, List<Bucket> expected, int fromIt, int toIt, String loggingKey) {
-    TreeMap<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> flight = v.flightBuckets();
-    List<Long> exp = new ArrayList<>();
-    for (Bucket bk : expected) {
-      exp.add(bk.bytes());
+    Phase ph = new Phase(id, check, expected, fromIt, toIt, loggingKey);
+    hookPhase(ph);
+    flightPhase(ph);
+    loggingPhase(ph);
+    if (loggingKey.equals("bucket_sizes")) {
+      printedConstruction(ph);
     }
-    Row r = new Row(id, check).expected(expected.size() + " bucket(s) " + exp + " B");
-    int groups = 0;
-    List<String> bad = new ArrayList<>();
-    Set<String> ranks = new TreeSet<>();
+    if (loggingKey.equals("rebuilt_bucket_sizes")) {
+      printedRebuild(ph);
+    }
+    rows.add(verdict(ph));
+  }
+
+  /** What one phase of the bucket layout predicts and what each kind of evidence has said of it so far. */
+  private static final class Phase {
+    final List<Bucket> expected;
+    final int fromIt;
+    final int toIt;
+    final String loggingKey;
+    final List<Long> exp = new ArrayList<>();
+    final List<Long> expNumel = new ArrayList<>();
+    final Row r;
+    final List<String> bad = new ArrayList<>();
+    final List<String> logBad = new ArrayList<>();
+    final Set<String> ranks = new TreeSet<>();
+    final Set<String> frRanks = new TreeSet<>();
+    int groups;
+    int frGroups;
+    int logs;
+    int printed;
+    String rebuiltNote = "";
+
+    Phase(String id, String check, List<Bucket> expected, int fromIt, int toIt, String loggingKey) {
+      this.expected = expected;
+      this.fromIt = fromIt;
+      this.toIt = toIt;
+      this.loggingKey = loggingKey;
+      for (Bucket bk : expected) {
+        exp.add(bk.bytes());
+      }
+      this.r = new Row(id, check).expected(expected.size() + " bucket(s) " + exp + " B");
+      // The flight recorder counts elements, not bytes.
+      for (Bucket bk : expected) {
+        expNumel.add(bk.dtype() == null ? -1 : bk.bytes() / bk.dtype().elementSize());
+      }
+    }
+
+    boolean outside(int iteration) {
+      return iteration < fromIt || iteration >= toIt;
+    }
+  }
+
+  /** The comm hook's buckets of each rank and iteration of the phase, by bytes and parameter names. */
+  private void hookPhase(Phase ph) {
+    Row r = ph.r;
     for (Map.Entry<Integer, TreeMap<Integer, List<Evidence.BucketRecord>>> en : v.hooksByRankIteration().entrySet()) {
       for (Map.Entry<Integer, List<Evidence.BucketRecord>> it : en.getValue().entrySet()) {
-        if (it.getKey() < fromIt || it.getKey() >= toIt) {
+        if (ph.outside(it.getKey())) {
           continue;
         }
-        groups++;
-        ranks.add(String.valueOf(en.getKey()));
+        ph.groups++;
+        ph.ranks.add(String.valueOf(en.getKey()));
         List<Long> got = new ArrayList<>();
         String paramsProblem = null;
         for (Evidence.BucketRecord br : it.getValue()) {
           got.add(br.bytes());
-          if (br.index() < expected.size()) {
-            List<String> ep = expected.get(br.index()).params();
-            if (br.params() != null && !br.params().isEmpty() && !ep.isEmpty() && !paramNames(br.params()).equals(paramNames(ep))) {
+          if (br.index() < ph.expected.size()) {
+            List<String> ep = ph.expected.get(br.index()).params();
+            if (br.params() != null && !br.params().isEmpty() && !ep.isEmpty()
+                && !paramNames(br.params()).equals(paramNames(ep))) {
               paramsProblem = "bucket " + br.index() + " params " + br.params() + " (expected " + ep + ")";
             }
           }
         }
-        if (!got.equals(exp) || paramsProblem != null) {
-          if (bad.size() < 4) {
-            bad.add("rank " + en.getKey() + " iteration " + it.getKey() + ": " + got.size() + " bucket(s) " + got + " B"
+        if (!got.equals(ph.exp) || paramsProblem != null) {
+          if (ph.bad.size() < 4) {
+            ph.bad.add("rank " + en.getKey() + " iteration " + it.getKey() + ": " + got.size() + " bucket(s) " + got
+                + " B"
                 + (paramsProblem == null ? "" : ", " + paramsProblem));
             r.prov(EvidenceView.src(it.getValue().get(0).source()));
           }
@@ -130,31 +179,29 @@ final class BucketChecks extends CheckFamily {
         }
       }
     }
-    if (groups > 0) {
+    if (ph.groups > 0) {
       r.kind(HOOK);
     }
-    // The flight recorder's AllReduces of each backward: the buckets of every iteration, hook or not, by elements.
-    List<Long> expNumel = new ArrayList<>();
-    for (Bucket bk : expected) {
-      expNumel.add(bk.dtype() == null ? -1 : bk.bytes() / bk.dtype().elementSize());
-    }
-    int frGroups = 0;
-    Set<String> frRanks = new TreeSet<>();
-    for (Map.Entry<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> en : flight.entrySet()) {
+  }
+
+  /** The flight recorder's AllReduces of each backward: the buckets of every iteration, hook or not, by elements. */
+  private void flightPhase(Phase ph) {
+    Row r = ph.r;
+    for (Map.Entry<Integer, TreeMap<Integer, List<FlightBuckets.Collective>>> en : v.flightBuckets().entrySet()) {
       for (Map.Entry<Integer, List<FlightBuckets.Collective>> it : en.getValue().entrySet()) {
-        if (it.getKey() < fromIt || it.getKey() >= toIt) {
+        if (ph.outside(it.getKey())) {
           continue;
         }
-        frGroups++;
-        frRanks.add(String.valueOf(en.getKey()));
+        ph.frGroups++;
+        ph.frRanks.add(String.valueOf(en.getKey()));
         List<Long> got = new ArrayList<>();
         for (FlightBuckets.Collective c : it.getValue()) {
           got.add(c.numel());
         }
-        if (!got.equals(expNumel)) {
-          if (bad.size() < 4) {
-            bad.add("rank " + en.getKey() + " iteration " + it.getKey() + ": " + got.size() + " AllReduce(s) of " + got
-                + " elements in its backward (flight recorder; predicted " + expNumel + ")");
+        if (!got.equals(ph.expNumel)) {
+          if (ph.bad.size() < 4) {
+            ph.bad.add("rank " + en.getKey() + " iteration " + it.getKey() + ": " + got.size() + " AllReduce(s) of "
+                + got + " elements in its backward (flight recorder; predicted " + ph.expNumel + ")");
             r.kind(FR).prov(EvidenceView.src(it.getValue().get(0).source()));
           }
         } else if (r.provenanceSize() < 3) {
@@ -162,11 +209,12 @@ final class BucketChecks extends CheckFamily {
         }
       }
     }
-    // DDP's own record of the bucket sizes (logger.cpp): an independent second kind.
-    List<String> logBad = new ArrayList<>();
-    int logs = 0;
+  }
+
+  /** DDP's own record of the bucket sizes (logger.cpp): an independent second kind. */
+  private void loggingPhase(Phase ph) {
     for (Map.Entry<String, JsonNode> en : new TreeMap<>(v.ddpLogging()).entrySet()) {
-      JsonNode s = en.getValue() == null ? null : en.getValue().get(loggingKey);
+      JsonNode s = en.getValue() == null ? null : en.getValue().get(ph.loggingKey);
       if (s == null || s.isNull() || s.asText().isBlank()) {
         continue;
       }
@@ -178,73 +226,84 @@ final class BucketChecks extends CheckFamily {
       } catch (NumberFormatException ex) {
         continue;
       }
-      logs++;
-      r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), loggingKey));
-      if (!got.equals(exp)) {
-        logBad.add("rank " + en.getKey() + " " + loggingKey + " " + got);
+      ph.logs++;
+      ph.r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), ph.loggingKey));
+      if (!got.equals(ph.exp)) {
+        ph.logBad.add("rank " + en.getKey() + " " + ph.loggingKey + " " + got);
       }
     }
-    // DDP's debug log: the construction sizes as DDP printed them, a kind of evidence of its own.
-    int printed = 0;
-    if (loggingKey.equals("bucket_sizes")) {
-      for (Evidence.DdpLogMessage m : v.ddpLog("ddp-initialized")) {
-        List<Long> got = sizes(m.value("bucket_sizes"));
-        if (got == null) {
-          continue;
-        }
-        printed++;
+  }
+
+  /** DDP's debug log: the construction sizes as DDP printed them, a kind of evidence of its own. */
+  private void printedConstruction(Phase ph) {
+    for (Evidence.DdpLogMessage m : v.ddpLog("ddp-initialized")) {
+      List<Long> got = sizes(m.value("bucket_sizes"));
+      if (got == null) {
+        continue;
+      }
+      ph.printed++;
+      ph.r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
+      if (!got.equals(ph.exp)) {
+        ph.logBad.add(rank(m) + " DDP's debug log bucket_sizes " + got);
+      }
+    }
+  }
+
+  /** The rebuild as DDP printed it: how many buckets, and their limits; no sizes, so it refutes, never proves. */
+  private void printedRebuild(Phase ph) {
+    Row r = ph.r;
+    List<Long> limits = new ArrayList<>();
+    for (Bucket bk : ph.expected) {
+      limits.add(bk.limitBytes());
+    }
+    int agree = 0;
+    for (Evidence.DdpLogMessage m : v.ddpLog("buckets-rebuilt")) {
+      List<Long> got = sizes(m.value("size_limits"));
+      if (got == null) {
+        continue;
+      }
+      if (got.size() != ph.expected.size() || !got.equals(limits)) {
         r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
-        if (!got.equals(exp)) {
-          logBad.add(rank(m) + " DDP's debug log bucket_sizes " + got);
+        ph.logBad.add(rank(m) + " DDP's debug log: " + got.size() + " bucket(s) rebuilt with size limits " + got
+            + " (predicted " + ph.expected.size() + " with limits " + limits + ")");
+      } else {
+        agree++;
+        if (r.provenanceSize() < 4) {
+          r.prov(EvidenceView.src(m.source()));
         }
       }
     }
-    // ... and the rebuild as DDP printed it: how many buckets, and their limits; no sizes, so it refutes, never proves.
-    String rebuiltNote = "";
-    if (loggingKey.equals("rebuilt_bucket_sizes")) {
-      List<Long> limits = new ArrayList<>();
-      for (Bucket bk : expected) {
-        limits.add(bk.limitBytes());
-      }
-      int agree = 0;
-      for (Evidence.DdpLogMessage m : v.ddpLog("buckets-rebuilt")) {
-        List<Long> got = sizes(m.value("size_limits"));
-        if (got == null) {
-          continue;
-        }
-        if (got.size() != expected.size() || !got.equals(limits)) {
-          r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
-          logBad.add(rank(m) + " DDP's debug log: " + got.size() + " bucket(s) rebuilt with size limits " + got
-              + " (predicted " + expected.size() + " with limits " + limits + ")");
-        } else {
-          agree++;
-          if (r.provenanceSize() < 4) {
-            r.prov(EvidenceView.src(m.source()));
-          }
-        }
-      }
-      if (agree > 0) {
-        rebuiltNote = "; DDP's debug log: " + expected.size() + " bucket(s) rebuilt with size limits " + limits + " on "
-            + agree + " rank(s), as predicted (it prints no sizes)";
-      }
+    if (agree > 0) {
+      ph.rebuiltNote = "; DDP's debug log: " + ph.expected.size() + " bucket(s) rebuilt with size limits " + limits
+          + " on " + agree + " rank(s), as predicted (it prints no sizes)";
     }
-    if (!bad.isEmpty() || !logBad.isEmpty()) {
-      List<String> all = new ArrayList<>(bad);
-      all.addAll(logBad);
+  }
+
+  /** Any disagreement fails the row; no evidence at all leaves it unproven; else it passes, saying what agreed. */
+  private static AcceptanceRow verdict(Phase ph) {
+    Row r = ph.r;
+    String loggingKey = ph.loggingKey;
+    if (!ph.bad.isEmpty() || !ph.logBad.isEmpty()) {
+      List<String> all = new ArrayList<>(ph.bad);
+      all.addAll(ph.logBad);
       r.fail(String.join("; ", all));
-    } else if (groups == 0 && frGroups == 0 && logs == 0 && printed == 0) {
-      r.unproven("no hook records or flight-recorder AllReduces for these iterations and no DDP logging of " + loggingKey
-          + (loggingKey.equals("bucket_sizes") ? " (nor DDP's debug log of it)" : "") + rebuiltNote);
+    } else if (ph.groups == 0 && ph.frGroups == 0 && ph.logs == 0 && ph.printed == 0) {
+      r.unproven("no hook records or flight-recorder AllReduces for these iterations and no DDP logging of "
+          + loggingKey
+          + (loggingKey.equals("bucket_sizes") ? " (nor DDP's debug log of it)" : "") + ph.rebuiltNote);
     } else {
-      String o = groups > 0
-          ? expected.size() + " bucket(s) " + exp + " B in each of " + groups + " rank×iteration(s) (ranks " + ranks + ")"
-          : expected.size() + " bucket(s) " + exp + " B";
-      o += frGroups > 0 ? "; " + (groups > 0 ? "" : expected.size() + " AllReduce(s) of " + expNumel + " elements ")
-          + "in the backward of each of " + frGroups + " rank×iteration(s) in the flight recorder (ranks " + frRanks + ")" : "";
-      r.pass(o + (logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + logs + " rank(s)" : "")
-          + (printed > 0 ? "; DDP's debug log bucket_sizes agrees on " + printed + " message(s)" : "") + rebuiltNote);
+      int n = ph.expected.size();
+      String o = ph.groups > 0
+          ? n + " bucket(s) " + ph.exp + " B in each of " + ph.groups + " rank×iteration(s) (ranks " + ph.ranks + ")"
+          : n + " bucket(s) " + ph.exp + " B";
+      o += ph.frGroups > 0 ? "; " + (ph.groups > 0 ? "" : n + " AllReduce(s) of " + ph.expNumel + " elements ")
+          + "in the backward of each of " + ph.frGroups + " rank×iteration(s) in the flight recorder (ranks "
+          + ph.frRanks + ")" : "";
+      r.pass(o + (ph.logs > 0 ? "; DDP logging " + loggingKey + " agrees on " + ph.logs + " rank(s)" : "")
+          + (ph.printed > 0 ? "; DDP's debug log bucket_sizes agrees on " + ph.printed + " message(s)" : "")
+          + ph.rebuiltNote);
     }
-    rows.add(r.build());
+    return r.build();
   }
 
   /** "rank 0", or "rank ?" where the log does not say whose message it is. */

@@ -60,24 +60,34 @@ final class ProfilerChecks extends CheckFamily {
       }
     }
     List<Evidence.ProfiledColl> mine = new ArrayList<>();
-    Set<Long> otherSizes = new TreeSet<>();
     for (Evidence.ProfiledColl pc : ofRank) {
-      if (!"AllReduce".equalsIgnoreCase(pc.func())) {
-        continue;
-      }
-      if (Objects.equals(pc.bytes(), c.bytes())) {
+      if ("AllReduce".equalsIgnoreCase(pc.func()) && Objects.equals(pc.bytes(), c.bytes())) {
         mine.add(pc);
-      } else if (pc.bytes() != null) {
-        otherSizes.add(pc.bytes());
       }
     }
     if (mine.isEmpty()) {
-      String why = ofRank.isEmpty() ? "no NCCL profiler record of rank " + rank
-          : "no AllReduce of " + c.bytes() + " B in NCCL's profiler records of rank " + rank
-              + (otherSizes.isEmpty() ? "" : " (AllReduce sizes seen: " + otherSizes + " B)");
-      rows.add(r.unproven(why).build());
+      rows.add(r.unproven(unmatched(ofRank, c, rank)).build());
       return;
     }
+    rows.add(judge(r, c, algo, proto, mine));
+  }
+
+  /** Why no record of the rank matches the bucket: none at all, or only AllReduces of other sizes. */
+  private static String unmatched(List<Evidence.ProfiledColl> ofRank, CollectivePrediction c, int rank) {
+    Set<Long> otherSizes = new TreeSet<>();
+    for (Evidence.ProfiledColl pc : ofRank) {
+      if ("AllReduce".equalsIgnoreCase(pc.func()) && !Objects.equals(pc.bytes(), c.bytes()) && pc.bytes() != null) {
+        otherSizes.add(pc.bytes());
+      }
+    }
+    return ofRank.isEmpty() ? "no NCCL profiler record of rank " + rank
+        : "no AllReduce of " + c.bytes() + " B in NCCL's profiler records of rank " + rank
+            + (otherSizes.isEmpty() ? "" : " (AllReduce sizes seen: " + otherSizes + " B)");
+  }
+
+  /** Each matching record's algorithm, protocol, channels and threads against the prediction; the worst verdict. */
+  private AcceptanceRow judge(Row r, CollectivePrediction c, String algo, String proto,
+      List<Evidence.ProfiledColl> mine) {
     r.kind(PROFILER);
     List<String> obs = new ArrayList<>();
     List<String> unknown = new ArrayList<>();
@@ -106,7 +116,7 @@ final class ProfilerChecks extends CheckFamily {
     String text = (mine.size() == 1 ? obs.get(0) : String.join("; ", obs) + " (" + calls + " calls)")
         + (wrong.isEmpty() ? "" : "; differs in " + String.join(", ", wrong))
         + (unknown.isEmpty() ? "" : "; not judged: " + String.join(", ", new TreeSet<>(unknown)));
-    rows.add(r.observed(text).verdict(verdict).build());
+    return r.observed(text).verdict(verdict).build();
   }
 
   /**

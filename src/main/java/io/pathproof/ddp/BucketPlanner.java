@@ -60,8 +60,39 @@ public final class BucketPlanner {
     }
     TorchDdpRules rules = TorchDdpRules.forVersion(torch);
     Map<String, String> environment = env == null ? Map.of() : env;
+    List<Parameter> params = trainable(workload);
+    boolean capIsDefault = workload.bucketCapMb() == null;
+    long cap = TorchDdpRules.capBytes(workload.bucketCapMb());
+    boolean staticGraph = workload.staticGraph();
+    boolean findUnused = workload.findUnusedParameters();
 
-    // _build_params_for_reducer: parameters with requires_grad=False do not exist for DDP.
+    List<String> assumptions = new ArrayList<>();
+    assumptions.add("torch " + torch + ": bucket rules " + rules.id() + " from " + rules.source());
+
+    List<Long> constructionLimits = rules.constructionLimits(staticGraph, findUnused, capIsDefault, cap);
+    List<BucketAssignment.Tensor> inOrder = new ArrayList<>();
+    for (Parameter p : params) {
+      inOrder.add(new BucketAssignment.Tensor(p.bytes(), p.dtype()));
+    }
+    List<Bucket> construction = construction(params, inOrder, constructionLimits);
+
+    List<Bucket> rebuilt = List.of();
+    List<Long> rebuildLimits = List.of();
+    int firstRebuilt = -1;
+    if (rules.rebuilds(staticGraph, findUnused)) {
+      rebuildLimits = rules.rebuildLimits(capIsDefault, cap);
+      List<Integer> ready = readyOrder(readyOrder, params.size(), assumptions);
+      boolean setLast = "1".equals(environment.get(SET_LAST_BUCKET_CAP));
+      rebuilt = rebuild(params, inOrder, ready, rebuildLimits, setLast, assumptions);
+      firstRebuilt = rules.firstRebuiltIteration(staticGraph);
+    } else {
+      assumptions.add("find_unused_parameters=True without static_graph: DDP never rebuilds its buckets");
+    }
+    return new BucketPlan(construction, rebuilt, firstRebuilt, constructionLimits, rebuildLimits, assumptions);
+  }
+
+  /** _build_params_for_reducer: parameters with requires_grad=False do not exist for DDP. */
+  private static List<Parameter> trainable(Workload workload) {
     List<Parameter> params = new ArrayList<>();
     for (Parameter p : workload.parameters()) {
       if (p.requiresGrad()) {
@@ -74,77 +105,66 @@ public final class BucketPlanner {
               + " (\"DistributedDataParallel is not needed when a module doesn't have any parameter that requires a"
               + " gradient\")");
     }
-    boolean capIsDefault = workload.bucketCapMb() == null;
-    long cap = TorchDdpRules.capBytes(workload.bucketCapMb());
-    boolean staticGraph = workload.staticGraph();
-    boolean findUnused = workload.findUnusedParameters();
+    return params;
+  }
 
-    List<String> assumptions = new ArrayList<>();
-    assumptions.add("torch " + torch + ": bucket rules " + rules.id() + " from " + rules.source());
-
-    // Construction.
-    List<Long> constructionLimits = rules.constructionLimits(staticGraph, findUnused, capIsDefault, cap);
-    List<BucketAssignment.Tensor> inOrder = new ArrayList<>();
-    for (Parameter p : params) {
-      inOrder.add(new BucketAssignment.Tensor(p.bytes(), p.dtype()));
-    }
-    BucketAssignment.Result built = BucketAssignment.bySize(inOrder, constructionLimits, null);
+  /** Construction: parameters in order into buckets by size, the last-filled bucket first. */
+  private static List<Bucket> construction(List<Parameter> params, List<BucketAssignment.Tensor> inOrder,
+      List<Long> limits) {
+    BucketAssignment.Result built = BucketAssignment.bySize(inOrder, limits, null);
     List<List<Integer>> constructionIdx = new ArrayList<>(built.buckets());
     List<Long> constructionLim = new ArrayList<>(built.limits());
     Collections.reverse(constructionIdx);
     Collections.reverse(constructionLim);
-    List<Bucket> construction = buckets(params, constructionIdx, constructionLim);
+    return buckets(params, constructionIdx, constructionLim);
+  }
 
-    // Rebuild.
-    List<Bucket> rebuilt = List.of();
-    List<Long> rebuildLimits = List.of();
-    int firstRebuilt = -1;
-    if (rules.rebuilds(staticGraph, findUnused)) {
-      rebuildLimits = rules.rebuildLimits(capIsDefault, cap);
-      List<Integer> ready = new ArrayList<>();
-      if (readyOrder == null) {
-        for (int i = params.size() - 1; i >= 0; i--) {
-          ready.add(i);
-        }
-        assumptions.add(
-            "gradient-ready order = reverse parameter order (" + describeOrder(ready)
-                + "); autograd decides it at run time and rank 0's order is used; the logged"
-                + " prev_iteration_grad_ready_order_indices is ground truth");
-      } else {
-        checkPermutation(readyOrder, params.size());
-        ready.addAll(readyOrder);
-        assumptions.add("gradient-ready order given (" + describeOrder(ready) + "), e.g. from a run's"
-            + " prev_iteration_grad_ready_order_indices");
+  /** The gradient-ready order the rebuild follows: the given one, or the reverse parameter order assumed. */
+  private static List<Integer> readyOrder(List<Integer> readyOrder, int n, List<String> assumptions) {
+    List<Integer> ready = new ArrayList<>();
+    if (readyOrder == null) {
+      for (int i = n - 1; i >= 0; i--) {
+        ready.add(i);
       }
-      boolean setLast = "1".equals(environment.get(SET_LAST_BUCKET_CAP));
-      if (setLast) {
-        Collections.reverse(ready);
-        assumptions.add(SET_LAST_BUCKET_CAP + "=1: ready order reversed before assignment and buckets reversed after,"
-            + " so the first-bucket limit applies to the last bucket");
-      }
-      List<BucketAssignment.Tensor> readyTensors = new ArrayList<>();
-      for (int i : ready) {
-        readyTensors.add(inOrder.get(i));
-      }
-      BucketAssignment.Result re = BucketAssignment.bySize(readyTensors, rebuildLimits, ready);
-      List<List<Integer>> idx = new ArrayList<>(re.buckets());
-      List<Long> lim = new ArrayList<>(re.limits());
-      if (setLast) {
-        Collections.reverse(idx);
-        Collections.reverse(lim);
-      }
-      if (re.unorderedLeftovers()) {
-        assumptions.add(
-            "several dtypes left a partly filled bucket after the rebuild; torch emits those in std::unordered_map"
-                + " order, assumed to be the reverse of the order in which each dtype first became ready (observed"
-                + " with libstdc++ on torch 1.13.1 and 2.11.0; not guaranteed)");
-      }
-      rebuilt = buckets(params, idx, lim);
-      firstRebuilt = rules.firstRebuiltIteration(staticGraph);
+      assumptions.add(
+          "gradient-ready order = reverse parameter order (" + describeOrder(ready)
+              + "); autograd decides it at run time and rank 0's order is used; the logged"
+              + " prev_iteration_grad_ready_order_indices is ground truth");
     } else {
-      assumptions.add("find_unused_parameters=True without static_graph: DDP never rebuilds its buckets");
+      checkPermutation(readyOrder, n);
+      ready.addAll(readyOrder);
+      assumptions.add("gradient-ready order given (" + describeOrder(ready) + "), e.g. from a run's"
+          + " prev_iteration_grad_ready_order_indices");
     }
-    return new BucketPlan(construction, rebuilt, firstRebuilt, constructionLimits, rebuildLimits, assumptions);
+    return ready;
+  }
+
+  /** Rebuild: parameters in gradient-ready order into buckets by size. */
+  private static List<Bucket> rebuild(List<Parameter> params, List<BucketAssignment.Tensor> inOrder,
+      List<Integer> ready, List<Long> rebuildLimits, boolean setLast, List<String> assumptions) {
+    if (setLast) {
+      Collections.reverse(ready);
+      assumptions.add(SET_LAST_BUCKET_CAP + "=1: ready order reversed before assignment and buckets reversed after,"
+          + " so the first-bucket limit applies to the last bucket");
+    }
+    List<BucketAssignment.Tensor> readyTensors = new ArrayList<>();
+    for (int i : ready) {
+      readyTensors.add(inOrder.get(i));
+    }
+    BucketAssignment.Result re = BucketAssignment.bySize(readyTensors, rebuildLimits, ready);
+    List<List<Integer>> idx = new ArrayList<>(re.buckets());
+    List<Long> lim = new ArrayList<>(re.limits());
+    if (setLast) {
+      Collections.reverse(idx);
+      Collections.reverse(lim);
+    }
+    if (re.unorderedLeftovers()) {
+      assumptions.add(
+          "several dtypes left a partly filled bucket after the rebuild; torch emits those in std::unordered_map"
+              + " order, assumed to be the reverse of the order in which each dtype first became ready (observed"
+              + " with libstdc++ on torch 1.13.1 and 2.11.0; not guaranteed)");
+    }
+    return buckets(params, idx, lim);
   }
 
   private static void checkPermutation(List<Integer> order, int n) {

@@ -23,6 +23,26 @@ final class LaunchPlanner {
    */
   static Shape plan(NcclVersionTable t, TuningModel tm, int commChannels, int algo, int proto, long nBytes, long count,
       int elemSize) {
+    Threads k = threads(t, tm, commChannels, algo, proto, nBytes);
+    int nMaxChannels = k.channels();
+    int nWarps = k.threads() / WARP_SIZE;
+    // finishPlan (enqueue.cc:158 [209]): threadPerBlock = max(nWarps*32 over tasks, NCCL_MIN_NTHREADS);
+    // 2.21: max(nThreads, 3*WARP_SIZE) (enqueue.cc@v2.21.5-1:585).
+    int blockX = Math.max(nWarps * WARP_SIZE, t.minBlockThreads());
+    if (t.planner() == NcclVersionTable.Planner.CBD) {
+      int used = cbdChannels(proto, k.threads(), k.channels(), count, elemSize);
+      return new Shape(nMaxChannels, nWarps, blockX, 0, used - 1);
+    }
+    long[] span = cellChannels(t, commChannels, nMaxChannels, proto, count, elemSize);
+    return new Shape(nMaxChannels, nWarps, blockX, (int) span[0], (int) span[1]);
+  }
+
+  /** The channels and threads per block topoGetAlgoInfo's tail settles on. */
+  private record Threads(int channels, int threads) {}
+
+  /** topoGetAlgoInfo tail (enqueue.cc:1617-1658 [1871-1912]): the channel and thread loops. */
+  private static Threads threads(NcclVersionTable t, TuningModel tm, int commChannels, int algo, int proto,
+      long nBytes) {
     int nc = commChannels;
     int nt = tm.maxThreads[algo][proto];
     long threshold = tm.threadThresholds[algo][proto];
@@ -53,17 +73,15 @@ final class LaunchPlanner {
     if (t.treeUsesAllThreads() && (algo == TREE || algo == PAT)) {
       nt = NCCL_MAX_NTHREADS; // enqueue.cc:1652 [1907] "Tree now uses all threads always" (not in 2.21)
     }
-    int nMaxChannels = nc;
-    int nWarps = nt / WARP_SIZE;
-    // finishPlan (enqueue.cc:158 [209]): threadPerBlock = max(nWarps*32 over tasks, NCCL_MIN_NTHREADS);
-    // 2.21: max(nThreads, 3*WARP_SIZE) (enqueue.cc@v2.21.5-1:585).
-    int blockX = Math.max(nWarps * WARP_SIZE, t.minBlockThreads());
-    if (t.planner() == NcclVersionTable.Planner.CBD) {
-      int used = cbdChannels(proto, nt, nc, count, elemSize);
-      return new Shape(nMaxChannels, nWarps, blockX, 0, used - 1);
-    }
+    return new Threads(nc, nt);
+  }
 
-    // scheduleCollTasksToPlan for a single task of kind 0 (neither CollNet nor NVLS).
+  /**
+   * scheduleCollTasksToPlan (enqueue.cc:583-760 [519-737]) for a single task of kind 0 (neither CollNet nor NVLS):
+   * the first and last channel the task's cells land on.
+   */
+  private static long[] cellChannels(NcclVersionTable t, int commChannels, int nMaxChannels, int proto, long count,
+      int elemSize) {
     long trafficPerByte = 2; // ncclFuncTrafficPerByte(AllReduce)
     long trafficBytes = count * elemSize * trafficPerByte;
     if (t.llTrafficTimesFour() && proto == LL) {
@@ -124,9 +142,7 @@ final class LaunchPlanner {
       countLo -= excess;
     }
     nChannels = (countLo != 0 ? 1 : 0) + nMid + (cellsHi != 0 ? 1 : 0);
-    int lo = channelId;
-    int hi = (int) (channelId + nChannels - 1);
-    return new Shape(nMaxChannels, nWarps, blockX, lo, hi);
+    return new long[] {channelId, channelId + nChannels - 1};
   }
 
   /**

@@ -159,28 +159,42 @@ final class TopoSystem {
       boolean inter, boolean nvbDisable, List<String> notes) {
     TopoSystem s = new TopoSystem(table, inter);
     Map<String, Node> byId = new HashMap<>();
-    Map<String, Topology.PciSwitch> switches = new HashMap<>();
-    for (Topology.PciSwitch p : host.pciSwitches()) {
-      switches.put(p.id(), p);
+    s.addCpus(host, byId, notes);
+    Node firstCpu = s.node(CPU, 0);
+    s.addPciSwitches(host, byId, firstCpu);
+    Map<Integer, Node> gpuByIndex = s.addGpus(gpus, ranks, byId, firstCpu);
+    if (inter) {
+      s.addNets(host, byId, firstCpu);
     }
-    // CPUs first (the XML root's children). A host without CPU records gets one socket of unknown make.
+    s.addNvLinks(host, gpus, gpuByIndex);
+    s.connectCpus();
+    s.sortPciTree();
+    s.computePaths(nvbDisable);
+    s.searchInit();
+    return s;
+  }
+
+  /** CPUs first (the XML root's children). A host without CPU records gets one socket of unknown make. */
+  private void addCpus(Topology.Node host, Map<String, Node> byId, List<String> notes) {
     if (host.cpus().isEmpty()) {
-      Node cpu = s.create(CPU, "cpu0");
+      Node cpu = create(CPU, "cpu0");
       cpu.arch = ARCH_X86;
       byId.put("", cpu);
       notes.add(host.hostname() + ": no CPU given; assumed one x86 socket of unknown vendor");
     }
     for (Topology.Cpu c : host.cpus()) {
-      Node cpu = s.create(CPU, c.id());
+      Node cpu = create(CPU, c.id());
       cpu.arch = arch(c.arch());
       cpu.vendor = vendor(c.vendor());
       cpu.model = c.vendor() == null ? "" : c.vendor().toLowerCase(Locale.ROOT);
       byId.put(c.id(), cpu);
     }
-    Node firstCpu = s.node(CPU, 0);
-    // PCI switches in list order; parents resolved after creation.
+  }
+
+  /** PCI switches in list order; parents resolved after creation. */
+  private void addPciSwitches(Topology.Node host, Map<String, Node> byId, Node firstCpu) {
     for (Topology.PciSwitch p : host.pciSwitches()) {
-      Node pci = s.create(PCI, p.id());
+      Node pci = create(PCI, p.id());
       pci.pciGen = p.gen();
       pci.pciWidth = p.width();
       byId.put(p.id(), pci);
@@ -192,11 +206,14 @@ final class TopoSystem {
       connect(pci, parent, LINK_PCI, bw);
       connect(parent, pci, LINK_PCI, bw);
     }
-    // GPUs holding ranks, in rank order (ncclTopoFillGpu per local rank).
+  }
+
+  /** GPUs holding ranks, in rank order (ncclTopoFillGpu per local rank); returns them by device index. */
+  private Map<Integer, Node> addGpus(List<Topology.Gpu> gpus, int[] ranks, Map<String, Node> byId, Node firstCpu) {
     Map<Integer, Node> gpuByIndex = new HashMap<>();
     for (int i = 0; i < gpus.size(); i++) {
       Topology.Gpu g = gpus.get(i);
-      Node gpu = s.create(GPU, "gpu" + g.index());
+      Node gpu = create(GPU, "gpu" + g.index());
       gpu.cc = g.computeCapability();
       gpu.rank = ranks[i];
       gpu.dev = g.index();
@@ -206,31 +223,40 @@ final class TopoSystem {
       connect(gpu, parent, LINK_PCI, bw);
       connect(parent, gpu, LINK_PCI, bw);
     }
-    // NICs and their NET ports (ncclTopoAddNic / ncclTopoAddNet), only for a communicator that spans hosts.
-    if (inter) {
-      int dev = 0;
-      for (Topology.Nic n : host.nics()) {
-        Node nic = s.create(NIC, n.name());
-        Node parent = n.pciParent() == null ? firstCpu : byId.get(n.pciParent());
-        Topology.PciSwitch sw = n.pciParent() == null ? null : switches.get(n.pciParent());
-        // The NIC's own PCIe link is not an input; it is taken to be as wide as the switch it hangs off. A NIC right
-        // under a socket is a bare <nic> there, as NCCL attaches a device without a PCI path (graph/xml.cc:939-940)
-        // and as pathproof writes one: joined to its CPU at LOC_BW (graph/topo.cc:556-557@v2.28.9-1).
-        float pbw = sw == null ? LOC_BW : pciBw(table, sw.gen(), sw.width());
-        connect(nic, parent, LINK_PCI, pbw);
-        connect(parent, nic, LINK_PCI, pbw);
-        Node net = s.create(NET, n.name());
-        // topo.cc@v2.28.9-1:371-373 net->net.bw = mbps / 8000.0
-        net.netBw = (float) (n.speedMbps() / 8000.0);
-        net.asic = dev;
-        net.port = 0;
-        net.gdr = n.gdr();
-        net.dev = dev++;
-        connect(nic, net, LINK_NET, net.netBw);
-        connect(net, nic, LINK_NET, net.netBw);
-      }
+    return gpuByIndex;
+  }
+
+  /** NICs and their NET ports (ncclTopoAddNic / ncclTopoAddNet), only for a communicator that spans hosts. */
+  private void addNets(Topology.Node host, Map<String, Node> byId, Node firstCpu) {
+    Map<String, Topology.PciSwitch> switches = new HashMap<>();
+    for (Topology.PciSwitch p : host.pciSwitches()) {
+      switches.put(p.id(), p);
     }
-    // NVLinks (ncclTopoAddNvLinks): GPU pairs and the NVSwitch fabric (all switches collapse into one NVS node).
+    int dev = 0;
+    for (Topology.Nic n : host.nics()) {
+      Node nic = create(NIC, n.name());
+      Node parent = n.pciParent() == null ? firstCpu : byId.get(n.pciParent());
+      Topology.PciSwitch sw = n.pciParent() == null ? null : switches.get(n.pciParent());
+      // The NIC's own PCIe link is not an input; it is taken to be as wide as the switch it hangs off. A NIC right
+      // under a socket is a bare <nic> there, as NCCL attaches a device without a PCI path (graph/xml.cc:939-940)
+      // and as pathproof writes one: joined to its CPU at LOC_BW (graph/topo.cc:556-557@v2.28.9-1).
+      float pbw = sw == null ? LOC_BW : pciBw(table, sw.gen(), sw.width());
+      connect(nic, parent, LINK_PCI, pbw);
+      connect(parent, nic, LINK_PCI, pbw);
+      Node net = create(NET, n.name());
+      // topo.cc@v2.28.9-1:371-373 net->net.bw = mbps / 8000.0
+      net.netBw = (float) (n.speedMbps() / 8000.0);
+      net.asic = dev;
+      net.port = 0;
+      net.gdr = n.gdr();
+      net.dev = dev++;
+      connect(nic, net, LINK_NET, net.netBw);
+      connect(net, nic, LINK_NET, net.netBw);
+    }
+  }
+
+  /** NVLinks (ncclTopoAddNvLinks): GPU pairs and the NVSwitch fabric (all switches collapse into one NVS node). */
+  private void addNvLinks(Topology.Node host, List<Topology.Gpu> gpus, Map<Integer, Node> gpuByIndex) {
     for (Topology.NvLink l : host.nvlinks()) {
       Node a = gpuByIndex.get(l.gpuA());
       Node b = gpuByIndex.get(l.gpuB());
@@ -245,7 +271,7 @@ final class TopoSystem {
       Topology.Gpu g = gpus.get(i);
       if (g.nvswitchLinks() > 0) {
         if (nvs == null) {
-          nvs = s.create(NVS, "nvs");
+          nvs = create(NVS, "nvs");
         }
         Node gpu = gpuByIndex.get(g.index());
         float bw = g.nvswitchLinks() * table.nvlBw(gpu.cc);
@@ -253,18 +279,17 @@ final class TopoSystem {
         connect(nvs, gpu, LINK_NVL, bw);
       }
     }
-    // ncclTopoConnectCpus: every pair of sockets, bandwidth by CPU make.
-    for (Node c1 : s.nodes[CPU]) {
-      for (Node c2 : s.nodes[CPU]) {
+  }
+
+  /** ncclTopoConnectCpus: every pair of sockets, bandwidth by CPU make. */
+  private void connectCpus() {
+    for (Node c1 : nodes[CPU]) {
+      for (Node c2 : nodes[CPU]) {
         if (c1 != c2) {
           connect(c1, c2, LINK_SYS, interCpuBw(table, c1));
         }
       }
     }
-    s.sortPciTree();
-    s.computePaths(nvbDisable);
-    s.searchInit();
-    return s;
   }
 
   static int arch(String a) {

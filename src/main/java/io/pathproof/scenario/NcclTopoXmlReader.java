@@ -234,55 +234,68 @@ final class NcclTopoXmlReader {
       El gpu = child(pci, "gpu");
       El nic = child(pci, "nic");
       if (gpu != null) {
-        int dev = intAttr(gpu, "dev", Integer.MIN_VALUE);
-        if (dev == Integer.MIN_VALUE) {
-          throw PathproofException.badInput(at(gpu) + ": <gpu> without dev");
-        }
-        int sm = intAttr(gpu, "sm", Integer.MIN_VALUE);
-        if (sm == Integer.MIN_VALUE) {
-          throw PathproofException.badInput(at(gpu) + ": <gpu dev=\"" + dev + "\"> without sm");
-        }
-        String model = null;
-        String device = pci.attr("device");
-        if (device != null) {
-          try {
-            model = GpuModels.modelOfDevice(Integer.decode(device));
-          } catch (NumberFormatException e) {
-            throw PathproofException.badInput(at(pci) + ": device '" + device + "' is not a number");
-          }
-        }
-        if (model == null) {
-          model = "NVIDIA GPU sm" + sm;
-          inferred.add(hostname + " GPU" + dev + ": model unknown (PCI device " + device + "), named by its sm");
-        } else {
-          inferred.add(hostname + " GPU" + dev + ": model '" + model + "' from PCI device id " + device);
-        }
-        if (gpus.containsKey(dev)) {
-          if (bus.equals(gpus.get(dev).busId())) {
-            return; // the same GPU in a socket's second copy (see addCpu)
-          }
-          throw PathproofException.badInput(at(gpu) + ": two GPUs with dev " + dev);
-        }
-        int g = gen;
-        int w = width;
-        String m = model;
-        String b = bus;
-        gpus.put(dev, JsonInput.build(at(gpu), () -> new Topology.Gpu(dev, m, sm, b, parent, g, w, 0)));
-        gpuByBus.put(bus, dev);
-        for (El l : gpu.subs) {
-          if (l.name.equals("nvlink")) {
-            nvlinkEls.add(l);
-            nvlinkOwner.put(l, dev);
-          }
-        }
+        addGpu(pci, gpu, bus, parent, gen, width, inferred);
         return;
       }
       if (nic != null) {
         addNic(nic, parent);
         return;
       }
-      // A bridge or switch (or any other PCI device NCCL keeps as a PCI node): only worth a node if something hangs
-      // below it.
+      addSwitch(pci, bus, parent, gen, width, inferred);
+    }
+
+    /** A {@code <pci>} holding a {@code <gpu>}: the GPU, its PCI link and the NVLinks listed below it. */
+    private void addGpu(El pci, El gpu, String bus, String parent, int gen, int width, List<String> inferred) {
+      int dev = intAttr(gpu, "dev", Integer.MIN_VALUE);
+      if (dev == Integer.MIN_VALUE) {
+        throw PathproofException.badInput(at(gpu) + ": <gpu> without dev");
+      }
+      int sm = intAttr(gpu, "sm", Integer.MIN_VALUE);
+      if (sm == Integer.MIN_VALUE) {
+        throw PathproofException.badInput(at(gpu) + ": <gpu dev=\"" + dev + "\"> without sm");
+      }
+      String model = gpuModel(pci, dev, sm, inferred);
+      if (gpus.containsKey(dev)) {
+        if (bus.equals(gpus.get(dev).busId())) {
+          return; // the same GPU in a socket's second copy (see addCpu)
+        }
+        throw PathproofException.badInput(at(gpu) + ": two GPUs with dev " + dev);
+      }
+      gpus.put(dev, JsonInput.build(at(gpu), () -> new Topology.Gpu(dev, model, sm, bus, parent, gen, width, 0)));
+      gpuByBus.put(bus, dev);
+      for (El l : gpu.subs) {
+        if (l.name.equals("nvlink")) {
+          nvlinkEls.add(l);
+          nvlinkOwner.put(l, dev);
+        }
+      }
+    }
+
+    /** The GPU's model from its PCI device id, or a name from its sm where the id is unknown. */
+    private String gpuModel(El pci, int dev, int sm, List<String> inferred) {
+      String model = null;
+      String device = pci.attr("device");
+      if (device != null) {
+        try {
+          model = GpuModels.modelOfDevice(Integer.decode(device));
+        } catch (NumberFormatException e) {
+          throw PathproofException.badInput(at(pci) + ": device '" + device + "' is not a number");
+        }
+      }
+      if (model == null) {
+        model = "NVIDIA GPU sm" + sm;
+        inferred.add(hostname + " GPU" + dev + ": model unknown (PCI device " + device + "), named by its sm");
+      } else {
+        inferred.add(hostname + " GPU" + dev + ": model '" + model + "' from PCI device id " + device);
+      }
+      return model;
+    }
+
+    /**
+     * A bridge or switch (or any other PCI device NCCL keeps as a PCI node): only worth a node if something hangs
+     * below it.
+     */
+    private void addSwitch(El pci, String bus, String parent, int gen, int width, List<String> inferred) {
       boolean hasChildren = false;
       for (El s : pci.subs) {
         if (s.name.equals("pci") || s.name.equals("nic")) {
@@ -293,14 +306,12 @@ final class NcclTopoXmlReader {
         return;
       }
       String id = bus;
-      int g = gen;
-      int w = width;
       boolean known = false;
       for (Topology.PciSwitch sw : switches) {
         known |= sw.id().equals(id);
       }
       if (!known) { // a switch is listed again below a socket's second copy (see addCpu)
-        switches.add(JsonInput.build(at(pci), () -> new Topology.PciSwitch(id, parent, g, w)));
+        switches.add(JsonInput.build(at(pci), () -> new Topology.PciSwitch(id, parent, gen, width)));
       }
       for (El s : pci.subs) {
         if (s.name.equals("pci")) {
