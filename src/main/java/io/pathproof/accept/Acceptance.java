@@ -12,39 +12,39 @@ import java.util.Locale;
  * {@link AcceptanceTable}, and that table as text, JSON, Markdown (CI summaries) or JUnit XML.
  */
 public final class Acceptance {
-  private Acceptance() {}
+    private Acceptance() {}
 
-  /** Checks every predicted fact against the evidence. Never throws for missing evidence: that is UNPROVEN. */
-  public static AcceptanceTable accept(Prediction prediction, Evidence evidence) {
-    if (prediction == null || evidence == null) {
-      throw new IllegalArgumentException("accept needs a prediction and evidence");
+    /** Checks every predicted fact against the evidence. Never throws for missing evidence: that is UNPROVEN. */
+    public static AcceptanceTable accept(Prediction prediction, Evidence evidence) {
+        if (prediction == null || evidence == null) {
+            throw new IllegalArgumentException("accept needs a prediction and evidence");
+        }
+        Checks checks = new Checks(prediction, evidence);
+        List<AcceptanceRow> rows = IntegrityChecks.apply(evidence.integrity(), checks.run());
+        String sha = prediction.seal() == null ? null : prediction.seal().sha256();
+        return AcceptanceTable.of(sha, evidence.runDir(), checks.backend(), rows, evidence.integrity());
     }
-    Checks checks = new Checks(prediction, evidence);
-    List<AcceptanceRow> rows = IntegrityChecks.apply(evidence.integrity(), checks.run());
-    String sha = prediction.seal() == null ? null : prediction.seal().sha256();
-    return AcceptanceTable.of(sha, evidence.runDir(), checks.backend(), rows, evidence.integrity());
-  }
 
-  /** One of table, json, markdown; throws IllegalArgumentException for another name. */
-  public static String render(AcceptanceTable t, String format) {
-    return switch (format == null ? "table" : format.toLowerCase(Locale.ROOT)) {
-      case "table", "text" -> AcceptanceFormat.text(t);
-      case "json" -> toJson(t);
-      case "markdown", "md" -> AcceptanceFormat.markdown(t);
-      default -> throw new IllegalArgumentException("unknown format '" + format + "' (table, json, markdown)");
-    };
-  }
-
-  public static String toJson(AcceptanceTable t) {
-    try {
-      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(t);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
+    /** One of table, json, markdown; throws IllegalArgumentException for another name. */
+    public static String render(AcceptanceTable t, String format) {
+        return switch (format == null ? "table" : format.toLowerCase(Locale.ROOT)) {
+            case "table", "text" -> AcceptanceFormat.text(t);
+            case "json" -> toJson(t);
+            case "markdown", "md" -> AcceptanceFormat.markdown(t);
+            default -> throw new IllegalArgumentException("unknown format '" + format + "' (table, json, markdown)");
+        };
     }
-  }
 
-  /** JUnit XML: one testcase per row; FAIL → failure, UNPROVEN and N/A → skipped (with the reason). */
-  public static String toJunitXml(AcceptanceTable t) {
-    return AcceptanceFormat.junit(t);
-  }
+    public static String toJson(AcceptanceTable t) {
+        try {
+            return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(t);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** JUnit XML: one testcase per row; FAIL → failure, UNPROVEN and N/A → skipped (with the reason). */
+    public static String toJunitXml(AcceptanceTable t) {
+        return AcceptanceFormat.junit(t);
+    }
 }

@@ -9,18 +9,24 @@ import java.util.List;
  * the {@code evidence-integrity} row also {@code steps} and {@code replica}) and where each fact was read.
  */
 public record AcceptanceRow(
-    String id, String check, String expected, String observed, Verdict verdict, List<String> evidence, List<String> provenance) {
-  public AcceptanceRow {
-    if (id == null || id.isBlank() || check == null || verdict == null) {
-      throw new IllegalArgumentException("acceptance row needs an id, a check and a verdict");
+        String id,
+        String check,
+        String expected,
+        String observed,
+        Verdict verdict,
+        List<String> evidence,
+        List<String> provenance) {
+    public AcceptanceRow {
+        if (id == null || id.isBlank() || check == null || verdict == null) {
+            throw new IllegalArgumentException("acceptance row needs an id, a check and a verdict");
+        }
+        expected = expected == null ? "" : expected;
+        observed = observed == null ? "" : observed;
+        evidence = evidence == null ? List.of() : List.copyOf(evidence);
+        provenance = provenance == null ? List.of() : List.copyOf(provenance);
+        if (verdict == Verdict.PASS && evidence.isEmpty()) {
+            // A pass needs at least one kind of evidence behind it: missing evidence is UNPROVEN, never PASS.
+            throw new IllegalArgumentException("row " + id + ": PASS without evidence");
+        }
     }
-    expected = expected == null ? "" : expected;
-    observed = observed == null ? "" : observed;
-    evidence = evidence == null ? List.of() : List.copyOf(evidence);
-    provenance = provenance == null ? List.of() : List.copyOf(provenance);
-    if (verdict == Verdict.PASS && evidence.isEmpty()) {
-      // A pass needs at least one kind of evidence behind it: missing evidence is UNPROVEN, never PASS.
-      throw new IllegalArgumentException("row " + id + ": PASS without evidence");
-    }
-  }
 }

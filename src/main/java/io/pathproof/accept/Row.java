@@ -10,97 +10,97 @@ import java.util.Set;
  * text, verdict, kinds of evidence and provenance. A PASS with no kind of evidence is built as UNPROVEN.
  */
 final class Row {
-  private static final int MAX_PROVENANCE = 8;
+    private static final int MAX_PROVENANCE = 8;
 
-  private final String id;
-  private String check;
-  private String expected = "";
-  private String observed = "";
-  private Verdict verdict = Verdict.UNPROVEN;
-  private final Set<String> kinds = new LinkedHashSet<>();
-  private final List<String> provenance = new ArrayList<>();
-  private int dropped;
+    private final String id;
+    private String check;
+    private String expected = "";
+    private String observed = "";
+    private Verdict verdict = Verdict.UNPROVEN;
+    private final Set<String> kinds = new LinkedHashSet<>();
+    private final List<String> provenance = new ArrayList<>();
+    private int dropped;
 
-  Row(String id, String check) {
-    this.id = id;
-    this.check = check;
-  }
-
-  /** Renames the check (a row split into family and mechanism says which half it is). */
-  Row check(String s) {
-    check = s;
-    return this;
-  }
-
-  Row expected(String s) {
-    expected = s;
-    return this;
-  }
-
-  Row observed(String s) {
-    observed = s;
-    return this;
-  }
-
-  Row verdict(Verdict v) {
-    verdict = v;
-    return this;
-  }
-
-  Row kind(String k) {
-    kinds.add(k);
-    return this;
-  }
-
-  Row prov(String s) {
-    if (s == null || provenance.contains(s)) {
-      return this;
+    Row(String id, String check) {
+        this.id = id;
+        this.check = check;
     }
-    if (provenance.size() < MAX_PROVENANCE) {
-      provenance.add(s);
-    } else {
-      dropped++;
+
+    /** Renames the check (a row split into family and mechanism says which half it is). */
+    Row check(String s) {
+        check = s;
+        return this;
     }
-    return this;
-  }
 
-  int provenanceSize() {
-    return provenance.size();
-  }
-
-  Row pass(String obs) {
-    observed = obs;
-    verdict = Verdict.PASS;
-    return this;
-  }
-
-  Row fail(String obs) {
-    observed = obs;
-    verdict = Verdict.FAIL;
-    return this;
-  }
-
-  Row unproven(String obs) {
-    observed = obs;
-    verdict = Verdict.UNPROVEN;
-    return this;
-  }
-
-  Row na(String obs) {
-    observed = obs;
-    verdict = Verdict.NOT_APPLICABLE;
-    return this;
-  }
-
-  AcceptanceRow build() {
-    List<String> prov = new ArrayList<>(provenance);
-    if (dropped > 0) {
-      prov.add("… and " + dropped + " more");
+    Row expected(String s) {
+        expected = s;
+        return this;
     }
-    Verdict vd = verdict;
-    if (vd == Verdict.PASS && kinds.isEmpty()) {
-      vd = Verdict.UNPROVEN;
+
+    Row observed(String s) {
+        observed = s;
+        return this;
     }
-    return new AcceptanceRow(id, check, expected, observed, vd, new ArrayList<>(kinds), prov);
-  }
+
+    Row verdict(Verdict v) {
+        verdict = v;
+        return this;
+    }
+
+    Row kind(String k) {
+        kinds.add(k);
+        return this;
+    }
+
+    Row prov(String s) {
+        if (s == null || provenance.contains(s)) {
+            return this;
+        }
+        if (provenance.size() < MAX_PROVENANCE) {
+            provenance.add(s);
+        } else {
+            dropped++;
+        }
+        return this;
+    }
+
+    int provenanceSize() {
+        return provenance.size();
+    }
+
+    Row pass(String obs) {
+        observed = obs;
+        verdict = Verdict.PASS;
+        return this;
+    }
+
+    Row fail(String obs) {
+        observed = obs;
+        verdict = Verdict.FAIL;
+        return this;
+    }
+
+    Row unproven(String obs) {
+        observed = obs;
+        verdict = Verdict.UNPROVEN;
+        return this;
+    }
+
+    Row na(String obs) {
+        observed = obs;
+        verdict = Verdict.NOT_APPLICABLE;
+        return this;
+    }
+
+    AcceptanceRow build() {
+        List<String> prov = new ArrayList<>(provenance);
+        if (dropped > 0) {
+            prov.add("… and " + dropped + " more");
+        }
+        Verdict vd = verdict;
+        if (vd == Verdict.PASS && kinds.isEmpty()) {
+            vd = Verdict.UNPROVEN;
+        }
+        return new AcceptanceRow(id, check, expected, observed, vd, new ArrayList<>(kinds), prov);
+    }
 }

@@ -7,43 +7,43 @@ import com.fasterxml.jackson.annotation.JsonValue;
  * it is used where the check has no meaning for this run (NCCL rows of a gloo run, peers of a one-rank job).
  */
 public enum Verdict {
-  PASS("PASS"),
-  FAIL("FAIL"),
-  UNPROVEN("UNPROVEN"),
-  NOT_APPLICABLE("N/A");
+    PASS("PASS"),
+    FAIL("FAIL"),
+    UNPROVEN("UNPROVEN"),
+    NOT_APPLICABLE("N/A");
 
-  private final String label;
+    private final String label;
 
-  Verdict(String label) {
-    this.label = label;
-  }
-
-  @JsonValue
-  public String label() {
-    return label;
-  }
-
-  /** The verdict whose {@link #label()} is {@code label} (as acceptance.json holds it), or null for any other word. */
-  public static Verdict of(String label) {
-    for (Verdict v : values()) {
-      if (v.label.equals(label)) {
-        return v;
-      }
+    Verdict(String label) {
+        this.label = label;
     }
-    return null;
-  }
 
-  /** Combines the verdicts of the parts of one check: any FAIL fails, then any UNPROVEN, then PASS. */
-  static Verdict worst(Verdict a, Verdict b) {
-    if (a == FAIL || b == FAIL) {
-      return FAIL;
+    @JsonValue
+    public String label() {
+        return label;
     }
-    if (a == UNPROVEN || b == UNPROVEN) {
-      return UNPROVEN;
+
+    /** The verdict whose {@link #label()} is {@code label} (as acceptance.json holds it), or null for any other word. */
+    public static Verdict of(String label) {
+        for (Verdict v : values()) {
+            if (v.label.equals(label)) {
+                return v;
+            }
+        }
+        return null;
     }
-    if (a == PASS || b == PASS) {
-      return PASS;
+
+    /** Combines the verdicts of the parts of one check: any FAIL fails, then any UNPROVEN, then PASS. */
+    static Verdict worst(Verdict a, Verdict b) {
+        if (a == FAIL || b == FAIL) {
+            return FAIL;
+        }
+        if (a == UNPROVEN || b == UNPROVEN) {
+            return UNPROVEN;
+        }
+        if (a == PASS || b == PASS) {
+            return PASS;
+        }
+        return NOT_APPLICABLE;
     }
-    return NOT_APPLICABLE;
-  }
 }

@@ -21,105 +21,118 @@ import java.util.Set;
  * witness, cited file:line; a stage without one is "modelled only". It does not claim a kernel per stage.
  */
 public final class CallGraph {
-  private static final String RESOURCE = "/io/pathproof/callgraph/callgraph_model.csv";
+    private static final String RESOURCE = "/io/pathproof/callgraph/callgraph_model.csv";
 
-  /**
-   * One stage. {@code evidence} are the evidence kinds (hook, nccl-log, kernel-trace, …) that can show it;
-   * {@code witness} the facts that show it happened ("a|b" either, "a+b" both; empty: no evidence can show it).
-   */
-  public record Stage(int id, String kind, String name, String owner, String source, List<String> evidence, String witness) {
-    public Stage {
-      evidence = evidence == null ? List.of() : List.copyOf(evidence);
-      witness = witness == null ? "" : witness;
-    }
-  }
-
-  /**
-   * A stage in a run: covered when its witness is in the run's evidence; {@code present} the evidence kinds the run
-   * holds of those that could show the stage; {@code citations} where the witness was read (file:line, a few);
-   * {@code status} "shown", "modelled only: …" or "no run". {@code citations} is null only as read from a file written
-   * before stages cited their witness.
-   */
-  public record Coverage(Stage stage, boolean covered, List<String> present, List<String> citations, String status) {
-    public Coverage {
-      present = present == null ? List.of() : List.copyOf(present);
-      citations = citations == null ? null : List.copyOf(citations);
-    }
-  }
-
-  private CallGraph() {}
-
-  public static List<Stage> stages() {
-    List<Stage> out = new ArrayList<>();
-    try (InputStream in = CallGraph.class.getResourceAsStream(RESOURCE);
-        BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-      String line = r.readLine(); // header
-      while ((line = r.readLine()) != null) {
-        if (line.isBlank()) {
-          continue;
+    /**
+     * One stage. {@code evidence} are the evidence kinds (hook, nccl-log, kernel-trace, …) that can show it;
+     * {@code witness} the facts that show it happened ("a|b" either, "a+b" both; empty: no evidence can show it).
+     */
+    public record Stage(
+            int id, String kind, String name, String owner, String source, List<String> evidence, String witness) {
+        public Stage {
+            evidence = evidence == null ? List.of() : List.copyOf(evidence);
+            witness = witness == null ? "" : witness;
         }
-        String[] f = line.split(",", -1);
-        if (f.length != 7) {
-          throw new IllegalStateException(RESOURCE + ": malformed row: " + line);
+    }
+
+    /**
+     * A stage in a run: covered when its witness is in the run's evidence; {@code present} the evidence kinds the run
+     * holds of those that could show the stage; {@code citations} where the witness was read (file:line, a few);
+     * {@code status} "shown", "modelled only: …" or "no run". {@code citations} is null only as read from a file written
+     * before stages cited their witness.
+     */
+    public record Coverage(Stage stage, boolean covered, List<String> present, List<String> citations, String status) {
+        public Coverage {
+            present = present == null ? List.of() : List.copyOf(present);
+            citations = citations == null ? null : List.copyOf(citations);
         }
-        out.add(new Stage(Integer.parseInt(f[0]), f[1], f[2], f[3], f[4], List.of(f[5].split(";")), f[6]));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
-    return List.copyOf(out);
-  }
 
-  /** The evidence kinds present in a run. */
-  public static Set<String> kindsIn(Evidence e) {
-    Set<String> k = new LinkedHashSet<>();
-    if (e == null) {
-      return k;
-    }
-    if (e.ddp() != null && e.ddp().buckets() != null && !e.ddp().buckets().isEmpty()) {
-      k.add("hook");
-    }
-    if (e.nccl() != null && ((e.nccl().communicators() != null && !e.nccl().communicators().isEmpty())
-        || (e.nccl().tuning() != null && !e.nccl().tuning().isEmpty()))) {
-      k.add("nccl-log");
-    }
-    if (e.kernels() != null && e.kernels().stream().anyMatch(Evidence.Kernel::nccl)) {
-      k.add("kernel-trace");
-    }
-    if (e.flightRecorder() != null && !e.flightRecorder().isEmpty()) {
-      k.add("flight-recorder");
-    }
-    if (e.replicas() != null && e.replicas().equal() != null) {
-      k.add("replicas");
-    }
-    if (e.peerAccess() != null && !e.peerAccess().isEmpty()) {
-      k.add("peer-access");
-    }
-    if (e.manifest() != null && !e.manifest().isMissingNode() && !e.manifest().isNull()) {
-      k.add("manifest");
-    }
-    return k;
-  }
+    private CallGraph() {}
 
-  /** Which stages the run's evidence shows happened, each with its citations; every stage "no run" without one. */
-  public static List<Coverage> coverage(Evidence e) {
-    Set<String> kinds = kindsIn(e);
-    List<Coverage> out = new ArrayList<>();
-    for (Stage s : stages()) {
-      List<String> present = s.evidence().stream().filter(kinds::contains).toList();
-      if (e == null) {
-        out.add(new Coverage(s, false, present, List.of(), "no run"));
-        continue;
-      }
-      if (s.witness().isEmpty()) {
-        out.add(new Coverage(s, false, present, List.of(), "modelled only: no evidence a run leaves shows this stage"));
-        continue;
-      }
-      List<String> cited = Witnesses.find(s.witness(), e);
-      out.add(cited.isEmpty()
-          ? new Coverage(s, false, present, List.of(), "modelled only: no " + s.witness().replace("|", " or ").replace("+", " with ") + " in this run")
-          : new Coverage(s, true, present, cited, "shown"));
+    public static List<Stage> stages() {
+        List<Stage> out = new ArrayList<>();
+        try (InputStream in = CallGraph.class.getResourceAsStream(RESOURCE);
+                BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line = r.readLine(); // header
+            while ((line = r.readLine()) != null) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                String[] f = line.split(",", -1);
+                if (f.length != 7) {
+                    throw new IllegalStateException(RESOURCE + ": malformed row: " + line);
+                }
+                out.add(new Stage(Integer.parseInt(f[0]), f[1], f[2], f[3], f[4], List.of(f[5].split(";")), f[6]));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return List.copyOf(out);
     }
-    return out;
-  }
+
+    /** The evidence kinds present in a run. */
+    public static Set<String> kindsIn(Evidence e) {
+        Set<String> k = new LinkedHashSet<>();
+        if (e == null) {
+            return k;
+        }
+        if (e.ddp() != null && e.ddp().buckets() != null && !e.ddp().buckets().isEmpty()) {
+            k.add("hook");
+        }
+        if (e.nccl() != null
+                && ((e.nccl().communicators() != null
+                                && !e.nccl().communicators().isEmpty())
+                        || (e.nccl().tuning() != null && !e.nccl().tuning().isEmpty()))) {
+            k.add("nccl-log");
+        }
+        if (e.kernels() != null && e.kernels().stream().anyMatch(Evidence.Kernel::nccl)) {
+            k.add("kernel-trace");
+        }
+        if (e.flightRecorder() != null && !e.flightRecorder().isEmpty()) {
+            k.add("flight-recorder");
+        }
+        if (e.replicas() != null && e.replicas().equal() != null) {
+            k.add("replicas");
+        }
+        if (e.peerAccess() != null && !e.peerAccess().isEmpty()) {
+            k.add("peer-access");
+        }
+        if (e.manifest() != null
+                && !e.manifest().isMissingNode()
+                && !e.manifest().isNull()) {
+            k.add("manifest");
+        }
+        return k;
+    }
+
+    /** Which stages the run's evidence shows happened, each with its citations; every stage "no run" without one. */
+    public static List<Coverage> coverage(Evidence e) {
+        Set<String> kinds = kindsIn(e);
+        List<Coverage> out = new ArrayList<>();
+        for (Stage s : stages()) {
+            List<String> present = s.evidence().stream().filter(kinds::contains).toList();
+            if (e == null) {
+                out.add(new Coverage(s, false, present, List.of(), "no run"));
+                continue;
+            }
+            if (s.witness().isEmpty()) {
+                out.add(new Coverage(
+                        s, false, present, List.of(), "modelled only: no evidence a run leaves shows this stage"));
+                continue;
+            }
+            List<String> cited = Witnesses.find(s.witness(), e);
+            out.add(
+                    cited.isEmpty()
+                            ? new Coverage(
+                                    s,
+                                    false,
+                                    present,
+                                    List.of(),
+                                    "modelled only: no "
+                                            + s.witness().replace("|", " or ").replace("+", " with ") + " in this run")
+                            : new Coverage(s, true, present, cited, "shown"));
+        }
+        return out;
+    }
 }

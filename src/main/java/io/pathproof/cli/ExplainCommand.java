@@ -21,63 +21,90 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code explain}: the 35-stage call graph with owners, and numeric answers to the method's 16 questions. */
-@Command(name = "explain", resourceBundle = "io.pathproof.cli.table-or-json", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Explain the path: the 35-stage call graph with owners (and, with --run, which stages the run's",
-        "evidence shows), then the method's 16 questions answered with this scenario's numbers.",
-        "Example: pathproof explain --scenario seed"})
+@Command(
+        name = "explain",
+        resourceBundle = "io.pathproof.cli.table-or-json",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Explain the path: the 35-stage call graph with owners (and, with --run, which stages the run's",
+            "evidence shows), then the method's 16 questions answered with this scenario's numbers.",
+            "Example: pathproof explain --scenario seed"
+        })
 public final class ExplainCommand implements Callable<Integer> {
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
-  @Mixin ScenarioOptions scenario = new ScenarioOptions();
+    @Mixin
+    ScenarioOptions scenario = new ScenarioOptions();
 
-  @Option(names = "--prediction", paramLabel = "FILE", description = "Explain a sealed prediction instead of a scenario.")
-  Path prediction;
+    @Option(
+            names = "--prediction",
+            paramLabel = "FILE",
+            description = "Explain a sealed prediction instead of a scenario.")
+    Path prediction;
 
-  @Option(names = "--run", paramLabel = "RUNDIR", description = "Also use a run's evidence (coverage, observed numbers).")
-  Path run;
+    @Option(
+            names = "--run",
+            paramLabel = "RUNDIR",
+            description = "Also use a run's evidence (coverage, observed numbers).")
+    Path run;
 
-  @Option(names = "--baseline", paramLabel = "RUNDIR",
-      description = "With --run: diagnose the run against this baseline, so that answers 14 and 15 are that diagnosis.")
-  Path baseline;
+    @Option(
+            names = "--baseline",
+            paramLabel = "RUNDIR",
+            description =
+                    "With --run: diagnose the run against this baseline, so that answers 14 and 15 are that diagnosis.")
+    Path baseline;
 
-  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
+    @Mixin
+    FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
 
-  @Override
-  public Integer call() throws Exception {
-    if (prediction != null && scenario.given()) {
-      throw PathproofException.usage("give --prediction or a scenario, not both");
+    @Override
+    public Integer call() throws Exception {
+        if (prediction != null && scenario.given()) {
+            throw PathproofException.usage("give --prediction or a scenario, not both");
+        }
+        Prediction p = prediction != null
+                ? PredictionIo.readVerified(prediction)
+                : Predictor.predict(scenario.given() ? scenario.resolve() : defaultSeed());
+        if (baseline != null && run == null) {
+            throw PathproofException.usage("--baseline needs --run (the run to diagnose against it)");
+        }
+        Evidence e = run == null ? null : Ingest.readRun(run);
+        io.pathproof.diagnose.Diagnosis d =
+                baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(Ingest.readRun(baseline), e);
+        List<Explainer.Answer> answers = Explainer.explain(p, e, d);
+        List<CallGraph.Coverage> cov = CallGraph.coverage(e);
+        var out = spec.commandLine().getOut();
+        if (format.get() == Format.JSON) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("callgraph", cov);
+            doc.put("answers", answers);
+            out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+            return 0;
+        }
+        out.println("35-stage call graph (owner · stage" + (e == null ? "" : " · shown by this run's evidence") + ")");
+        for (CallGraph.Coverage c : cov) {
+            CallGraph.Stage s = c.stage();
+            out.printf(
+                    "  %2d %-14s %-13s %s%s%n",
+                    s.id(),
+                    s.kind(),
+                    s.owner(),
+                    s.name(),
+                    e == null
+                            ? "  [" + String.join(",", s.evidence()) + "]"
+                            : c.covered() ? "  ✓ " + String.join("; ", c.citations()) : "  — " + c.status());
+        }
+        out.println();
+        for (Explainer.Answer a : answers) {
+            out.printf("%2d. %s%n    %s%n    (basis: %s)%n", a.number(), a.question(), a.answer(), a.basis());
+        }
+        return 0;
     }
-    Prediction p = prediction != null ? PredictionIo.readVerified(prediction)
-        : Predictor.predict(scenario.given() ? scenario.resolve() : defaultSeed());
-    if (baseline != null && run == null) {
-      throw PathproofException.usage("--baseline needs --run (the run to diagnose against it)");
-    }
-    Evidence e = run == null ? null : Ingest.readRun(run);
-    io.pathproof.diagnose.Diagnosis d = baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(Ingest.readRun(baseline), e);
-    List<Explainer.Answer> answers = Explainer.explain(p, e, d);
-    List<CallGraph.Coverage> cov = CallGraph.coverage(e);
-    var out = spec.commandLine().getOut();
-    if (format.get() == Format.JSON) {
-      Map<String, Object> doc = new LinkedHashMap<>();
-      doc.put("callgraph", cov);
-      doc.put("answers", answers);
-      out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(doc));
-      return 0;
-    }
-    out.println("35-stage call graph (owner · stage" + (e == null ? "" : " · shown by this run's evidence") + ")");
-    for (CallGraph.Coverage c : cov) {
-      CallGraph.Stage s = c.stage();
-      out.printf("  %2d %-14s %-13s %s%s%n", s.id(), s.kind(), s.owner(), s.name(),
-          e == null ? "  [" + String.join(",", s.evidence()) + "]" : c.covered() ? "  ✓ " + String.join("; ", c.citations()) : "  — " + c.status());
-    }
-    out.println();
-    for (Explainer.Answer a : answers) {
-      out.printf("%2d. %s%n    %s%n    (basis: %s)%n", a.number(), a.question(), a.answer(), a.basis());
-    }
-    return 0;
-  }
 
-  private static io.pathproof.scenario.Scenario defaultSeed() {
-    return io.pathproof.scenario.Scenarios.load("seed");
-  }
+    private static io.pathproof.scenario.Scenario defaultSeed() {
+        return io.pathproof.scenario.Scenarios.load("seed");
+    }
 }

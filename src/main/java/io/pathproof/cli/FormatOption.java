@@ -18,45 +18,54 @@ import picocli.CommandLine.Spec;
  * in its resource bundle (key {@code format}: {@code table-or-json.properties}).
  */
 public final class FormatOption {
-  /** What a verb can print; {@link #id()} is the name on the command line. */
-  public enum Format {
-    TABLE, JSON, MARKDOWN;
+    /** What a verb can print; {@link #id()} is the name on the command line. */
+    public enum Format {
+        TABLE,
+        JSON,
+        MARKDOWN;
 
-    public String id() {
-      return name().toLowerCase(Locale.ROOT);
+        public String id() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
-  }
 
-  @Spec(Spec.Target.MIXEE) CommandSpec verb;
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec verb;
 
-  private final Set<Format> printed;
-  private Format format = Format.TABLE;
+    private final Set<Format> printed;
+    private Format format = Format.TABLE;
 
-  /** Picocli's own instance (unused: each verb builds its own with the formats it prints). */
-  FormatOption() {
-    this(Format.values());
-  }
-
-  /** The option of a verb that prints {@code printed} (table, the default, among them). */
-  FormatOption(Format... printed) {
-    this.printed = EnumSet.copyOf(List.of(printed));
-  }
-
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table", descriptionKey = "format",
-      description = "table, json or markdown (default ${DEFAULT-VALUE})")
-  void format(String name) {
-    for (Format f : printed) {
-      if (f.id().equals(name)) {
-        format = f;
-        return;
-      }
+    /** Picocli's own instance (unused: each verb builds its own with the formats it prints). */
+    FormatOption() {
+        this(Format.values());
     }
-    throw new ParameterException(verb.commandLine(), "--format: '" + name + "' is not one of "
-        + printed.stream().map(Format::id).collect(Collectors.joining(", ")));
-  }
 
-  /** The format asked for. */
-  Format get() {
-    return format;
-  }
+    /** The option of a verb that prints {@code printed} (table, the default, among them). */
+    FormatOption(Format... printed) {
+        this.printed = EnumSet.copyOf(List.of(printed));
+    }
+
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "table",
+            descriptionKey = "format",
+            description = "table, json or markdown (default ${DEFAULT-VALUE})")
+    void format(String name) {
+        for (Format f : printed) {
+            if (f.id().equals(name)) {
+                format = f;
+                return;
+            }
+        }
+        throw new ParameterException(
+                verb.commandLine(),
+                "--format: '" + name + "' is not one of "
+                        + printed.stream().map(Format::id).collect(Collectors.joining(", ")));
+    }
+
+    /** The format asked for. */
+    Format get() {
+        return format;
+    }
 }

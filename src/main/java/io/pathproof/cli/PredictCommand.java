@@ -15,70 +15,96 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code predict}: DDP buckets and NCCL's per-bucket AllReduce decisions, before anything runs. */
-@Command(name = "predict", resourceBundle = "io.pathproof.cli.table-or-json", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Predict DDP buckets and, per bucket, what NCCL will do — before anything runs.",
-        "Example: pathproof predict --scenario seed --format json -o pred.json"})
+@Command(
+        name = "predict",
+        resourceBundle = "io.pathproof.cli.table-or-json",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Predict DDP buckets and, per bucket, what NCCL will do — before anything runs.",
+            "Example: pathproof predict --scenario seed --format json -o pred.json"
+        })
 public final class PredictCommand implements Callable<Integer> {
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
-  @Mixin ScenarioOptions scenario = new ScenarioOptions();
+    @Mixin
+    ScenarioOptions scenario = new ScenarioOptions();
 
-  @Mixin FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
+    @Mixin
+    FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
 
-  @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the prediction, sealed, to FILE.")
-  Path output;
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "FILE",
+            description = "Write the prediction, sealed, to FILE.")
+    Path output;
 
-  @Option(names = "--verify", paramLabel = "FILE",
-      description = "Check the seal of a prediction file and exit: 0 sealed and intact; 9 the file is missing, not a prediction, "
-          + "or its seal is missing or broken.")
-  Path verify;
+    @Option(
+            names = "--verify",
+            paramLabel = "FILE",
+            description =
+                    "Check the seal of a prediction file and exit: 0 sealed and intact; 9 the file is missing, not a prediction, "
+                            + "or its seal is missing or broken.")
+    Path verify;
 
-  @Option(names = "--ready-order", paramLabel = "FILE|LIST",
-      description = "The gradient-ready order to rebuild the buckets from (indices of the trainable parameters, first"
-          + " ready first: 3,2,1,0; a JSON list; a ready-order.json; a DDP logging dump). Default: reverse parameter order.")
-  String readyOrder;
+    @Option(
+            names = "--ready-order",
+            paramLabel = "FILE|LIST",
+            description =
+                    "The gradient-ready order to rebuild the buckets from (indices of the trainable parameters, first"
+                            + " ready first: 3,2,1,0; a JSON list; a ready-order.json; a DDP logging dump). Default: reverse parameter order.")
+    String readyOrder;
 
-  @Option(names = "--addendum-of", paramLabel = "FILE",
-      description = "This prediction adds to the sealed prediction FILE (its seal is checked and recorded in the inputs).")
-  Path addendumOf;
+    @Option(
+            names = "--addendum-of",
+            paramLabel = "FILE",
+            description =
+                    "This prediction adds to the sealed prediction FILE (its seal is checked and recorded in the inputs).")
+    Path addendumOf;
 
-  @Override
-  public Integer call() {
-    var out = spec.commandLine().getOut();
-    if (verify != null) {
-      if (scenario.given() || output != null) {
-        throw PathproofException.usage("--verify takes a file alone");
-      }
-      Prediction p;
-      try {
-        p = PredictionIo.readVerified(verify);
-      } catch (PathproofException e) {
-        // --verify answers one question, "is this a sealed, intact prediction?": a file that is not there, or not a
-        // prediction, has no seal to verify, and the answer is the seal's exit code as the README says (not 3).
-        if (e.exitCode() != ExitCode.BAD_INPUT) {
-          throw e;
+    @Override
+    public Integer call() {
+        var out = spec.commandLine().getOut();
+        if (verify != null) {
+            if (scenario.given() || output != null) {
+                throw PathproofException.usage("--verify takes a file alone");
+            }
+            Prediction p;
+            try {
+                p = PredictionIo.readVerified(verify);
+            } catch (PathproofException e) {
+                // --verify answers one question, "is this a sealed, intact prediction?": a file that is not there, or
+                // not a
+                // prediction, has no seal to verify, and the answer is the seal's exit code as the README says (not 3).
+                if (e.exitCode() != ExitCode.BAD_INPUT) {
+                    throw e;
+                }
+                throw new PathproofException(ExitCode.SEAL_BROKEN, e.getMessage(), e);
+            }
+            out.println("seal OK: " + verify + " sha256 " + p.seal().sha256() + " created "
+                    + p.seal().createdAt() + " by " + p.seal().tool());
+            return 0;
         }
-        throw new PathproofException(ExitCode.SEAL_BROKEN, e.getMessage(), e);
-      }
-      out.println("seal OK: " + verify + " sha256 " + p.seal().sha256() + " created " + p.seal().createdAt() + " by " + p.seal().tool());
-      return 0;
+        io.pathproof.scenario.Scenario s = scenario.resolve();
+        if (readyOrder != null) {
+            s = s.withWorkload(s.workload().withReadyOrder(io.pathproof.scenario.ReadyOrder.parse(readyOrder)));
+        }
+        Prediction p = Predictor.predict(s);
+        if (addendumOf != null) {
+            p = Predictor.addendumOf(
+                    p,
+                    PredictionIo.readVerified(addendumOf),
+                    addendumOf.getFileName().toString());
+        }
+        if (output != null) {
+            p = PredictionIo.writeSealed(p, output, ToolVersion.get());
+        }
+        out.print(format.get() == Format.JSON ? PredictionIo.toJson(p) + "\n" : PredictionTable.render(p));
+        if (output != null && format.get() == Format.TABLE) {
+            out.println("sealed: " + output + " sha256 " + p.seal().sha256());
+        }
+        out.flush();
+        return 0;
     }
-    io.pathproof.scenario.Scenario s = scenario.resolve();
-    if (readyOrder != null) {
-      s = s.withWorkload(s.workload().withReadyOrder(io.pathproof.scenario.ReadyOrder.parse(readyOrder)));
-    }
-    Prediction p = Predictor.predict(s);
-    if (addendumOf != null) {
-      p = Predictor.addendumOf(p, PredictionIo.readVerified(addendumOf), addendumOf.getFileName().toString());
-    }
-    if (output != null) {
-      p = PredictionIo.writeSealed(p, output, ToolVersion.get());
-    }
-    out.print(format.get() == Format.JSON ? PredictionIo.toJson(p) + "\n" : PredictionTable.render(p));
-    if (output != null && format.get() == Format.TABLE) {
-      out.println("sealed: " + output + " sha256 " + p.seal().sha256());
-    }
-    out.flush();
-    return 0;
-  }
 }

@@ -23,247 +23,329 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code prove}: the seed's whole chapter on one scenario, ending with the reveal. */
-@Command(name = "prove", resourceBundle = "io.pathproof.cli.prove", mixinStandardHelpOptions = true, sortOptions = false, versionProvider = ToolVersion.class,
-    description = {"Prove the path end to end: predict and seal, run a baseline, accept it, run a variant with one hidden fault,",
-        "diagnose it blind, apply the diagnosed fix and verify it, explain, write report.html, then reveal the fault.",
-        "Default: the small CPU scenario (cpu-x4-small: 4 gloo ranks, torch on the CPU) with a fault drawn at random.",
-        "A step time the data cannot decide is settled by more runs of both configurations (--max-runs), else reported",
-        "inconclusive: no fault is called diagnosed, no fix verified on it.",
-        "Exit 0: acceptance has no FAIL, the diagnosis names the injected layer and the fix is verified; 10 inconclusive",
-        "(nothing decided is wrong, but the step time stayed undecided); 1 otherwise;",
-        "2 a wrong command line (a mistyped --fault); 3 a run's evidence incomplete or unreadable; 7 an NCCL scenario",
-        "with no GPU and no emulator library; a run that fails ends prove with run's own code (4, 5, 6, 8)."})
+@Command(
+        name = "prove",
+        resourceBundle = "io.pathproof.cli.prove",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        versionProvider = ToolVersion.class,
+        description = {
+            "Prove the path end to end: predict and seal, run a baseline, accept it, run a variant with one hidden fault,",
+            "diagnose it blind, apply the diagnosed fix and verify it, explain, write report.html, then reveal the fault.",
+            "Default: the small CPU scenario (cpu-x4-small: 4 gloo ranks, torch on the CPU) with a fault drawn at random.",
+            "A step time the data cannot decide is settled by more runs of both configurations (--max-runs), else reported",
+            "inconclusive: no fault is called diagnosed, no fix verified on it.",
+            "Exit 0: acceptance has no FAIL, the diagnosis names the injected layer and the fix is verified; 10 inconclusive",
+            "(nothing decided is wrong, but the step time stayed undecided); 1 otherwise;",
+            "2 a wrong command line (a mistyped --fault); 3 a run's evidence incomplete or unreadable; 7 an NCCL scenario",
+            "with no GPU and no emulator library; a run that fails ends prove with run's own code (4, 5, 6, 8)."
+        })
 public final class ProveCommand implements Callable<Integer> {
-  /** prove's CPU default: small enough for 3 runs of 4 gloo ranks on 2 cores in well under 120 s. */
-  static final String DEFAULT_SCENARIO = "cpu-x4-small";
+    /** prove's CPU default: small enough for 3 runs of 4 gloo ranks on 2 cores in well under 120 s. */
+    static final String DEFAULT_SCENARIO = "cpu-x4-small";
 
-  @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-  @Mixin ScenarioOptions scenario = new ScenarioOptions();
+    @Mixin
+    ScenarioOptions scenario = new ScenarioOptions();
 
-  @Option(names = "--backend", defaultValue = "auto", description = "nccl, gloo or auto (default: ${DEFAULT-VALUE}: NCCL with >= 2 GPUs;"
-      + " one GPU and the emulator library (--nccl-lib, $PATHPROOF_NCCL_EMULATOR, target/nccl-emulator): an emulated H200 x 4; else gloo)")
-  String backend;
+    @Option(
+            names = "--backend",
+            defaultValue = "auto",
+            description =
+                    "nccl, gloo or auto (default: ${DEFAULT-VALUE}: NCCL with >= 2 GPUs;"
+                            + " one GPU and the emulator library (--nccl-lib, $PATHPROOF_NCCL_EMULATOR, target/nccl-emulator): an emulated H200 x 4; else gloo)")
+    String backend;
 
-  @Option(names = "--emulate", description = "the scenario's machine emulated on the one GPU here: NCCL decisions real,"
-      + " timings not physical (needs --nccl-lib)")
-  boolean emulate;
+    @Option(
+            names = "--emulate",
+            description = "the scenario's machine emulated on the one GPU here: NCCL decisions real,"
+                    + " timings not physical (needs --nccl-lib)")
+    boolean emulate;
 
-  @Option(names = "--nccl-lib", paramLabel = "DIR",
-      description = "the emulator library for --emulate (and for auto on one GPU): DIR/libnccl.so.2 from scripts/build-nccl-emulator.sh NCCL_SRC DIR")
-  Path ncclLib;
+    @Option(
+            names = "--nccl-lib",
+            paramLabel = "DIR",
+            description =
+                    "the emulator library for --emulate (and for auto on one GPU): DIR/libnccl.so.2 from scripts/build-nccl-emulator.sh NCCL_SRC DIR")
+    Path ncclLib;
 
-  @Option(names = "--nproc", description = "ranks (default: the scenario's)")
-  Integer nproc;
+    @Option(names = "--nproc", description = "ranks (default: the scenario's)")
+    Integer nproc;
 
-  /** The emulated cluster's per-node flags, shared with run; prove's wording is in prove.properties. */
-  @Mixin EmulatedClusterOptions cluster = new EmulatedClusterOptions();
+    /** The emulated cluster's per-node flags, shared with run; prove's wording is in prove.properties. */
+    @Mixin
+    EmulatedClusterOptions cluster = new EmulatedClusterOptions();
 
-  @Option(names = "--fault", paramLabel = "K=V[,K=V]|random", defaultValue = "random",
-      description = "the fault of the variant run (default: ${DEFAULT-VALUE}, drawn with --seed and kept hidden until the end)")
-  String fault;
+    @Option(
+            names = "--fault",
+            paramLabel = "K=V[,K=V]|random",
+            defaultValue = "random",
+            description =
+                    "the fault of the variant run (default: ${DEFAULT-VALUE}, drawn with --seed and kept hidden until the end)")
+    String fault;
 
-  @Option(names = "--seed", defaultValue = "-1", description = "seed of the random fault (default: from the clock)")
-  long seed;
+    @Option(names = "--seed", defaultValue = "-1", description = "seed of the random fault (default: from the clock)")
+    long seed;
 
-  /** prove's sizes: three runs of 4 gloo ranks on 2 cores, each bounded so that a hung rank cannot stall the proof. */
-  @Mixin RunFlags runs = new RunFlags(3, 24, 1, 300);
+    /** prove's sizes: three runs of 4 gloo ranks on 2 cores, each bounded so that a hung rank cannot stall the proof. */
+    @Mixin
+    RunFlags runs = new RunFlags(3, 24, 1, 300);
 
-  @Option(names = "--max-runs", defaultValue = "3", paramLabel = "N",
-      description = "runs of each configuration prove may make to decide an inconclusive step time, interleaved and pooled"
-          + " (default ${DEFAULT-VALUE}; the looks share the error rates by Bonferroni alpha spending)")
-  int maxRuns;
+    @Option(
+            names = "--max-runs",
+            defaultValue = "3",
+            paramLabel = "N",
+            description =
+                    "runs of each configuration prove may make to decide an inconclusive step time, interleaved and pooled"
+                            + " (default ${DEFAULT-VALUE}; the looks share the error rates by Bonferroni alpha spending)")
+    int maxRuns;
 
-  @Option(names = "--margin", defaultValue = "5", paramLabel = "PCT",
-      description = "equivalence margin in %%: a step time is \"no change\" only when its interval lies inside +-PCT (default ${DEFAULT-VALUE})")
-  double margin;
+    @Option(
+            names = "--margin",
+            defaultValue = "5",
+            paramLabel = "PCT",
+            description =
+                    "equivalence margin in %%: a step time is \"no change\" only when its interval lies inside +-PCT (default ${DEFAULT-VALUE})")
+    double margin;
 
-  @Option(names = "--samples", description = "committed GPU samples to accept on a CPU-only machine (default: samples/ beside the tool)")
-  Path samples;
+    @Option(
+            names = "--samples",
+            description = "committed GPU samples to accept on a CPU-only machine (default: samples/ beside the tool)")
+    Path samples;
 
-  @Option(names = "--out", description = "a new or empty directory (default: prove-YYYYMMDD-HHMMSS)")
-  Path out;
+    @Option(names = "--out", description = "a new or empty directory (default: prove-YYYYMMDD-HHMMSS)")
+    Path out;
 
-  @picocli.CommandLine.Parameters(paramLabel = "COMMAND", arity = "0..*",
-      description = "after --: the user's own launch command (torchrun …, srun …, python train.py), proven as given")
-  List<String> command = new ArrayList<>();
+    @picocli.CommandLine.Parameters(
+            paramLabel = "COMMAND",
+            arity = "0..*",
+            description =
+                    "after --: the user's own launch command (torchrun …, srun …, python train.py), proven as given")
+    List<String> command = new ArrayList<>();
 
-  /** What the cluster's flags go with when prove emulates nothing. */
-  private static final String WITHOUT_EMULATE = "--nproc-per-node and --net-plugin go with --emulate on a cluster";
+    /** What the cluster's flags go with when prove emulates nothing. */
+    private static final String WITHOUT_EMULATE = "--nproc-per-node and --net-plugin go with --emulate on a cluster";
 
-  @Override
-  public Integer call() {
-    return command.isEmpty() ? standIn() : ownCommand();
-  }
-
-  /** {@code prove -- COMMAND}: the user's own job, on the machine it finds or on {@code --topology}, or emulated. */
-  private Integer ownCommand() {
-    String topology = scenario.topology; // the machine the in-run prediction is made for (default: the one it finds)
-    if (scenario.scenario != null || scenario.workload != null || nproc != null || !backend.equalsIgnoreCase("auto")) {
-      throw PathproofException.usage("prove -- COMMAND: the command decides its workload, ranks and backend;"
-          + " --scenario, --workload, --nproc and --backend go with pathproof's own job");
+    @Override
+    public Integer call() {
+        return command.isEmpty() ? standIn() : ownCommand();
     }
-    String topo = OwnJobTopology.forRanks(topology);
-    Integer nodes = scenario.nodes;
-    OwnJobTopology.checkNodes(topology, nodes, "prove -- COMMAND --nodes N: goes with --topology NODE (the machine the"
-        + " in-run prediction is made for is N such nodes)");
-    Runner.Emulate emu = null;
-    Prove.BackendChoice choice = Prove.BackendChoice.given("-- COMMAND", "the job's own", Runner.Backend.AUTO,
-        "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
-    if (emulate) {
-      if (ncclLib == null || topology == null) {
-        throw PathproofException.usage("prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
-      }
-      emu = cluster.machine(topology, Scenarios.topology(topology), nodes, scenario.nicSpeed, ncclLib, null);
-      String what = emu.cluster() ? emu.nodes() + " nodes of " + topology + " (" + emu.ranksPerNode() + " ranks each)"
-          : topology;
-      choice = Prove.BackendChoice.emulated(ncclLib, "--emulate --topology " + topology
-          + ": the job's ranks on one GPU, NCCL believing it runs on " + what
-          + " (NCCL decisions real, timings not physical)");
-    } else {
-      cluster.requireEmulation(false, false, WITHOUT_EMULATE);
-    }
-    return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu, nodes), choice);
-  }
 
-  /** pathproof's own job: the scenario given or chosen for this machine, emulated where the choice says so. */
-  private Integer standIn() {
-    if (emulate && ncclLib == null) {
-      throw PathproofException.usage("prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");
+    /** {@code prove -- COMMAND}: the user's own job, on the machine it finds or on {@code --topology}, or emulated. */
+    private Integer ownCommand() {
+        String topology =
+                scenario.topology; // the machine the in-run prediction is made for (default: the one it finds)
+        if (scenario.scenario != null
+                || scenario.workload != null
+                || nproc != null
+                || !backend.equalsIgnoreCase("auto")) {
+            throw PathproofException.usage("prove -- COMMAND: the command decides its workload, ranks and backend;"
+                    + " --scenario, --workload, --nproc and --backend go with pathproof's own job");
+        }
+        String topo = OwnJobTopology.forRanks(topology);
+        Integer nodes = scenario.nodes;
+        OwnJobTopology.checkNodes(
+                topology,
+                nodes,
+                "prove -- COMMAND --nodes N: goes with --topology NODE (the machine the"
+                        + " in-run prediction is made for is N such nodes)");
+        Runner.Emulate emu = null;
+        Prove.BackendChoice choice = Prove.BackendChoice.given(
+                "-- COMMAND",
+                "the job's own",
+                Runner.Backend.AUTO,
+                "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
+        if (emulate) {
+            if (ncclLib == null || topology == null) {
+                throw PathproofException.usage(
+                        "prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
+            }
+            emu = cluster.machine(topology, Scenarios.topology(topology), nodes, scenario.nicSpeed, ncclLib, null);
+            String what = emu.cluster()
+                    ? emu.nodes() + " nodes of " + topology + " (" + emu.ranksPerNode() + " ranks each)"
+                    : topology;
+            choice = Prove.BackendChoice.emulated(
+                    ncclLib,
+                    "--emulate --topology " + topology
+                            + ": the job's ranks on one GPU, NCCL believing it runs on " + what
+                            + " (NCCL decisions real, timings not physical)");
+        } else {
+            cluster.requireEmulation(false, false, WITHOUT_EMULATE);
+        }
+        return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu, nodes), choice);
     }
-    Scenario s = scenario.given() ? scenario.resolve() : null;
-    Prove.BackendChoice choice = choose(s);
-    if (s == null) {
-      s = Scenarios.load(choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO);
-    }
-    Runner.Emulate emu = choice.emulate() ? cluster.machine(s.topology().name(), s.topology(), null, scenario.nicSpeed,
-        choice.ncclLib(), null) : null;
-    cluster.requireEmulation(emu != null, false, WITHOUT_EMULATE);
-    if (emu != null && emu.cluster()) {
-      s = onEmulatedCluster(s, emu);
-    }
-    String label = scenario.scenario != null ? scenario.scenario : scenario.given() ? s.name()
-        : choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO;
-    int n = nproc != null ? nproc : choice.ranks() != null ? choice.ranks() : s.ranks();
-    if (choice.ranks() != null && n != s.ranks()) {
-      // auto ran the GPU scenario on fewer GPUs than it has: the prediction is made for the ranks that run.
-      s = new Scenario(s.name(), s.workload(), s.topology(), s.versions(), n, s.env(), s.backend());
-    }
-    if (scenario.torch == null) {
-      s = forTheTorchThatRuns(s, probed != null ? probed : Runner.probe(runs.python));
-    }
-    return prove(new Prove.StandIn(s, label, choice.backend(), n, emu), choice);
-  }
 
-  /**
-   * The scenario on the emulated cluster: its ranks are the cluster's, and the prediction is made for the cluster
-   * NCCL will see: the ranks' GPUs, each node's emulated NIC, and NVLS and MNNVL off, as the emulation always sets
-   * them.
-   */
-  private Scenario onEmulatedCluster(Scenario s, Runner.Emulate emu) {
-    if (nproc != null && nproc != emu.topology().gpuCount()) {
-      throw PathproofException.usage("prove --emulate on a cluster: --nproc " + nproc + " but " + emu.nodes()
-          + " nodes x " + emu.ranksPerNode() + " ranks; set the ranks of each node with --nproc-per-node");
+    /** pathproof's own job: the scenario given or chosen for this machine, emulated where the choice says so. */
+    private Integer standIn() {
+        if (emulate && ncclLib == null) {
+            throw PathproofException.usage(
+                    "prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");
+        }
+        Scenario s = scenario.given() ? scenario.resolve() : null;
+        Prove.BackendChoice choice = choose(s);
+        if (s == null) {
+            s = Scenarios.load(choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO);
+        }
+        Runner.Emulate emu = choice.emulate()
+                ? cluster.machine(s.topology().name(), s.topology(), null, scenario.nicSpeed, choice.ncclLib(), null)
+                : null;
+        cluster.requireEmulation(emu != null, false, WITHOUT_EMULATE);
+        if (emu != null && emu.cluster()) {
+            s = onEmulatedCluster(s, emu);
+        }
+        String label = scenario.scenario != null
+                ? scenario.scenario
+                : scenario.given() ? s.name() : choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO;
+        int n = nproc != null ? nproc : choice.ranks() != null ? choice.ranks() : s.ranks();
+        if (choice.ranks() != null && n != s.ranks()) {
+            // auto ran the GPU scenario on fewer GPUs than it has: the prediction is made for the ranks that run.
+            s = new Scenario(s.name(), s.workload(), s.topology(), s.versions(), n, s.env(), s.backend());
+        }
+        if (scenario.torch == null) {
+            s = forTheTorchThatRuns(s, probed != null ? probed : Runner.probe(runs.python));
+        }
+        return prove(new Prove.StandIn(s, label, choice.backend(), n, emu), choice);
     }
-    java.util.Map<String, String> env = new java.util.LinkedHashMap<>(s.env());
-    env.putIfAbsent("NCCL_NVLS_ENABLE", "0");
-    env.putIfAbsent("NCCL_MNNVL_ENABLE", "0");
-    Scenario onCluster = new Scenario(s.name(), s.workload(), emu.topology(), s.versions(), emu.topology().gpuCount(),
-        env, s.backend());
-    nproc = onCluster.ranks();
-    return onCluster;
-  }
 
-  private Integer prove(Prove.Job job, Prove.BackendChoice choice) {
-    long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
-    Path dir = out != null ? out : Path.of("prove-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-    List<String> cl = new ArrayList<>(List.of("pathproof"));
-    List<String> given = spec.commandLine().getParseResult().originalArgs();
-    if (given.isEmpty() || !given.get(0).equals("prove")) {
-      cl.add("prove");
+    /**
+     * The scenario on the emulated cluster: its ranks are the cluster's, and the prediction is made for the cluster
+     * NCCL will see: the ranks' GPUs, each node's emulated NIC, and NVLS and MNNVL off, as the emulation always sets
+     * them.
+     */
+    private Scenario onEmulatedCluster(Scenario s, Runner.Emulate emu) {
+        if (nproc != null && nproc != emu.topology().gpuCount()) {
+            throw PathproofException.usage("prove --emulate on a cluster: --nproc " + nproc + " but " + emu.nodes()
+                    + " nodes x " + emu.ranksPerNode() + " ranks; set the ranks of each node with --nproc-per-node");
+        }
+        java.util.Map<String, String> env = new java.util.LinkedHashMap<>(s.env());
+        env.putIfAbsent("NCCL_NVLS_ENABLE", "0");
+        env.putIfAbsent("NCCL_MNNVL_ENABLE", "0");
+        Scenario onCluster = new Scenario(
+                s.name(),
+                s.workload(),
+                emu.topology(),
+                s.versions(),
+                emu.topology().gpuCount(),
+                env,
+                s.backend());
+        nproc = onCluster.ranks();
+        return onCluster;
     }
-    cl.addAll(given);
-    Prove.Plan plan = new Prove.Plan(job, fault, sd, dir,
-        new Prove.Sizes(runs.warmup, runs.iters, runs.profileIters, runs.python, runs.timeout),
-        samples != null ? samples : defaultSamples(), ToolVersion.get(), cl, choice, maxRuns,
-        io.pathproof.diagnose.Diagnosis.Rule.withMargin(margin / 100));
-    PrintWriter err = spec.commandLine().getErr();
-    PrintWriter o = spec.commandLine().getOut();
-    // One line per phase on stderr, on a terminal or not: prove takes minutes, and a CI log or a pipe that shows
-    // nothing after "building…" for two of them looks hung. Flushed at once, since stderr may be buffered by a pipe.
-    Prove.Progress progress = (name, ms, detail) -> {
-      err.printf(Locale.ROOT, "[%6.1f s] %-13s %s%n", ms / 1000.0, name, detail);
-      err.flush();
-    };
-    err.println("prove: backend " + choice.line());
-    err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: " + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
-    err.flush();
-    Prove.Outcome r = Prove.run(plan, progress);
-    r.summary().forEach(o::println);
-    o.flush();
-    return r.exitCode();
-  }
 
-  /**
-   * The backend: --emulate and an explicit --backend are taken as given; auto probes this machine (the GPUs the ranks'
-   * Python sees, the emulator library) and lets prove's rule decide, a pure function of those facts.
-   */
-  private Prove.BackendChoice choose(Scenario given) {
-    if (emulate) {
-      return Prove.BackendChoice.emulated(ncclLib, "--emulate --nccl-lib " + ncclLib
-          + ": the scenario's machine emulated on one GPU (NCCL decisions real, timings not physical)");
+    private Integer prove(Prove.Job job, Prove.BackendChoice choice) {
+        long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
+        Path dir = out != null
+                ? out
+                : Path.of("prove-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        List<String> cl = new ArrayList<>(List.of("pathproof"));
+        List<String> given = spec.commandLine().getParseResult().originalArgs();
+        if (given.isEmpty() || !given.get(0).equals("prove")) {
+            cl.add("prove");
+        }
+        cl.addAll(given);
+        Prove.Plan plan = new Prove.Plan(
+                job,
+                fault,
+                sd,
+                dir,
+                new Prove.Sizes(runs.warmup, runs.iters, runs.profileIters, runs.python, runs.timeout),
+                samples != null ? samples : defaultSamples(),
+                ToolVersion.get(),
+                cl,
+                choice,
+                maxRuns,
+                io.pathproof.diagnose.Diagnosis.Rule.withMargin(margin / 100));
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter o = spec.commandLine().getOut();
+        // One line per phase on stderr, on a terminal or not: prove takes minutes, and a CI log or a pipe that shows
+        // nothing after "building…" for two of them looks hung. Flushed at once, since stderr may be buffered by a
+        // pipe.
+        Prove.Progress progress = (name, ms, detail) -> {
+            err.printf(Locale.ROOT, "[%6.1f s] %-13s %s%n", ms / 1000.0, name, detail);
+            err.flush();
+        };
+        err.println("prove: backend " + choice.line());
+        err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: "
+                + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
+        err.flush();
+        Prove.Outcome r = Prove.run(plan, progress);
+        r.summary().forEach(o::println);
+        o.flush();
+        return r.exitCode();
     }
-    if (!backend.equalsIgnoreCase("auto")) {
-      Runner.Backend b = backendOf(backend);
-      return Prove.BackendChoice.given(backend.toLowerCase(Locale.ROOT), b.name().toLowerCase(Locale.ROOT), b,
-          "--backend " + backend.toLowerCase(Locale.ROOT) + " as given");
-    }
-    Runner.Machine m = Runner.probe(runs.python);
-    probed = m;
-    // Without a GPU the library cannot matter, and checking a present one reads all of it.
-    Runner.EmulatorLibrary lib = m.gpus() >= 1 || ncclLib != null ? Runner.findEmulator(ncclLib, System.getenv(), Path.of("")) : null;
-    return Prove.auto(m, lib, given, nproc);
-  }
 
-  /** The machine auto probed (null when the backend was given): its torch is the one the prediction is made for. */
-  private Runner.Machine probed;
+    /**
+     * The backend: --emulate and an explicit --backend are taken as given; auto probes this machine (the GPUs the ranks'
+     * Python sees, the emulator library) and lets prove's rule decide, a pure function of those facts.
+     */
+    private Prove.BackendChoice choose(Scenario given) {
+        if (emulate) {
+            return Prove.BackendChoice.emulated(
+                    ncclLib,
+                    "--emulate --nccl-lib " + ncclLib
+                            + ": the scenario's machine emulated on one GPU (NCCL decisions real, timings not physical)");
+        }
+        if (!backend.equalsIgnoreCase("auto")) {
+            Runner.Backend b = backendOf(backend);
+            return Prove.BackendChoice.given(
+                    backend.toLowerCase(Locale.ROOT),
+                    b.name().toLowerCase(Locale.ROOT),
+                    b,
+                    "--backend " + backend.toLowerCase(Locale.ROOT) + " as given");
+        }
+        Runner.Machine m = Runner.probe(runs.python);
+        probed = m;
+        // Without a GPU the library cannot matter, and checking a present one reads all of it.
+        Runner.EmulatorLibrary lib =
+                m.gpus() >= 1 || ncclLib != null ? Runner.findEmulator(ncclLib, System.getenv(), Path.of("")) : null;
+        return Prove.auto(m, lib, given, nproc);
+    }
 
-  /**
-   * The prediction is made for the torch the ranks will import, not the scenario preset's: DDP's bucket rules differ
-   * between releases (a preset's 1.13 predicted one first bucket of 1 MiB where torch 2.11 on the GPU node, given
-   * bucket_cap_mb, closed it at the cap: docs/ddp-model-notes.md). {@code --torch} pins it instead.
-   */
-  static Scenario forTheTorchThatRuns(Scenario s, Runner.Machine m) {
-    if (m == null || m.torch() == null || m.torch().isBlank()) {
-      return s;
-    }
-    Version t = Version.parse(m.torch());
-    if (s.versions().torch() != null && s.versions().torch().compareTo(t) == 0) {
-      return s;
-    }
-    Versions v = new Versions(t, s.versions().nccl(), s.versions().cuda());
-    return new Scenario(s.name(), s.workload(), s.topology(), v, s.ranks(), s.env(), s.backend());
-  }
+    /** The machine auto probed (null when the backend was given): its torch is the one the prediction is made for. */
+    private Runner.Machine probed;
 
-  private static Runner.Backend backendOf(String v) {
-    try {
-      return Runner.Backend.valueOf(v.toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw PathproofException.usage("--backend '" + v + "': expected auto, nccl or gloo");
+    /**
+     * The prediction is made for the torch the ranks will import, not the scenario preset's: DDP's bucket rules differ
+     * between releases (a preset's 1.13 predicted one first bucket of 1 MiB where torch 2.11 on the GPU node, given
+     * bucket_cap_mb, closed it at the cap: docs/ddp-model-notes.md). {@code --torch} pins it instead.
+     */
+    static Scenario forTheTorchThatRuns(Scenario s, Runner.Machine m) {
+        if (m == null || m.torch() == null || m.torch().isBlank()) {
+            return s;
+        }
+        Version t = Version.parse(m.torch());
+        if (s.versions().torch() != null && s.versions().torch().compareTo(t) == 0) {
+            return s;
+        }
+        Versions v = new Versions(t, s.versions().nccl(), s.versions().cuda());
+        return new Scenario(s.name(), s.workload(), s.topology(), v, s.ranks(), s.env(), s.backend());
     }
-  }
 
-  /** samples/ of the checkout this jar was built in (target/../samples), else ./samples. */
-  static Path defaultSamples() {
-    try {
-      Path jar = Path.of(ProveCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-      Path parent = jar.getParent() == null ? null : jar.getParent().getParent();
-      if (parent != null && Files.isDirectory(parent.resolve("samples"))) {
-        return parent.resolve("samples");
-      }
-    } catch (Exception e) {
-      // no code source (an unusual class loader): fall back to the working directory
+    private static Runner.Backend backendOf(String v) {
+        try {
+            return Runner.Backend.valueOf(v.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw PathproofException.usage("--backend '" + v + "': expected auto, nccl or gloo");
+        }
     }
-    return Path.of("samples");
-  }
+
+    /** samples/ of the checkout this jar was built in (target/../samples), else ./samples. */
+    static Path defaultSamples() {
+        try {
+            Path jar = Path.of(ProveCommand.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
+            Path parent = jar.getParent() == null ? null : jar.getParent().getParent();
+            if (parent != null && Files.isDirectory(parent.resolve("samples"))) {
+                return parent.resolve("samples");
+            }
+        } catch (Exception e) {
+            // no code source (an unusual class loader): fall back to the working directory
+        }
+        return Path.of("samples");
+    }
 }

@@ -12,26 +12,35 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** Verb {@code report}: report.html, report.md, report.json and report.junit.xml of a proof or of runs. */
-@Command(name = "report", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
-    description = {"Write report.html (self-contained, charts inlined, no network), report.md, report.json and report.junit.xml.",
-        "DIR… is a prove directory, or run directories (baseline, variant, fixed, in that order) with a sealed prediction",
-        "and saved acceptance / diagnosis / verify-fix JSON; what is missing is computed from the rest.",
-        "Exit 0: written; 3: an input cannot be read."})
+@Command(
+        name = "report",
+        mixinStandardHelpOptions = true,
+        versionProvider = ToolVersion.class,
+        description = {
+            "Write report.html (self-contained, charts inlined, no network), report.md, report.json and report.junit.xml.",
+            "DIR… is a prove directory, or run directories (baseline, variant, fixed, in that order) with a sealed prediction",
+            "and saved acceptance / diagnosis / verify-fix JSON; what is missing is computed from the rest.",
+            "Exit 0: written; 3: an input cannot be read."
+        })
 public final class ReportCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
+    @Spec
+    CommandSpec spec;
 
-  @Parameters(arity = "1..*", paramLabel = "DIR|FILE", description = "a prove directory, run directories, prediction/diagnosis JSON")
-  List<Path> inputs;
+    @Parameters(
+            arity = "1..*",
+            paramLabel = "DIR|FILE",
+            description = "a prove directory, run directories, prediction/diagnosis JSON")
+    List<Path> inputs;
 
-  @Option(names = "--out", description = "where to write (default: the prove directory, else the current directory)")
-  Path out;
+    @Option(names = "--out", description = "where to write (default: the prove directory, else the current directory)")
+    Path out;
 
-  @Override
-  public Integer call() {
-    Report.Source s = Report.load(inputs);
-    Path dir = out != null ? out : inputs.size() == 1 && Proof.in(inputs.get(0)) ? inputs.get(0) : Path.of(".");
-    Path html = Report.write(s, dir);
-    spec.commandLine().getOut().println("report: " + html + " (+ report.md, report.json, report.junit.xml)");
-    return 0;
-  }
+    @Override
+    public Integer call() {
+        Report.Source s = Report.load(inputs);
+        Path dir = out != null ? out : inputs.size() == 1 && Proof.in(inputs.get(0)) ? inputs.get(0) : Path.of(".");
+        Path html = Report.write(s, dir);
+        spec.commandLine().getOut().println("report: " + html + " (+ report.md, report.json, report.junit.xml)");
+        return 0;
+    }
 }

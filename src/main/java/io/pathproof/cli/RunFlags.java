@@ -9,32 +9,37 @@ import picocli.CommandLine.Option;
  * {@code prove.properties} beside this class), since a proof's three runs and a lone run are sized differently.
  */
 public final class RunFlags {
-  @Option(names = "--iters", descriptionKey = "iters", description = "measured steps (default: ${DEFAULT-VALUE})")
-  int iters;
+    @Option(names = "--iters", descriptionKey = "iters", description = "measured steps (default: ${DEFAULT-VALUE})")
+    int iters;
 
-  @Option(names = "--warmup", descriptionKey = "warmup", description = "warm-up steps (default: ${DEFAULT-VALUE})")
-  int warmup;
+    @Option(names = "--warmup", descriptionKey = "warmup", description = "warm-up steps (default: ${DEFAULT-VALUE})")
+    int warmup;
 
-  @Option(names = "--profile-iters", descriptionKey = "profile-iters",
-      description = "measured steps under the profiler (default: ${DEFAULT-VALUE})")
-  int profileIters;
+    @Option(
+            names = "--profile-iters",
+            descriptionKey = "profile-iters",
+            description = "measured steps under the profiler (default: ${DEFAULT-VALUE})")
+    int profileIters;
 
-  @Option(names = "--python", descriptionKey = "python", description = "Python with torch")
-  String python;
+    @Option(names = "--python", descriptionKey = "python", description = "Python with torch")
+    String python;
 
-  @Option(names = "--timeout", descriptionKey = "timeout", description = "seconds before the ranks are killed (0 = none)")
-  long timeout;
+    @Option(
+            names = "--timeout",
+            descriptionKey = "timeout",
+            description = "seconds before the ranks are killed (0 = none)")
+    long timeout;
 
-  /** Picocli's own instance (unused: each verb passes its defaults). */
-  RunFlags() {
-    this(5, 48, 3, 0);
-  }
+    /** Picocli's own instance (unused: each verb passes its defaults). */
+    RunFlags() {
+        this(5, 48, 3, 0);
+    }
 
-  /** A verb's defaults; picocli shows a field's initial value as ${DEFAULT-VALUE}. */
-  RunFlags(int warmup, int iters, int profileIters, long timeout) {
-    this.warmup = warmup;
-    this.iters = iters;
-    this.profileIters = profileIters;
-    this.timeout = timeout;
-  }
+    /** A verb's defaults; picocli shows a field's initial value as ${DEFAULT-VALUE}. */
+    RunFlags(int warmup, int iters, int profileIters, long timeout) {
+        this.warmup = warmup;
+        this.iters = iters;
+        this.profileIters = profileIters;
+        this.timeout = timeout;
+    }
 }

@@ -13,54 +13,54 @@ import java.nio.file.Path;
  * schema written by an older writer loads, the keys it lacks null.
  */
 public final class StageFile {
-  private StageFile() {}
+    private StageFile() {}
 
-  /** The JSON tree of {@code file}; exit 3 in one line naming it when it cannot be read or is not JSON. */
-  public static JsonNode tree(Path file) {
-    try {
-      return Json.mapper().readTree(Files.readAllBytes(file));
-    } catch (JsonProcessingException e) {
-      throw PathproofException.badInput(file + ": not JSON (" + Messages.json(e) + ")");
-    } catch (IOException e) {
-      throw PathproofException.badInput(Messages.io(e, file));
+    /** The JSON tree of {@code file}; exit 3 in one line naming it when it cannot be read or is not JSON. */
+    public static JsonNode tree(Path file) {
+        try {
+            return Json.mapper().readTree(Files.readAllBytes(file));
+        } catch (JsonProcessingException e) {
+            throw PathproofException.badInput(file + ": not JSON (" + Messages.json(e) + ")");
+        } catch (IOException e) {
+            throw PathproofException.badInput(Messages.io(e, file));
+        }
     }
-  }
 
-  /** The schema a stage file's tree names ("" when it names none). */
-  public static String schemaOf(JsonNode tree) {
-    JsonNode s = tree == null ? null : tree.get("schema");
-    return s != null && s.isTextual() ? s.asText() : "";
-  }
-
-  /**
-   * {@code tree}, read from {@code file}, as the record {@code type}: its schema must be {@code schema} ("FILE: schema
-   * N, expected M"; null for a file that names none), and a key of the wrong type is one line naming the file.
-   */
-  public static <T> T bind(Path file, JsonNode tree, Class<T> type, String schema) {
-    String found = schemaOf(tree);
-    if (schema != null && !found.equals(schema)) {
-      String named = found.isEmpty() ? "(none)" : found;
-      throw PathproofException.badInput(file + ": schema " + named + ", expected " + schema);
+    /** The schema a stage file's tree names ("" when it names none). */
+    public static String schemaOf(JsonNode tree) {
+        JsonNode s = tree == null ? null : tree.get("schema");
+        return s != null && s.isTextual() ? s.asText() : "";
     }
-    try {
-      return Json.mapper().treeToValue(tree, type);
-    } catch (JsonProcessingException | IllegalArgumentException e) {
-      String why = e instanceof JsonProcessingException j ? Messages.json(j) : e.getMessage();
-      throw PathproofException.badInput(file + ": " + why);
-    }
-  }
 
-  /** The record of type {@code type} in {@code file}, whose schema must be {@code schema}. */
-  public static <T> T read(Path file, Class<T> type, String schema) {
-    return bind(file, tree(file), type, schema);
-  }
-
-  /** A record as its file holds it: indented by the project's mapper, one newline at the end. */
-  public static String text(Object record) {
-    try {
-      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(record) + "\n";
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
+    /**
+     * {@code tree}, read from {@code file}, as the record {@code type}: its schema must be {@code schema} ("FILE: schema
+     * N, expected M"; null for a file that names none), and a key of the wrong type is one line naming the file.
+     */
+    public static <T> T bind(Path file, JsonNode tree, Class<T> type, String schema) {
+        String found = schemaOf(tree);
+        if (schema != null && !found.equals(schema)) {
+            String named = found.isEmpty() ? "(none)" : found;
+            throw PathproofException.badInput(file + ": schema " + named + ", expected " + schema);
+        }
+        try {
+            return Json.mapper().treeToValue(tree, type);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            String why = e instanceof JsonProcessingException j ? Messages.json(j) : e.getMessage();
+            throw PathproofException.badInput(file + ": " + why);
+        }
     }
-  }
+
+    /** The record of type {@code type} in {@code file}, whose schema must be {@code schema}. */
+    public static <T> T read(Path file, Class<T> type, String schema) {
+        return bind(file, tree(file), type, schema);
+    }
+
+    /** A record as its file holds it: indented by the project's mapper, one newline at the end. */
+    public static String text(Object record) {
+        try {
+            return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(record) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

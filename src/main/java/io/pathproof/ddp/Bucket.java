@@ -9,7 +9,7 @@ import java.util.List;
  * size limit that closed it.
  */
 public record Bucket(int index, long bytes, List<String> params, boolean isLast, DType dtype, long limitBytes) {
-  public Bucket {
-    params = List.copyOf(params);
-  }
+    public Bucket {
+        params = List.copyOf(params);
+    }
 }

@@ -17,51 +17,81 @@ import java.util.List;
  * or the fixed run against the variant), so it is not shown fixed; more runs may decide ({@code reasons} say which).
  */
 public record FixVerification(
-    String schema,
-    String baseline,
-    String fixedRun,
-    boolean fixed,
-    boolean fingerprintEqual,
-    List<Diagnosis.LayerDiff> differences,
-    Verdict correctness,
-    Double medianMs,
-    Double bandLowMs,
-    Double bandHighMs,
-    Diagnosis.Regression regression,
-    List<String> reasons,
-    String variantRun,
-    Diagnosis.Regression againstVariant,
-    boolean onlyStepTime,
-    List<String> notes,
-    String verdict) {
-  public static final String SCHEMA = "pathproof.verify-fix/1";
-  public static final String FIXED = "fixed";
-  public static final String NOT_FIXED = "not fixed";
-  public static final String NOTHING_TO_FIX = "nothing to fix";
-  public static final String INCONCLUSIVE = "inconclusive";
+        String schema,
+        String baseline,
+        String fixedRun,
+        boolean fixed,
+        boolean fingerprintEqual,
+        List<Diagnosis.LayerDiff> differences,
+        Verdict correctness,
+        Double medianMs,
+        Double bandLowMs,
+        Double bandHighMs,
+        Diagnosis.Regression regression,
+        List<String> reasons,
+        String variantRun,
+        Diagnosis.Regression againstVariant,
+        boolean onlyStepTime,
+        List<String> notes,
+        String verdict) {
+    public static final String SCHEMA = "pathproof.verify-fix/1";
+    public static final String FIXED = "fixed";
+    public static final String NOT_FIXED = "not fixed";
+    public static final String NOTHING_TO_FIX = "nothing to fix";
+    public static final String INCONCLUSIVE = "inconclusive";
 
-  /**
-   * {@code verdict} is null only as read from a file of an older verify-fix that did not record one (such a file
-   * says only {@code fixed}); every verification made here has one.
-   */
-  public FixVerification {
-    if (verdict != null && !List.of(FIXED, NOT_FIXED, NOTHING_TO_FIX, INCONCLUSIVE).contains(verdict)) {
-      throw new IllegalArgumentException("verify-fix verdict '" + verdict + "'");
+    /**
+     * {@code verdict} is null only as read from a file of an older verify-fix that did not record one (such a file
+     * says only {@code fixed}); every verification made here has one.
+     */
+    public FixVerification {
+        if (verdict != null
+                && !List.of(FIXED, NOT_FIXED, NOTHING_TO_FIX, INCONCLUSIVE).contains(verdict)) {
+            throw new IllegalArgumentException("verify-fix verdict '" + verdict + "'");
+        }
+        if (verdict != null && fixed != verdict.equals(FIXED)) {
+            throw new IllegalArgumentException("verify-fix: fixed=" + fixed + " but verdict " + verdict);
+        }
+        differences = differences == null ? List.of() : List.copyOf(differences);
+        reasons = reasons == null ? List.of() : List.copyOf(reasons);
+        notes = notes == null ? List.of() : List.copyOf(notes);
     }
-    if (verdict != null && fixed != verdict.equals(FIXED)) {
-      throw new IllegalArgumentException("verify-fix: fixed=" + fixed + " but verdict " + verdict);
-    }
-    differences = differences == null ? List.of() : List.copyOf(differences);
-    reasons = reasons == null ? List.of() : List.copyOf(reasons);
-    notes = notes == null ? List.of() : List.copyOf(notes);
-  }
 
-  /** A verdict that is only fixed or not fixed: for a caller that does not tell "nothing to fix" apart. */
-  public FixVerification(String schema, String baseline, String fixedRun, boolean fixed, boolean fingerprintEqual,
-      List<Diagnosis.LayerDiff> differences, Verdict correctness, Double medianMs, Double bandLowMs, Double bandHighMs,
-      Diagnosis.Regression regression, List<String> reasons, String variantRun, Diagnosis.Regression againstVariant,
-      boolean onlyStepTime, List<String> notes) {
-    this(schema, baseline, fixedRun, fixed, fingerprintEqual, differences, correctness, medianMs, bandLowMs, bandHighMs, regression,
-        reasons, variantRun, againstVariant, onlyStepTime, notes, fixed ? FIXED : NOT_FIXED);
-  }
+    /** A verdict that is only fixed or not fixed: for a caller that does not tell "nothing to fix" apart. */
+    public FixVerification(
+            String schema,
+            String baseline,
+            String fixedRun,
+            boolean fixed,
+            boolean fingerprintEqual,
+            List<Diagnosis.LayerDiff> differences,
+            Verdict correctness,
+            Double medianMs,
+            Double bandLowMs,
+            Double bandHighMs,
+            Diagnosis.Regression regression,
+            List<String> reasons,
+            String variantRun,
+            Diagnosis.Regression againstVariant,
+            boolean onlyStepTime,
+            List<String> notes) {
+        this(
+                schema,
+                baseline,
+                fixedRun,
+                fixed,
+                fingerprintEqual,
+                differences,
+                correctness,
+                medianMs,
+                bandLowMs,
+                bandHighMs,
+                regression,
+                reasons,
+                variantRun,
+                againstVariant,
+                onlyStepTime,
+                notes,
+                fixed ? FIXED : NOT_FIXED);
+    }
 }

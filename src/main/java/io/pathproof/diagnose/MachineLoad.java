@@ -17,88 +17,106 @@ import java.util.TreeMap;
  * 2-core machine read as +14 %). {@code stepsWithoutWait} and {@code jobCpuPerStep} hold one array per run, so a
  * comparison pools them like the step times.
  */
-record MachineLoad(List<double[]> stepsWithoutWait, List<double[]> jobCpuPerStep, double jobWaitMs, double runQueueMs, double cpuMs,
-    double loadavg1, Integer cpuCount) {
-  MachineLoad {
-    stepsWithoutWait = List.copyOf(stepsWithoutWait);
-    jobCpuPerStep = List.copyOf(jobCpuPerStep);
-  }
+record MachineLoad(
+        List<double[]> stepsWithoutWait,
+        List<double[]> jobCpuPerStep,
+        double jobWaitMs,
+        double runQueueMs,
+        double cpuMs,
+        double loadavg1,
+        Integer cpuCount) {
+    MachineLoad {
+        stepsWithoutWait = List.copyOf(stepsWithoutWait);
+        jobCpuPerStep = List.copyOf(jobCpuPerStep);
+    }
 
-  /** The load of {@code e}, or null where the run recorded none (an older harness, or no schedstat). */
-  static MachineLoad of(Evidence e) {
-    return of(List.of(e));
-  }
+    /** The load of {@code e}, or null where the run recorded none (an older harness, or no schedstat). */
+    static MachineLoad of(Evidence e) {
+        return of(List.of(e));
+    }
 
-  /** The load of the runs of one configuration together; null when any of them recorded none. */
-  static MachineLoad of(List<Evidence> runs) {
-    List<double[]> without = new ArrayList<>();
-    List<double[]> jobCpu = new ArrayList<>();
-    List<Double> jobWaits = new ArrayList<>();
-    List<Double> waits = new ArrayList<>();
-    List<Double> cpus = new ArrayList<>();
-    List<Double> loads = new ArrayList<>();
-    Integer cpuCount = null;
-    for (Evidence e : runs) {
-      JsonNode m = e == null || e.manifest() == null ? null : e.manifest().path("machineLoad");
-      if (m == null || !m.path("ranks").isArray()) {
-        return null;
-      }
-      TreeMap<Integer, Double> perIt = new TreeMap<>();
-      TreeMap<Integer, Double> cpuPerIt = new TreeMap<>();
-      TreeMap<Integer, Double> waitPerIt = new TreeMap<>();
-      for (JsonNode r : m.path("ranks")) {
-        JsonNode its = r.path("iterations");
-        for (int i = 0; i < its.size(); i++) {
-          JsonNode wall = r.path("wallMs").path(i);
-          JsonNode wait = r.path("runQueueMs").path(i);
-          if (!wall.isNumber() || !wait.isNumber()) {
-            continue;
-          }
-          // The slowest rank gates a synchronous step; without its wait, what the job itself took.
-          perIt.merge(its.get(i).asInt(), Math.max(0.0, wall.asDouble() - wait.asDouble()), Math::max);
-          waits.add(wait.asDouble());
-          waitPerIt.merge(its.get(i).asInt(), wait.asDouble(), Double::sum);
-          if (r.path("cpuMs").path(i).isNumber()) {
-            cpus.add(r.path("cpuMs").path(i).asDouble());
-            // The job's work in this step: the CPU time of all its ranks together, whatever the machine gave them.
-            cpuPerIt.merge(its.get(i).asInt(), r.path("cpuMs").path(i).asDouble(), Double::sum);
-          }
-          if (r.path("loadavg1").path(i).isNumber()) {
-            loads.add(r.path("loadavg1").path(i).asDouble());
-          }
+    /** The load of the runs of one configuration together; null when any of them recorded none. */
+    static MachineLoad of(List<Evidence> runs) {
+        List<double[]> without = new ArrayList<>();
+        List<double[]> jobCpu = new ArrayList<>();
+        List<Double> jobWaits = new ArrayList<>();
+        List<Double> waits = new ArrayList<>();
+        List<Double> cpus = new ArrayList<>();
+        List<Double> loads = new ArrayList<>();
+        Integer cpuCount = null;
+        for (Evidence e : runs) {
+            JsonNode m = e == null || e.manifest() == null ? null : e.manifest().path("machineLoad");
+            if (m == null || !m.path("ranks").isArray()) {
+                return null;
+            }
+            TreeMap<Integer, Double> perIt = new TreeMap<>();
+            TreeMap<Integer, Double> cpuPerIt = new TreeMap<>();
+            TreeMap<Integer, Double> waitPerIt = new TreeMap<>();
+            for (JsonNode r : m.path("ranks")) {
+                JsonNode its = r.path("iterations");
+                for (int i = 0; i < its.size(); i++) {
+                    JsonNode wall = r.path("wallMs").path(i);
+                    JsonNode wait = r.path("runQueueMs").path(i);
+                    if (!wall.isNumber() || !wait.isNumber()) {
+                        continue;
+                    }
+                    // The slowest rank gates a synchronous step; without its wait, what the job itself took.
+                    perIt.merge(its.get(i).asInt(), Math.max(0.0, wall.asDouble() - wait.asDouble()), Math::max);
+                    waits.add(wait.asDouble());
+                    waitPerIt.merge(its.get(i).asInt(), wait.asDouble(), Double::sum);
+                    if (r.path("cpuMs").path(i).isNumber()) {
+                        cpus.add(r.path("cpuMs").path(i).asDouble());
+                        // The job's work in this step: the CPU time of all its ranks together, whatever the machine
+                        // gave them.
+                        cpuPerIt.merge(
+                                its.get(i).asInt(), r.path("cpuMs").path(i).asDouble(), Double::sum);
+                    }
+                    if (r.path("loadavg1").path(i).isNumber()) {
+                        loads.add(r.path("loadavg1").path(i).asDouble());
+                    }
+                }
+            }
+            if (perIt.isEmpty()) {
+                return null;
+            }
+            without.add(perIt.values().stream().mapToDouble(Double::doubleValue).toArray());
+            jobCpu.add(
+                    cpuPerIt.values().stream().mapToDouble(Double::doubleValue).toArray());
+            jobWaits.addAll(waitPerIt.values());
+            if (cpuCount == null && m.path("cpuCount").canConvertToInt()) {
+                cpuCount = m.path("cpuCount").asInt();
+            }
         }
-      }
-      if (perIt.isEmpty()) {
-        return null;
-      }
-      without.add(perIt.values().stream().mapToDouble(Double::doubleValue).toArray());
-      jobCpu.add(cpuPerIt.values().stream().mapToDouble(Double::doubleValue).toArray());
-      jobWaits.addAll(waitPerIt.values());
-      if (cpuCount == null && m.path("cpuCount").canConvertToInt()) {
-        cpuCount = m.path("cpuCount").asInt();
-      }
+        if (without.isEmpty()) {
+            return null;
+        }
+        return new MachineLoad(without, jobCpu, median(jobWaits), median(waits), median(cpus), median(loads), cpuCount);
     }
-    if (without.isEmpty()) {
-      return null;
+
+    private static double median(List<Double> l) {
+        return l.isEmpty()
+                ? Double.NaN
+                : StepStats.median(l.stream().mapToDouble(Double::doubleValue).toArray());
     }
-    return new MachineLoad(without, jobCpu, median(jobWaits), median(waits), median(cpus), median(loads), cpuCount);
-  }
 
-  private static double median(List<Double> l) {
-    return l.isEmpty() ? Double.NaN : StepStats.median(l.stream().mapToDouble(Double::doubleValue).toArray());
-  }
+    /** Whether every run recorded the job's CPU time per step. */
+    boolean hasJobCpu() {
+        return jobCpuPerStep.stream().allMatch(a -> a.length > 0);
+    }
 
-  /** Whether every run recorded the job's CPU time per step. */
-  boolean hasJobCpu() {
-    return jobCpuPerStep.stream().allMatch(a -> a.length > 0);
-  }
-
-  /**
-   * The load in words. Deliberately no wall time: the step time of a run has one definition and one median
-   * ({@link Diagnosis#stepTimes}); a second "wall" figure per rank here read as a second median of the same run.
-   */
-  String describe() {
-    return String.format(Locale.ROOT, "run-queue wait %.3f ms per rank and step (%.3f ms per step summed over the ranks), CPU %.3f ms per "
-        + "rank and step; load average %.2f%s", runQueueMs, jobWaitMs, cpuMs, loadavg1, cpuCount == null ? "" : " on " + cpuCount + " CPU(s)");
-  }
+    /**
+     * The load in words. Deliberately no wall time: the step time of a run has one definition and one median
+     * ({@link Diagnosis#stepTimes}); a second "wall" figure per rank here read as a second median of the same run.
+     */
+    String describe() {
+        return String.format(
+                Locale.ROOT,
+                "run-queue wait %.3f ms per rank and step (%.3f ms per step summed over the ranks), CPU %.3f ms per "
+                        + "rank and step; load average %.2f%s",
+                runQueueMs,
+                jobWaitMs,
+                cpuMs,
+                loadavg1,
+                cpuCount == null ? "" : " on " + cpuCount + " CPU(s)");
+    }
 }

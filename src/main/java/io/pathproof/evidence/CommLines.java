@@ -11,461 +11,464 @@ import java.util.regex.Pattern;
  * the rule by which a line without a comm pointer finds its communicator (see the reader's class comment).
  */
 final class CommLines {
-  private static final Pattern SUMMARY =
-      Pattern.compile("^comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nRanks (\\d+) nNodes (\\d+) localRanks (\\d+)");
-  private static final Pattern INIT =
-      Pattern.compile(
-          "comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nranks (\\d+) cudaDev (\\d+)(?: nvmlDev (\\d+))? busId"
-              + " ([0-9a-fA-F]+)(?: commId (0x[0-9a-fA-F]+))? - Init (START|COMPLETE)");
-  static final byte[] COMM_ = Bytes.ascii("comm ");
-  static final byte[] INIT_MARK = Bytes.ascii(" - Init ");
-  private static final byte[] NIL = Bytes.ascii("(nil)");
-  private static final byte[] RANK_ = Bytes.ascii(" rank ");
-  private static final byte[] NRANKS_ = Bytes.ascii(" nranks ");
-  private static final byte[] NRANKS_SUMMARY = Bytes.ascii(" nRanks ");
-  private static final byte[] NNODES_ = Bytes.ascii(" nNodes ");
-  private static final byte[] LOCALRANKS_ = Bytes.ascii(" localRanks ");
-  private static final byte[] CUDADEV_ = Bytes.ascii(" cudaDev ");
-  private static final byte[] NVMLDEV_ = Bytes.ascii(" nvmlDev ");
-  private static final byte[] BUSID_ = Bytes.ascii(" busId ");
-  private static final byte[] COMMID_ = Bytes.ascii(" commId ");
-  private static final byte[] INIT_START = Bytes.ascii(" - Init START");
-  private static final byte[] INIT_COMPLETE = Bytes.ascii(" - Init COMPLETE");
+    private static final Pattern SUMMARY = Pattern.compile(
+            "^comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nRanks (\\d+) nNodes (\\d+) localRanks (\\d+)");
+    private static final Pattern INIT = Pattern.compile(
+            "comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nranks (\\d+) cudaDev (\\d+)(?: nvmlDev (\\d+))? busId"
+                    + " ([0-9a-fA-F]+)(?: commId (0x[0-9a-fA-F]+))? - Init (START|COMPLETE)");
+    static final byte[] COMM_ = Bytes.ascii("comm ");
+    static final byte[] INIT_MARK = Bytes.ascii(" - Init ");
+    private static final byte[] NIL = Bytes.ascii("(nil)");
+    private static final byte[] RANK_ = Bytes.ascii(" rank ");
+    private static final byte[] NRANKS_ = Bytes.ascii(" nranks ");
+    private static final byte[] NRANKS_SUMMARY = Bytes.ascii(" nRanks ");
+    private static final byte[] NNODES_ = Bytes.ascii(" nNodes ");
+    private static final byte[] LOCALRANKS_ = Bytes.ascii(" localRanks ");
+    private static final byte[] CUDADEV_ = Bytes.ascii(" cudaDev ");
+    private static final byte[] NVMLDEV_ = Bytes.ascii(" nvmlDev ");
+    private static final byte[] BUSID_ = Bytes.ascii(" busId ");
+    private static final byte[] COMMID_ = Bytes.ascii(" commId ");
+    private static final byte[] INIT_START = Bytes.ascii(" - Init START");
+    private static final byte[] INIT_COMPLETE = Bytes.ascii(" - Init COMPLETE");
 
-  private final NcclLogReader r;
-  private final LinePrefix p;
-  private final LongMap<CommRank> byPtr = new LongMap<>();
-  private final LongMap<CommRank> openByThread = new LongMap<>();
-  private final LongMap<CommRank> openByDev = new LongMap<>();
-  /** Iterated at the end (in HashMap order, as before), so a HashMap; asked only while not empty. */
-  private final Map<Long, CommRank> pendingByDev = new HashMap<>();
-  private final LongMap<CommRank> lastCompletedByDev = new LongMap<>();
-  private final LongMap<Boolean> startSeen = new LongMap<>();
-  private long lastPtrKey;
-  private CommRank lastPtrComm;
+    private final NcclLogReader r;
+    private final LinePrefix p;
+    private final LongMap<CommRank> byPtr = new LongMap<>();
+    private final LongMap<CommRank> openByThread = new LongMap<>();
+    private final LongMap<CommRank> openByDev = new LongMap<>();
+    /** Iterated at the end (in HashMap order, as before), so a HashMap; asked only while not empty. */
+    private final Map<Long, CommRank> pendingByDev = new HashMap<>();
 
-  CommLines(NcclLogReader r) {
-    this.r = r;
-    this.p = r.prefix;
-  }
+    private final LongMap<CommRank> lastCompletedByDev = new LongMap<>();
+    private final LongMap<Boolean> startSeen = new LongMap<>();
+    private long lastPtrKey;
+    private CommRank lastPtrComm;
 
-  /**
-   * A line that starts with "comm " or holds " - Init " ({@code b[s, e)}, what follows "NCCL INFO "): the summary or
-   * an init line, read on the bytes when it has the usual shape, else by the regexes (which also name what is wrong).
-   */
-  void read(byte[] b, int s, int e) {
-    if (!r.bytePaths) {
-      readByRegex(Bytes.string(b, s, e));
-      return;
+    CommLines(NcclLogReader r) {
+        this.r = r;
+        this.p = r.prefix;
     }
-    // A line that starts with "comm " is a summary ("… nRanks …") or an init line ("… nranks …"), never both at its
-    // start, so trying the init line first changes nothing. The regexes run only where their literals are.
-    if (Bytes.startsWith(b, s, e, COMM_)) {
-      if (summaryFast(b, s, e) || initFast(b, s, e)) {
-        return;
-      }
-      if (Bytes.indexOf(b, s, e, NRANKS_SUMMARY) >= 0) {
-        Matcher m = SUMMARY.matcher(Bytes.string(b, s, e));
-        if (m.find()) {
-          summary(m);
-          return;
+
+    /**
+     * A line that starts with "comm " or holds " - Init " ({@code b[s, e)}, what follows "NCCL INFO "): the summary or
+     * an init line, read on the bytes when it has the usual shape, else by the regexes (which also name what is wrong).
+     */
+    void read(byte[] b, int s, int e) {
+        if (!r.bytePaths) {
+            readByRegex(Bytes.string(b, s, e));
+            return;
         }
-      }
-      if (Bytes.indexOfBySecond(b, s, e, INIT_MARK) >= 0) {
-        initLine(Bytes.string(b, s, e));
-      }
-    } else if (!initFast(b, s, e)) {
-      initLine(Bytes.string(b, s, e));
+        // A line that starts with "comm " is a summary ("… nRanks …") or an init line ("… nranks …"), never both at its
+        // start, so trying the init line first changes nothing. The regexes run only where their literals are.
+        if (Bytes.startsWith(b, s, e, COMM_)) {
+            if (summaryFast(b, s, e) || initFast(b, s, e)) {
+                return;
+            }
+            if (Bytes.indexOf(b, s, e, NRANKS_SUMMARY) >= 0) {
+                Matcher m = SUMMARY.matcher(Bytes.string(b, s, e));
+                if (m.find()) {
+                    summary(m);
+                    return;
+                }
+            }
+            if (Bytes.indexOfBySecond(b, s, e, INIT_MARK) >= 0) {
+                initLine(Bytes.string(b, s, e));
+            }
+        } else if (!initFast(b, s, e)) {
+            initLine(Bytes.string(b, s, e));
+        }
     }
-  }
 
-  private void readByRegex(String msg) {
-    if (msg.startsWith("comm ")) {
-      Matcher m = SUMMARY.matcher(msg);
-      if (m.find()) {
-        summary(m);
-        return;
-      }
+    private void readByRegex(String msg) {
+        if (msg.startsWith("comm ")) {
+            Matcher m = SUMMARY.matcher(msg);
+            if (m.find()) {
+                summary(m);
+                return;
+            }
+        }
+        initLine(msg);
     }
-    initLine(msg);
-  }
 
-  // Scratch of the byte-level parse: the field's value, its end.
-  private long num;
-  private int at;
+    // Scratch of the byte-level parse: the field's value, its end.
+    private long num;
+    private int at;
 
-  /** " NAME %d" at {@code q}: sets {@link #num} and {@link #at}; false unless 1 to 9 digits follow. */
-  private boolean field(byte[] b, int q, int e, byte[] name) {
-    if (!Bytes.startsWith(b, q, e, name)) {
-      return false;
+    /** " NAME %d" at {@code q}: sets {@link #num} and {@link #at}; false unless 1 to 9 digits follow. */
+    private boolean field(byte[] b, int q, int e, byte[] name) {
+        if (!Bytes.startsWith(b, q, e, name)) {
+            return false;
+        }
+        int v = q + name.length;
+        int end = v;
+        while (end < e && Bytes.isDigit(b[end])) {
+            end++;
+        }
+        if (end == v || end - v > 9) {
+            return false; // none, or maybe out of int range: the regex path says which
+        }
+        num = Bytes.parseLong(b, v, end);
+        at = end;
+        return true;
     }
-    int v = q + name.length;
-    int end = v;
-    while (end < e && Bytes.isDigit(b[end])) {
-      end++;
-    }
-    if (end == v || end - v > 9) {
-      return false; // none, or maybe out of int range: the regex path says which
-    }
-    num = Bytes.parseLong(b, v, end);
-    at = end;
-    return true;
-  }
 
-  /** "0x%x" or "(nil)" at {@code q}: sets {@link #num} and {@link #at}. */
-  private boolean pointerAt(byte[] b, int q, int e) {
-    if (Bytes.startsWith(b, q, e, NIL)) {
-      num = 0;
-      at = q + NIL.length;
-      return true;
+    /** "0x%x" or "(nil)" at {@code q}: sets {@link #num} and {@link #at}. */
+    private boolean pointerAt(byte[] b, int q, int e) {
+        if (Bytes.startsWith(b, q, e, NIL)) {
+            num = 0;
+            at = q + NIL.length;
+            return true;
+        }
+        if (q + 2 >= e || b[q] != '0' || b[q + 1] != 'x') {
+            return false;
+        }
+        int end = q + 2;
+        while (end < e && Character.digit(b[end], 16) >= 0) {
+            end++;
+        }
+        if (end == q + 2) {
+            return false;
+        }
+        if (end - q - 2 > 16) {
+            return false; // as many digits as Long.parseUnsignedLong may or may not read: the regex path decides
+        }
+        num = Bytes.parseHex(b, q + 2, end);
+        at = end;
+        return true;
     }
-    if (q + 2 >= e || b[q] != '0' || b[q + 1] != 'x') {
-      return false;
-    }
-    int end = q + 2;
-    while (end < e && Character.digit(b[end], 16) >= 0) {
-      end++;
-    }
-    if (end == q + 2) {
-      return false;
-    }
-    if (end - q - 2 > 16) {
-      return false; // as many digits as Long.parseUnsignedLong may or may not read: the regex path decides
-    }
-    num = Bytes.parseHex(b, q + 2, end);
-    at = end;
-    return true;
-  }
 
-  /** The summary line on the bytes (same fields as {@link #SUMMARY}); false when it has another shape. */
-  private boolean summaryFast(byte[] b, int s, int e) {
-    if (!pointerAt(b, s + COMM_.length, e)) {
-      return false;
+    /** The summary line on the bytes (same fields as {@link #SUMMARY}); false when it has another shape. */
+    private boolean summaryFast(byte[] b, int s, int e) {
+        if (!pointerAt(b, s + COMM_.length, e)) {
+            return false;
+        }
+        long ptr = num;
+        if (!field(b, at, e, RANK_)) {
+            return false;
+        }
+        int rank = (int) num;
+        if (!field(b, at, e, NRANKS_SUMMARY)) {
+            return false;
+        }
+        int nRanks = (int) num;
+        if (!field(b, at, e, NNODES_)) {
+            return false;
+        }
+        int nNodes = (int) num;
+        if (!field(b, at, e, LOCALRANKS_)) {
+            return false;
+        }
+        CommRank cr = bind(ptr, false);
+        cr.rank = rank;
+        cr.nRanks = nRanks;
+        cr.nNodes = nNodes;
+        cr.localRanks = (int) num;
+        cr.facts++;
+        r.counted();
+        return true;
     }
-    long ptr = num;
-    if (!field(b, at, e, RANK_)) {
-      return false;
-    }
-    int rank = (int) num;
-    if (!field(b, at, e, NRANKS_SUMMARY)) {
-      return false;
-    }
-    int nRanks = (int) num;
-    if (!field(b, at, e, NNODES_)) {
-      return false;
-    }
-    int nNodes = (int) num;
-    if (!field(b, at, e, LOCALRANKS_)) {
-      return false;
-    }
-    CommRank cr = bind(ptr, false);
-    cr.rank = rank;
-    cr.nRanks = nRanks;
-    cr.nNodes = nNodes;
-    cr.localRanks = (int) num;
-    cr.facts++;
-    r.counted();
-    return true;
-  }
 
-  /**
-   * The init line on the bytes (same fields as {@link #INIT}, at its first "comm "): false when it has another shape
-   * or a number that may not fit, and the regex decides.
-   */
-  private boolean initFast(byte[] b, int s, int e) {
-    int c = Bytes.indexOf(b, s, e, COMM_);
-    if (c < 0 || !pointerAt(b, c + COMM_.length, e)) {
-      return false;
+    /**
+     * The init line on the bytes (same fields as {@link #INIT}, at its first "comm "): false when it has another shape
+     * or a number that may not fit, and the regex decides.
+     */
+    private boolean initFast(byte[] b, int s, int e) {
+        int c = Bytes.indexOf(b, s, e, COMM_);
+        if (c < 0 || !pointerAt(b, c + COMM_.length, e)) {
+            return false;
+        }
+        long ptr = num;
+        if (!field(b, at, e, RANK_)) {
+            return false;
+        }
+        int rank = (int) num;
+        if (!field(b, at, e, NRANKS_)) {
+            return false;
+        }
+        int nRanks = (int) num;
+        if (!field(b, at, e, CUDADEV_)) {
+            return false;
+        }
+        int dev = (int) num;
+        int nvml = -1;
+        if (field(b, at, e, NVMLDEV_)) {
+            nvml = (int) num;
+        }
+        if (!Bytes.startsWith(b, at, e, BUSID_)) {
+            return false;
+        }
+        int busFrom = at + BUSID_.length;
+        int busTo = busFrom;
+        while (busTo < e && Character.digit(b[busTo], 16) >= 0) {
+            busTo++;
+        }
+        if (busTo == busFrom) {
+            return false;
+        }
+        int idFrom = -1;
+        int idTo = -1;
+        at = busTo;
+        if (Bytes.startsWith(b, at, e, COMMID_)
+                && at + COMMID_.length + 2 < e
+                && b[at + COMMID_.length] == '0'
+                && b[at + COMMID_.length + 1] == 'x') {
+            idFrom = at + COMMID_.length;
+            idTo = idFrom + 2;
+            while (idTo < e && Character.digit(b[idTo], 16) >= 0) {
+                idTo++;
+            }
+            if (idTo == idFrom + 2) {
+                return false;
+            }
+            at = idTo;
+        }
+        boolean start;
+        if (Bytes.startsWith(b, at, e, INIT_START)) {
+            start = true;
+        } else if (Bytes.startsWith(b, at, e, INIT_COMPLETE)) {
+            start = false;
+        } else {
+            return false;
+        }
+        CommRank cr = initBind(ptr, start);
+        cr.rank = rank;
+        cr.nRanks = nRanks;
+        cr.cudaDev = dev;
+        if (nvml >= 0) {
+            cr.nvmlDev = nvml;
+        }
+        // The same busId and commId as already known (a log re-read, a re-initialised communicator): no new String.
+        if (cr.busId == null || !sameAscii(cr.busId, b, busFrom, busTo, false)) {
+            cr.busId = Bytes.string(b, busFrom, busTo);
+        }
+        if (idFrom >= 0 && (cr.commId == null || !sameAscii(cr.commId, b, idFrom, idTo, true))) {
+            cr.commId = Bytes.string(b, idFrom, idTo).toLowerCase(java.util.Locale.ROOT);
+        }
+        initDone(cr, start);
+        return true;
     }
-    long ptr = num;
-    if (!field(b, at, e, RANK_)) {
-      return false;
-    }
-    int rank = (int) num;
-    if (!field(b, at, e, NRANKS_)) {
-      return false;
-    }
-    int nRanks = (int) num;
-    if (!field(b, at, e, CUDADEV_)) {
-      return false;
-    }
-    int dev = (int) num;
-    int nvml = -1;
-    if (field(b, at, e, NVMLDEV_)) {
-      nvml = (int) num;
-    }
-    if (!Bytes.startsWith(b, at, e, BUSID_)) {
-      return false;
-    }
-    int busFrom = at + BUSID_.length;
-    int busTo = busFrom;
-    while (busTo < e && Character.digit(b[busTo], 16) >= 0) {
-      busTo++;
-    }
-    if (busTo == busFrom) {
-      return false;
-    }
-    int idFrom = -1;
-    int idTo = -1;
-    at = busTo;
-    if (Bytes.startsWith(b, at, e, COMMID_) && at + COMMID_.length + 2 < e
-        && b[at + COMMID_.length] == '0' && b[at + COMMID_.length + 1] == 'x') {
-      idFrom = at + COMMID_.length;
-      idTo = idFrom + 2;
-      while (idTo < e && Character.digit(b[idTo], 16) >= 0) {
-        idTo++;
-      }
-      if (idTo == idFrom + 2) {
-        return false;
-      }
-      at = idTo;
-    }
-    boolean start;
-    if (Bytes.startsWith(b, at, e, INIT_START)) {
-      start = true;
-    } else if (Bytes.startsWith(b, at, e, INIT_COMPLETE)) {
-      start = false;
-    } else {
-      return false;
-    }
-    CommRank cr = initBind(ptr, start);
-    cr.rank = rank;
-    cr.nRanks = nRanks;
-    cr.cudaDev = dev;
-    if (nvml >= 0) {
-      cr.nvmlDev = nvml;
-    }
-    // The same busId and commId as already known (a log re-read, a re-initialised communicator): no new String.
-    if (cr.busId == null || !sameAscii(cr.busId, b, busFrom, busTo, false)) {
-      cr.busId = Bytes.string(b, busFrom, busTo);
-    }
-    if (idFrom >= 0 && (cr.commId == null || !sameAscii(cr.commId, b, idFrom, idTo, true))) {
-      cr.commId = Bytes.string(b, idFrom, idTo).toLowerCase(java.util.Locale.ROOT);
-    }
-    initDone(cr, start);
-    return true;
-  }
 
-  /** Whether {@code s} is {@code b[from, to)} (lower-cased first when {@code lower}). */
-  private static boolean sameAscii(String s, byte[] b, int from, int to, boolean lower) {
-    if (s.length() != to - from) {
-      return false;
+    /** Whether {@code s} is {@code b[from, to)} (lower-cased first when {@code lower}). */
+    private static boolean sameAscii(String s, byte[] b, int from, int to, boolean lower) {
+        if (s.length() != to - from) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            int c = b[from + i];
+            if (lower && c >= 'A' && c <= 'Z') {
+                c += 'a' - 'A';
+            }
+            if (s.charAt(i) != c) {
+                return false;
+            }
+        }
+        return true;
     }
-    for (int i = 0; i < s.length(); i++) {
-      int c = b[from + i];
-      if (lower && c >= 'A' && c <= 'Z') {
-        c += 'a' - 'A';
-      }
-      if (s.charAt(i) != c) {
-        return false;
-      }
-    }
-    return true;
-  }
 
-  private void summary(Matcher m) {
-    long ptr = pointer(m.group(1));
-    CommRank cr = bind(ptr, false);
-    r.setInt(m.group(2), v -> cr.rank = v);
-    r.setInt(m.group(3), v -> cr.nRanks = v);
-    r.setInt(m.group(4), v -> cr.nNodes = v);
-    r.setInt(m.group(5), v -> cr.localRanks = v);
-    cr.facts++;
-    r.counted();
-  }
+    private void summary(Matcher m) {
+        long ptr = pointer(m.group(1));
+        CommRank cr = bind(ptr, false);
+        r.setInt(m.group(2), v -> cr.rank = v);
+        r.setInt(m.group(3), v -> cr.nRanks = v);
+        r.setInt(m.group(4), v -> cr.nNodes = v);
+        r.setInt(m.group(5), v -> cr.localRanks = v);
+        cr.facts++;
+        r.counted();
+    }
 
-  /**
-   * "comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START|COMPLETE"
-   * (init.cc:1434@v2.22.3-1 and :1573@v2.21.5-1; init.cc:1945@v2.30.7-1 with the API name first, as :1429@v2.26.2-1
-   * and :1469@v2.27.5-1); 2.5 has neither nvmlDev nor commId
-   * (init.cc:746@v2.5.7-1).
-   */
-  private void initLine(String msg) {
-    Matcher m = INIT.matcher(msg);
-    if (!m.find()) {
-      if (msg.contains(" - Init COMPLETE") || msg.contains(" - Init START")) {
-        r.out.problem(r.lineNo, "comm init line not understood");
-      }
-      return;
+    /**
+     * "comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START|COMPLETE"
+     * (init.cc:1434@v2.22.3-1 and :1573@v2.21.5-1; init.cc:1945@v2.30.7-1 with the API name first, as :1429@v2.26.2-1
+     * and :1469@v2.27.5-1); 2.5 has neither nvmlDev nor commId
+     * (init.cc:746@v2.5.7-1).
+     */
+    private void initLine(String msg) {
+        Matcher m = INIT.matcher(msg);
+        if (!m.find()) {
+            if (msg.contains(" - Init COMPLETE") || msg.contains(" - Init START")) {
+                r.out.problem(r.lineNo, "comm init line not understood");
+            }
+            return;
+        }
+        boolean start = m.group(8).equals("START");
+        CommRank cr = initBind(pointer(m.group(1)), start);
+        r.setInt(m.group(2), v -> cr.rank = v);
+        r.setInt(m.group(3), v -> cr.nRanks = v);
+        r.setInt(m.group(4), v -> cr.cudaDev = v);
+        if (m.group(5) != null) {
+            r.setInt(m.group(5), v -> cr.nvmlDev = v);
+        }
+        cr.busId = m.group(6);
+        if (m.group(7) != null) {
+            cr.commId = m.group(7).toLowerCase(java.util.Locale.ROOT);
+        }
+        initDone(cr, start);
     }
-    boolean start = m.group(8).equals("START");
-    CommRank cr = initBind(pointer(m.group(1)), start);
-    r.setInt(m.group(2), v -> cr.rank = v);
-    r.setInt(m.group(3), v -> cr.nRanks = v);
-    r.setInt(m.group(4), v -> cr.cudaDev = v);
-    if (m.group(5) != null) {
-      r.setInt(m.group(5), v -> cr.nvmlDev = v);
-    }
-    cr.busId = m.group(6);
-    if (m.group(7) != null) {
-      cr.commId = m.group(7).toLowerCase(java.util.Locale.ROOT);
-    }
-    initDone(cr, start);
-  }
 
-  private CommRank initBind(long ptr, boolean start) {
-    if (start) {
-      startSeen.put(p.processKey, Boolean.TRUE);
-      epoch++;
+    private CommRank initBind(long ptr, boolean start) {
+        if (start) {
+            startSeen.put(p.processKey, Boolean.TRUE);
+            epoch++;
+        }
+        return bind(ptr, start);
     }
-    return bind(ptr, start);
-  }
 
-  private void initDone(CommRank cr, boolean start) {
-    if (!start) {
-      if (openByThread.get(p.threadKey) == cr) {
-        openByThread.remove(p.threadKey);
+    private void initDone(CommRank cr, boolean start) {
+        if (!start) {
+            if (openByThread.get(p.threadKey) == cr) {
+                openByThread.remove(p.threadKey);
+                epoch++;
+            }
+            if (openByDev.get(p.devKey) == cr) {
+                openByDev.remove(p.devKey);
+                epoch++;
+            }
+            lastCompletedByDev.put(p.devKey, cr);
+            epoch++;
+        }
+        cr.facts++;
+        r.counted();
+    }
+
+    private static long pointer(String p) {
+        if (p.startsWith("(")) {
+            return 0;
+        }
+        try {
+            return Long.parseUnsignedLong(p.substring(2), 16);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** Names the communicator (process, ptr); lines read before on this device join it. */
+    private CommRank bind(long ptr, boolean start) {
+        long key = ptrKey(ptr);
+        CommRank cr = byPtr.get(key);
+        CommRank pending = pendingByDev.isEmpty() ? null : pendingByDev.remove(p.devKey);
         epoch++;
-      }
-      if (openByDev.get(p.devKey) == cr) {
-        openByDev.remove(p.devKey);
-        epoch++;
-      }
-      lastCompletedByDev.put(p.devKey, cr);
-      epoch++;
+        if (cr == null) {
+            if (pending != null && !pending.bound()) {
+                cr = pending;
+                pending = null;
+            } else {
+                cr = newRank();
+            }
+            cr.ptr = ptr;
+            byPtr.put(key, cr);
+            lastPtrComm = null;
+        }
+        if (pending != null && !pending.bound()) {
+            cr.absorb(pending);
+            r.commRanks.remove(pending);
+        }
+        if (start) {
+            openByThread.put(p.threadKey, cr);
+            openByDev.put(p.devKey, cr);
+            epoch++;
+        }
+        decorate(cr);
+        return cr;
     }
-    cr.facts++;
-    r.counted();
-  }
 
-  private static long pointer(String p) {
-    if (p.startsWith("(")) {
-      return 0;
+    CommRank byPointer(long ptr) {
+        long key = ptrKey(ptr);
+        if (lastPtrComm != null && key == lastPtrKey) {
+            return lastPtrComm;
+        }
+        CommRank cr = byPtr.get(key);
+        if (cr == null) {
+            cr = newRank();
+            cr.ptr = ptr;
+            byPtr.put(key, cr);
+            decorate(cr);
+        }
+        lastPtrKey = key;
+        lastPtrComm = cr;
+        return cr;
     }
-    try {
-      return Long.parseUnsignedLong(p.substring(2), 16);
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
 
-  /** Names the communicator (process, ptr); lines read before on this device join it. */
-  private CommRank bind(long ptr, boolean start) {
-    long key = ptrKey(ptr);
-    CommRank cr = byPtr.get(key);
-    CommRank pending = pendingByDev.isEmpty() ? null : pendingByDev.remove(p.devKey);
-    epoch++;
-    if (cr == null) {
-      if (pending != null && !pending.bound()) {
-        cr = pending;
-        pending = null;
-      } else {
-        cr = newRank();
-      }
-      cr.ptr = ptr;
-      byPtr.put(key, cr);
-      lastPtrComm = null;
+    private long ptrKey(long ptr) {
+        return p.processKey * 0x9E3779B97F4A7C15L + ptr;
     }
-    if (pending != null && !pending.bound()) {
-      cr.absorb(pending);
-      r.commRanks.remove(pending);
-    }
-    if (start) {
-      openByThread.put(p.threadKey, cr);
-      openByDev.put(p.devKey, cr);
-      epoch++;
-    }
-    decorate(cr);
-    return cr;
-  }
 
-  CommRank byPointer(long ptr) {
-    long key = ptrKey(ptr);
-    if (lastPtrComm != null && key == lastPtrKey) {
-      return lastPtrComm;
+    private CommRank newRank() {
+        CommRank cr = new CommRank(p.processKey, Source.line(r.file, r.lineNo));
+        r.commRanks.add(cr);
+        return cr;
     }
-    CommRank cr = byPtr.get(key);
-    if (cr == null) {
-      cr = newRank();
-      cr.ptr = ptr;
-      byPtr.put(key, cr);
-      decorate(cr);
-    }
-    lastPtrKey = key;
-    lastPtrComm = cr;
-    return cr;
-  }
 
-  private long ptrKey(long ptr) {
-    return p.processKey * 0x9E3779B97F4A7C15L + ptr;
-  }
+    private void decorate(CommRank cr) {
+        if (cr.host == null && p.hostFrom >= 0) {
+            cr.host = p.host();
+            cr.pid = p.pid > Integer.MAX_VALUE ? null : (int) p.pid;
+        }
+        if (cr.cudaDev == null && p.cudaDev >= 0) {
+            cr.cudaDev = p.cudaDev;
+        }
+        if (cr.launcherLabel == null) {
+            cr.launcherLabel = p.launcherLabel;
+        }
+    }
 
-  private CommRank newRank() {
-    CommRank cr = new CommRank(p.processKey, Source.line(r.file, r.lineNo));
-    r.commRanks.add(cr);
-    return cr;
-  }
+    /** Bumped whenever the maps that {@link #currentOrNull} reads change, so that its answer can be reused. */
+    private long epoch;
 
-  private void decorate(CommRank cr) {
-    if (cr.host == null && p.hostFrom >= 0) {
-      cr.host = p.host();
-      cr.pid = p.pid > Integer.MAX_VALUE ? null : (int) p.pid;
-    }
-    if (cr.cudaDev == null && p.cudaDev >= 0) {
-      cr.cudaDev = p.cudaDev;
-    }
-    if (cr.launcherLabel == null) {
-      cr.launcherLabel = p.launcherLabel;
-    }
-  }
+    private long cachedEpoch = -1;
+    private long cachedThread;
+    private long cachedDev;
+    private CommRank cached;
 
-  /** Bumped whenever the maps that {@link #currentOrNull} reads change, so that its answer can be reused. */
-  private long epoch;
-  private long cachedEpoch = -1;
-  private long cachedThread;
-  private long cachedDev;
-  private CommRank cached;
+    CommRank currentOrNull() {
+        // Init lines come in runs from one thread: the same question, the same answer, without boxing four map keys.
+        if (cachedEpoch == epoch && cachedThread == p.threadKey && cachedDev == p.devKey) {
+            return cached;
+        }
+        CommRank cr = lookUp();
+        cachedEpoch = epoch;
+        cachedThread = p.threadKey;
+        cachedDev = p.devKey;
+        cached = cr;
+        return cr;
+    }
 
-  CommRank currentOrNull() {
-    // Init lines come in runs from one thread: the same question, the same answer, without boxing four map keys.
-    if (cachedEpoch == epoch && cachedThread == p.threadKey && cachedDev == p.devKey) {
-      return cached;
+    private CommRank lookUp() {
+        CommRank cr = openByThread.get(p.threadKey);
+        if (cr == null) {
+            cr = openByDev.get(p.devKey);
+        }
+        if (cr == null && !pendingByDev.isEmpty()) {
+            cr = pendingByDev.get(p.devKey);
+        }
+        if (cr == null && startSeen.containsKey(p.processKey)) {
+            cr = lastCompletedByDev.get(p.devKey);
+        }
+        return cr;
     }
-    CommRank cr = lookUp();
-    cachedEpoch = epoch;
-    cachedThread = p.threadKey;
-    cachedDev = p.devKey;
-    cached = cr;
-    return cr;
-  }
 
-  private CommRank lookUp() {
-    CommRank cr = openByThread.get(p.threadKey);
-    if (cr == null) {
-      cr = openByDev.get(p.devKey);
+    /** The communicator an init line without a comm pointer belongs to (see the class comment). */
+    CommRank context() {
+        CommRank cr = currentOrNull();
+        if (cr == null) {
+            cr = newRank();
+            pendingByDev.put(p.devKey, cr);
+            epoch++;
+        }
+        decorate(cr);
+        cr.facts++;
+        return cr;
     }
-    if (cr == null && !pendingByDev.isEmpty()) {
-      cr = pendingByDev.get(p.devKey);
-    }
-    if (cr == null && startSeen.containsKey(p.processKey)) {
-      cr = lastCompletedByDev.get(p.devKey);
-    }
-    return cr;
-  }
 
-  /** The communicator an init line without a comm pointer belongs to (see the class comment). */
-  CommRank context() {
-    CommRank cr = currentOrNull();
-    if (cr == null) {
-      cr = newRank();
-      pendingByDev.put(p.devKey, cr);
-      epoch++;
+    /** Lines that waited for a comm line that never came join the last communicator completed on their device. */
+    void finish() {
+        for (Map.Entry<Long, CommRank> e : pendingByDev.entrySet()) {
+            CommRank pending = e.getValue();
+            CommRank last = lastCompletedByDev.get(e.getKey());
+            if (!pending.bound() && last != null) {
+                last.absorb(pending);
+                r.commRanks.remove(pending);
+            }
+        }
+        r.commRanks.removeIf(cr -> cr.facts == 0 && !cr.bound());
     }
-    decorate(cr);
-    cr.facts++;
-    return cr;
-  }
-
-  /** Lines that waited for a comm line that never came join the last communicator completed on their device. */
-  void finish() {
-    for (Map.Entry<Long, CommRank> e : pendingByDev.entrySet()) {
-      CommRank pending = e.getValue();
-      CommRank last = lastCompletedByDev.get(e.getKey());
-      if (!pending.bound() && last != null) {
-        last.absorb(pending);
-        r.commRanks.remove(pending);
-      }
-    }
-    r.commRanks.removeIf(cr -> cr.facts == 0 && !cr.bound());
-  }
 }

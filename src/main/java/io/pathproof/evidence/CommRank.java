@@ -12,221 +12,236 @@ import java.util.TreeMap;
  * (process, comm pointer); joined across files into an {@link Evidence.Communicator} by commId.
  */
 final class CommRank {
-  final long processKey;
-  long ptr = -1;
-  String host;
-  Integer pid;
-  Integer cudaDev;
-  Integer nvmlDev;
-  String busId;
-  Integer rank;
-  /** The launcher's tag on this rank's lines (srun, mpirun, torchrun): kept as a label, never used as the rank. */
-  String launcherLabel;
-  Integer nRanks;
-  Integer nNodes;
-  Integer localRanks;
-  String commId;
-  Integer collChannels;
-  Integer collnetChannels;
-  Integer nvlsChannels;
-  Integer p2pChannels;
-  Integer p2pPerPeer;
-  Source channelsSource;
-  String threadThresholds;
-  Source thresholdsSource;
-  final TreeMap<Integer, String> rings = new TreeMap<>();
-  Source ringsSource;
-  /** The total after the slash of the ring-order lines ("Channel 00/12 : …"), the channel count of old logs. */
-  Integer ringTotal;
-  Source ringTotalSource;
-  String realBusId;
-  String reportedBusId;
-  Integer realCompCap;
-  Integer reportedCompCap;
-  Source emulatedSource;
-  final List<String> trees = new ArrayList<>();
-  /** Trees lines already read for this rank (their text): an identical one is not parsed again. */
-  final java.util.Set<String> treeLines = new java.util.HashSet<>();
-  final List<Evidence.Graph> graphs = new ArrayList<>();
-  final List<Evidence.Connection> connections = new ArrayList<>();
-  /** Connections already listed, without their source: a repeated connector line is kept once. */
-  final java.util.Set<ConnKey> connSeen = new java.util.HashSet<>();
-  /** The same, packed into one long when every field fits (see ConnectorLines#connection): no key object per line. */
-  final LongMap<Boolean> connPacked = new LongMap<>();
+    final long processKey;
+    long ptr = -1;
+    String host;
+    Integer pid;
+    Integer cudaDev;
+    Integer nvmlDev;
+    String busId;
+    Integer rank;
+    /** The launcher's tag on this rank's lines (srun, mpirun, torchrun): kept as a label, never used as the rank. */
+    String launcherLabel;
 
-  /** {@code dir}: 0 none printed, 1 [send], 2 [receive] (both ends of a NET connection are printed). */
-  record ConnKey(int channel, int from, int to, String transport, boolean read, boolean gdr, int dir) {}
-  boolean connectedRings;
-  boolean connectedTrees;
-  BigDecimal initTotal;
-  Map<String, BigDecimal> initPhases;
-  Source initSource;
-  Source source;
-  final Map<TuneKey, Agg> tuning = new LinkedHashMap<>();
-  final Map<CollKey, Agg> colls = new LinkedHashMap<>();
-  long facts;
+    Integer nRanks;
+    Integer nNodes;
+    Integer localRanks;
+    String commId;
+    Integer collChannels;
+    Integer collnetChannels;
+    Integer nvlsChannels;
+    Integer p2pChannels;
+    Integer p2pPerPeer;
+    Source channelsSource;
+    String threadThresholds;
+    Source thresholdsSource;
+    final TreeMap<Integer, String> rings = new TreeMap<>();
+    Source ringsSource;
+    /** The total after the slash of the ring-order lines ("Channel 00/12 : …"), the channel count of old logs. */
+    Integer ringTotal;
 
-  CommRank(long processKey, Source source) {
-    this.processKey = processKey;
-    this.source = source;
-  }
+    Source ringTotalSource;
+    String realBusId;
+    String reportedBusId;
+    Integer realCompCap;
+    Integer reportedCompCap;
+    Source emulatedSource;
+    final List<String> trees = new ArrayList<>();
+    /** Trees lines already read for this rank (their text): an identical one is not parsed again. */
+    final java.util.Set<String> treeLines = new java.util.HashSet<>();
 
-  boolean bound() {
-    return ptr != -1;
-  }
+    final List<Evidence.Graph> graphs = new ArrayList<>();
+    final List<Evidence.Connection> connections = new ArrayList<>();
+    /** Connections already listed, without their source: a repeated connector line is kept once. */
+    final java.util.Set<ConnKey> connSeen = new java.util.HashSet<>();
+    /** The same, packed into one long when every field fits (see ConnectorLines#connection): no key object per line. */
+    final LongMap<Boolean> connPacked = new LongMap<>();
 
-  /** The NCCL rank printed by NCCL, else the rank in the file's name; a launcher's tag is never taken for it. */
-  Integer effectiveRank(Integer fileRank) {
-    return rank != null ? rank : fileRank;
-  }
+    /** {@code dir}: 0 none printed, 1 [send], 2 [receive] (both ends of a NET connection are printed). */
+    record ConnKey(int channel, int from, int to, String transport, boolean read, boolean gdr, int dir) {}
 
-  /** Moves what {@code other} (read before this rank's comm pointer was known) holds into this one. */
-  void absorb(CommRank other) {
-    if (other == this) {
-      return;
-    }
-    if (host == null) {
-      host = other.host;
-      pid = other.pid;
-    }
-    cudaDev = cudaDev != null ? cudaDev : other.cudaDev;
-    launcherLabel = launcherLabel != null ? launcherLabel : other.launcherLabel;
-    if (ringTotal == null) {
-      ringTotal = other.ringTotal;
-      ringTotalSource = other.ringTotalSource;
-    }
-    if (emulatedSource == null) {
-      realBusId = other.realBusId;
-      reportedBusId = other.reportedBusId;
-      realCompCap = other.realCompCap;
-      reportedCompCap = other.reportedCompCap;
-      emulatedSource = other.emulatedSource;
-    }
-    if (collChannels == null && other.collChannels != null) {
-      collChannels = other.collChannels;
-      collnetChannels = other.collnetChannels;
-      nvlsChannels = other.nvlsChannels;
-      p2pChannels = other.p2pChannels;
-      p2pPerPeer = other.p2pPerPeer;
-      channelsSource = other.channelsSource;
-    }
-    if (threadThresholds == null) {
-      threadThresholds = other.threadThresholds;
-      thresholdsSource = other.thresholdsSource;
-    }
-    other.rings.forEach(rings::putIfAbsent);
-    if (ringsSource == null) {
-      ringsSource = other.ringsSource;
-    }
-    trees.addAll(other.trees);
-    graphs.addAll(other.graphs);
-    // Lines read before the comm pointer was known: theirs are listed, and remembered for what follows.
-    connections.addAll(other.connections);
-    connSeen.addAll(other.connSeen);
-    other.connPacked.forEachKey(k -> connPacked.put(k, Boolean.TRUE));
-    connectedRings |= other.connectedRings;
-    connectedTrees |= other.connectedTrees;
-    if (initTotal == null) {
-      initTotal = other.initTotal;
-      initPhases = other.initPhases;
-      initSource = other.initSource;
-    }
-    other.tuning.forEach((k, v) -> tuning.merge(k, v, Agg::plus));
-    other.colls.forEach((k, v) -> colls.merge(k, v, Agg::plus));
-    if (other.source != null && (source == null || other.source.line() < source.line())) {
-      source = other.source;
-    }
-    facts += other.facts;
-  }
+    boolean connectedRings;
+    boolean connectedTrees;
+    BigDecimal initTotal;
+    Map<String, BigDecimal> initPhases;
+    Source initSource;
+    Source source;
+    final Map<TuneKey, Agg> tuning = new LinkedHashMap<>();
+    final Map<CollKey, Agg> colls = new LinkedHashMap<>();
+    long facts;
 
-  /** A repeated line kept once: first source, first opCount, how many times. */
-  static final class Agg {
-    final Source first;
-    final String opCount;
-    long n;
-
-    Agg(Source first, String opCount, long n) {
-      this.first = first;
-      this.opCount = opCount;
-      this.n = n;
+    CommRank(long processKey, Source source) {
+        this.processKey = processKey;
+        this.source = source;
     }
 
-    Agg plus(Agg o) {
-      n += o.n;
-      return this;
-    }
-  }
-
-  /** Key of a COLL line; mutable so that the reader can probe without allocating. */
-  static final class CollKey {
-    String op;
-    long count;
-    int datatype;
-    int redOp;
-    int nRanks;
-
-    CollKey copy() {
-      CollKey k = new CollKey();
-      k.op = op;
-      k.count = count;
-      k.datatype = datatype;
-      k.redOp = redOp;
-      k.nRanks = nRanks;
-      return k;
+    boolean bound() {
+        return ptr != -1;
     }
 
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof CollKey k && k.count == count && k.datatype == datatype && k.redOp == redOp
-          && k.nRanks == nRanks && k.op.equals(op);
+    /** The NCCL rank printed by NCCL, else the rank in the file's name; a launcher's tag is never taken for it. */
+    Integer effectiveRank(Integer fileRank) {
+        return rank != null ? rank : fileRank;
     }
 
-    @Override
-    public int hashCode() {
-      return ((Long.hashCode(count) * 31 + datatype) * 31 + redOp) * 31 + op.hashCode() + nRanks * 7;
+    /** Moves what {@code other} (read before this rank's comm pointer was known) holds into this one. */
+    void absorb(CommRank other) {
+        if (other == this) {
+            return;
+        }
+        if (host == null) {
+            host = other.host;
+            pid = other.pid;
+        }
+        cudaDev = cudaDev != null ? cudaDev : other.cudaDev;
+        launcherLabel = launcherLabel != null ? launcherLabel : other.launcherLabel;
+        if (ringTotal == null) {
+            ringTotal = other.ringTotal;
+            ringTotalSource = other.ringTotalSource;
+        }
+        if (emulatedSource == null) {
+            realBusId = other.realBusId;
+            reportedBusId = other.reportedBusId;
+            realCompCap = other.realCompCap;
+            reportedCompCap = other.reportedCompCap;
+            emulatedSource = other.emulatedSource;
+        }
+        if (collChannels == null && other.collChannels != null) {
+            collChannels = other.collChannels;
+            collnetChannels = other.collnetChannels;
+            nvlsChannels = other.nvlsChannels;
+            p2pChannels = other.p2pChannels;
+            p2pPerPeer = other.p2pPerPeer;
+            channelsSource = other.channelsSource;
+        }
+        if (threadThresholds == null) {
+            threadThresholds = other.threadThresholds;
+            thresholdsSource = other.thresholdsSource;
+        }
+        other.rings.forEach(rings::putIfAbsent);
+        if (ringsSource == null) {
+            ringsSource = other.ringsSource;
+        }
+        trees.addAll(other.trees);
+        graphs.addAll(other.graphs);
+        // Lines read before the comm pointer was known: theirs are listed, and remembered for what follows.
+        connections.addAll(other.connections);
+        connSeen.addAll(other.connSeen);
+        other.connPacked.forEachKey(k -> connPacked.put(k, Boolean.TRUE));
+        connectedRings |= other.connectedRings;
+        connectedTrees |= other.connectedTrees;
+        if (initTotal == null) {
+            initTotal = other.initTotal;
+            initPhases = other.initPhases;
+            initSource = other.initSource;
+        }
+        other.tuning.forEach((k, v) -> tuning.merge(k, v, Agg::plus));
+        other.colls.forEach((k, v) -> colls.merge(k, v, Agg::plus));
+        if (other.source != null && (source == null || other.source.line() < source.line())) {
+            source = other.source;
+        }
+        facts += other.facts;
     }
-  }
 
-  /** Key of a TUNING line; the time is kept exactly as printed (unscaled digits and scale). */
-  static final class TuneKey {
-    String op;
-    long bytes;
-    String algorithm;
-    int algorithmId;
-    String protocol;
-    int protocolId;
-    long timeUnscaled;
-    int timeScale = -1;
-    int channelLo = -1;
-    int channelHi = -1;
+    /** A repeated line kept once: first source, first opCount, how many times. */
+    static final class Agg {
+        final Source first;
+        final String opCount;
+        long n;
 
-    TuneKey copy() {
-      TuneKey k = new TuneKey();
-      k.op = op;
-      k.bytes = bytes;
-      k.algorithm = algorithm;
-      k.algorithmId = algorithmId;
-      k.protocol = protocol;
-      k.protocolId = protocolId;
-      k.timeUnscaled = timeUnscaled;
-      k.timeScale = timeScale;
-      k.channelLo = channelLo;
-      k.channelHi = channelHi;
-      return k;
+        Agg(Source first, String opCount, long n) {
+            this.first = first;
+            this.opCount = opCount;
+            this.n = n;
+        }
+
+        Agg plus(Agg o) {
+            n += o.n;
+            return this;
+        }
     }
 
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof TuneKey k && k.bytes == bytes && k.algorithmId == algorithmId && k.protocolId == protocolId
-          && k.timeUnscaled == timeUnscaled && k.timeScale == timeScale && k.channelLo == channelLo
-          && k.channelHi == channelHi && java.util.Objects.equals(k.op, op)
-          && java.util.Objects.equals(k.algorithm, algorithm) && java.util.Objects.equals(k.protocol, protocol);
+    /** Key of a COLL line; mutable so that the reader can probe without allocating. */
+    static final class CollKey {
+        String op;
+        long count;
+        int datatype;
+        int redOp;
+        int nRanks;
+
+        CollKey copy() {
+            CollKey k = new CollKey();
+            k.op = op;
+            k.count = count;
+            k.datatype = datatype;
+            k.redOp = redOp;
+            k.nRanks = nRanks;
+            return k;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof CollKey k
+                    && k.count == count
+                    && k.datatype == datatype
+                    && k.redOp == redOp
+                    && k.nRanks == nRanks
+                    && k.op.equals(op);
+        }
+
+        @Override
+        public int hashCode() {
+            return ((Long.hashCode(count) * 31 + datatype) * 31 + redOp) * 31 + op.hashCode() + nRanks * 7;
+        }
     }
 
-    @Override
-    public int hashCode() {
-      return (int) (bytes * 31 + algorithmId * 7 + protocolId * 3 + timeUnscaled * 13 + channelHi * 17)
-          + (op == null ? 0 : op.hashCode());
+    /** Key of a TUNING line; the time is kept exactly as printed (unscaled digits and scale). */
+    static final class TuneKey {
+        String op;
+        long bytes;
+        String algorithm;
+        int algorithmId;
+        String protocol;
+        int protocolId;
+        long timeUnscaled;
+        int timeScale = -1;
+        int channelLo = -1;
+        int channelHi = -1;
+
+        TuneKey copy() {
+            TuneKey k = new TuneKey();
+            k.op = op;
+            k.bytes = bytes;
+            k.algorithm = algorithm;
+            k.algorithmId = algorithmId;
+            k.protocol = protocol;
+            k.protocolId = protocolId;
+            k.timeUnscaled = timeUnscaled;
+            k.timeScale = timeScale;
+            k.channelLo = channelLo;
+            k.channelHi = channelHi;
+            return k;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof TuneKey k
+                    && k.bytes == bytes
+                    && k.algorithmId == algorithmId
+                    && k.protocolId == protocolId
+                    && k.timeUnscaled == timeUnscaled
+                    && k.timeScale == timeScale
+                    && k.channelLo == channelLo
+                    && k.channelHi == channelHi
+                    && java.util.Objects.equals(k.op, op)
+                    && java.util.Objects.equals(k.algorithm, algorithm)
+                    && java.util.Objects.equals(k.protocol, protocol);
+        }
+
+        @Override
+        public int hashCode() {
+            return (int) (bytes * 31 + algorithmId * 7 + protocolId * 3 + timeUnscaled * 13 + channelHi * 17)
+                    + (op == null ? 0 : op.hashCode());
+        }
     }
-  }
 }

@@ -61,205 +61,223 @@ import java.util.regex.Pattern;
  * order.
  */
 final class DdpLines {
-  static final String DEBUG_LEVEL = "debug-level";
-  static final String REDUCER_INITIALIZED = "reducer-initialized";
-  static final String DDP_INITIALIZED = "ddp-initialized";
-  static final String RUNTIME_STATS = "runtime-stats";
-  static final String BUCKETS_REBUILT = "buckets-rebuilt";
-  static final String BUCKETS_REBUILT_NOTICE = "buckets-rebuilt-notice";
+    static final String DEBUG_LEVEL = "debug-level";
+    static final String REDUCER_INITIALIZED = "reducer-initialized";
+    static final String DDP_INITIALIZED = "ddp-initialized";
+    static final String RUNTIME_STATS = "runtime-stats";
+    static final String BUCKETS_REBUILT = "buckets-rebuilt";
+    static final String BUCKETS_REBUILT_NOTICE = "buckets-rebuilt-notice";
 
-  private static final byte[] CPP = Bytes.ascii(".cpp:");
-  private static final byte[] NOTICE_BYTES = Bytes.ascii("Reducer buckets have been rebuilt");
-  private static final String NOTICE = "Reducer buckets have been rebuilt in this iteration.";
+    private static final byte[] CPP = Bytes.ascii(".cpp:");
+    private static final byte[] NOTICE_BYTES = Bytes.ascii("Reducer buckets have been rebuilt");
+    private static final String NOTICE = "Reducer buckets have been rebuilt in this iteration.";
 
-  /** A rank's tag: torch 2.x's own {@code [rank3]:} (a rank), a launcher's {@code [default3]:} or {@code [1,3]<stderr>:}. */
-  private static final Pattern TAG = Pattern.compile("^\\[(?:(rank)(\\d+)|[A-Za-z]*\\d+|\\d+,\\d+)\\](?:<std(?:out|err)>)?:\\s?");
-  /** glog's or c10's prefix, then torch's source file and line: {@code I… tid file.cpp:123] } or {@code [I… file.cpp:123] }. */
-  private static final Pattern CPP_LINE = Pattern.compile(
-      "^\\[?[IWEF](?:\\d{4,8} \\d{2}:\\d{2}:\\d{2}\\.\\d+)?\\s+(?:(\\d+)\\s+)?([\\w.\\-]+\\.(?:cpp|cc|hpp|h)):(\\d+)\\] ?(.*)$");
-  private static final Pattern DEBUG = Pattern.compile("^\\[c10d\\] The debug level is set to (\\w+)\\.");
-  private static final Pattern REDUCER =
-      Pattern.compile("^Reducer initialized with bucket_bytes_cap: (-?\\d+) first_bucket_bytes_cap: (-?\\d+)");
-  private static final Pattern DDP_INIT = Pattern.compile("^\\[Rank (\\d+)\\]: DDP Initialized with:\\s*$");
-  private static final Pattern RUNTIME = Pattern.compile(
-      "^\\[Rank (\\d+) / (\\d+)\\] \\[before iteration (\\d+)\\] Training (.*?) unused_parameter_size=(-?\\d+)\\s*$");
-  private static final Pattern REBUILT = Pattern.compile("^(\\d+) buckets rebuilt with size limits: ([0-9, ]*?) bytes\\.\\s*$");
-  private static final Pattern KEY_VALUE = Pattern.compile("^([a-z_][a-z0-9_]*): ?(.*?)\\s*$");
-  private static final Pattern AVG = Pattern.compile(
-      "^\\s*Avg (forward compute|backward compute|backward comm\\.|backward comm/comp overlap) time: (-?\\d+)\\s*$");
-  private static final Pattern HOOK = Pattern.compile("^\\s*Gradient comm\\. hook: (.*?)\\s*$");
-  private static final Pattern JOIN = Pattern.compile("^\\s*Uneven input detection with join\\(\\) enabled\\.\\s*$");
-  private static final Map<String, String> AVG_KEYS = Map.of(
-      "forward compute", "avg_forward_compute_time", "backward compute", "avg_backward_compute_time",
-      "backward comm.", "avg_backward_comm_time", "backward comm/comp overlap", "avg_backward_compute_comm_overlap_time");
+    /** A rank's tag: torch 2.x's own {@code [rank3]:} (a rank), a launcher's {@code [default3]:} or {@code [1,3]<stderr>:}. */
+    private static final Pattern TAG =
+            Pattern.compile("^\\[(?:(rank)(\\d+)|[A-Za-z]*\\d+|\\d+,\\d+)\\](?:<std(?:out|err)>)?:\\s?");
+    /** glog's or c10's prefix, then torch's source file and line: {@code I… tid file.cpp:123] } or {@code [I… file.cpp:123] }. */
+    private static final Pattern CPP_LINE = Pattern.compile(
+            "^\\[?[IWEF](?:\\d{4,8} \\d{2}:\\d{2}:\\d{2}\\.\\d+)?\\s+(?:(\\d+)\\s+)?([\\w.\\-]+\\.(?:cpp|cc|hpp|h)):(\\d+)\\] ?(.*)$");
 
-  /** A message read, its rank not yet decided. */
-  private static final class Pending {
-    final String message;
-    final Map<String, String> values = new LinkedHashMap<>();
-    final String printedAt;
-    final Source source;
-    final String thread;
-    final Integer named;
-    final Integer tagged;
+    private static final Pattern DEBUG = Pattern.compile("^\\[c10d\\] The debug level is set to (\\w+)\\.");
+    private static final Pattern REDUCER =
+            Pattern.compile("^Reducer initialized with bucket_bytes_cap: (-?\\d+) first_bucket_bytes_cap: (-?\\d+)");
+    private static final Pattern DDP_INIT = Pattern.compile("^\\[Rank (\\d+)\\]: DDP Initialized with:\\s*$");
+    private static final Pattern RUNTIME = Pattern.compile(
+            "^\\[Rank (\\d+) / (\\d+)\\] \\[before iteration (\\d+)\\] Training (.*?) unused_parameter_size=(-?\\d+)\\s*$");
+    private static final Pattern REBUILT =
+            Pattern.compile("^(\\d+) buckets rebuilt with size limits: ([0-9, ]*?) bytes\\.\\s*$");
+    private static final Pattern KEY_VALUE = Pattern.compile("^([a-z_][a-z0-9_]*): ?(.*?)\\s*$");
+    private static final Pattern AVG = Pattern.compile(
+            "^\\s*Avg (forward compute|backward compute|backward comm\\.|backward comm/comp overlap) time: (-?\\d+)\\s*$");
+    private static final Pattern HOOK = Pattern.compile("^\\s*Gradient comm\\. hook: (.*?)\\s*$");
+    private static final Pattern JOIN = Pattern.compile("^\\s*Uneven input detection with join\\(\\) enabled\\.\\s*$");
+    private static final Map<String, String> AVG_KEYS = Map.of(
+            "forward compute",
+            "avg_forward_compute_time",
+            "backward compute",
+            "avg_backward_compute_time",
+            "backward comm.",
+            "avg_backward_comm_time",
+            "backward comm/comp overlap",
+            "avg_backward_compute_comm_overlap_time");
 
-    Pending(String message, String printedAt, Source source, String thread, Integer named, Integer tagged) {
-      this.message = message;
-      this.printedAt = printedAt;
-      this.source = source;
-      this.thread = thread;
-      this.named = named;
-      this.tagged = tagged;
-    }
-  }
+    /** A message read, its rank not yet decided. */
+    private static final class Pending {
+        final String message;
+        final Map<String, String> values = new LinkedHashMap<>();
+        final String printedAt;
+        final Source source;
+        final String thread;
+        final Integer named;
+        final Integer tagged;
 
-  private final NcclLogReader r;
-  private final List<Pending> read = new ArrayList<>();
-  /** The message whose continuation lines may follow, by launcher tag ("" for none). */
-  private final Map<String, Pending> open = new HashMap<>();
-  /**
-   * The message opened last: torch 2.x prefixes a message with its rank ({@code [rank0]:}) on its first line only, so
-   * the untagged lines that follow it continue it (one message is one write).
-   */
-  private Pending last;
-
-  DdpLines(NcclLogReader r) {
-    this.r = r;
-  }
-
-  /** A line that is not an NCCL line; only lines that may be DDP's are turned into text. */
-  void line(byte[] b, int s, int e) {
-    if (open.isEmpty() && Bytes.indexOf(b, s, e, CPP) < 0 && Bytes.indexOf(b, s, e, NOTICE_BYTES) < 0) {
-      return;
-    }
-    line(new String(b, s, e - s, StandardCharsets.UTF_8));
-  }
-
-  /** An NCCL line ends every message still open (their continuation lines come without NCCL's prefix). */
-  void interrupted() {
-    if (!open.isEmpty()) {
-      open.clear();
-      last = null;
-    }
-  }
-
-  private void line(String text) {
-    String tag = "";
-    Integer tagged = null;
-    Matcher t = TAG.matcher(text);
-    if (t.find()) {
-      tag = t.group();
-      tagged = t.group(1) != null ? Integer.valueOf(t.group(2)) : null;
-      text = text.substring(t.end());
-    }
-    Pending o = open.containsKey(tag) ? open.get(tag) : tag.isEmpty() && last != null && open.containsValue(last) ? last : null;
-    if (o != null && continuation(o, text)) {
-      return;
-    }
-    if (o != null) {
-      open.values().remove(o);
-    }
-    Matcher c = CPP_LINE.matcher(text);
-    if (c.matches()) {
-      cpp(c.group(2) + ":" + c.group(3), c.group(4), c.group(1), tag, tagged);
-    } else if (text.contains(NOTICE)) {
-      add(new Pending(BUCKETS_REBUILT_NOTICE, null, here(), null, null, tagged));
-    }
-  }
-
-  private void cpp(String at, String m, String thread, String tag, Integer tagged) {
-    Matcher x;
-    if ((x = REDUCER.matcher(m)).find()) {
-      Pending p = add(new Pending(REDUCER_INITIALIZED, at, here(), thread, null, tagged));
-      p.values.put("bucket_bytes_cap", x.group(1));
-      p.values.put("first_bucket_bytes_cap", x.group(2));
-    } else if ((x = DDP_INIT.matcher(m)).matches()) {
-      Pending p = add(new Pending(DDP_INITIALIZED, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
-      open.put(tag, p);
-      last = p;
-    } else if ((x = RUNTIME.matcher(m)).matches()) {
-      Pending p = add(new Pending(RUNTIME_STATS, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
-      p.values.put("rank", x.group(1));
-      p.values.put("world_size", x.group(2));
-      p.values.put("iteration", x.group(3));
-      p.values.put("module_name", x.group(4));
-      p.values.put("unused_parameter_size", x.group(5));
-      open.put(tag, p);
-      last = p;
-    } else if ((x = REBUILT.matcher(m)).matches()) {
-      Pending p = add(new Pending(BUCKETS_REBUILT, at, here(), thread, null, tagged));
-      p.values.put("buckets", x.group(1));
-      p.values.put("size_limits", x.group(2).strip());
-    } else if ((x = DEBUG.matcher(m)).find()) {
-      Pending p = add(new Pending(DEBUG_LEVEL, at, here(), thread, null, tagged));
-      p.values.put("level", x.group(1));
-    } else if (m.contains(NOTICE)) {
-      add(new Pending(BUCKETS_REBUILT_NOTICE, at, here(), thread, null, tagged));
-    }
-  }
-
-  /** True when {@code text} continues the open message {@code o} (and was read into it). */
-  private static boolean continuation(Pending o, String text) {
-    if (o.message.equals(DDP_INITIALIZED)) {
-      Matcher kv = KEY_VALUE.matcher(text);
-      if (kv.matches() && !CPP_LINE.matcher(text).matches()) {
-        o.values.put(kv.group(1), kv.group(2));
-        return true;
-      }
-      return false;
-    }
-    Matcher x;
-    if ((x = AVG.matcher(text)).matches()) {
-      o.values.put(AVG_KEYS.get(x.group(1)), x.group(2));
-    } else if ((x = HOOK.matcher(text)).matches()) {
-      o.values.put("comm_hook", x.group(1));
-    } else if (JOIN.matcher(text).matches()) {
-      o.values.put("join_uneven_inputs", "1");
-    } else {
-      return false;
-    }
-    return true;
-  }
-
-  private Source here() {
-    return Source.line(r.file, r.lineNo);
-  }
-
-  private Pending add(Pending p) {
-    read.add(p);
-    r.counted();
-    return p;
-  }
-
-  /** Decides each message's rank (see the class comment) and hands the messages to the file's facts. */
-  void finish() {
-    open.clear();
-    last = null;
-    Map<String, Integer> rankOfThread = new HashMap<>();
-    Set<Integer> named = new TreeSet<>();
-    Set<String> threads = new TreeSet<>();
-    for (Pending p : read) {
-      if (p.thread != null) {
-        threads.add(p.thread);
-      }
-      if (p.named != null) {
-        named.add(p.named);
-        if (p.thread != null) {
-          rankOfThread.putIfAbsent(p.thread, p.named);
+        Pending(String message, String printedAt, Source source, String thread, Integer named, Integer tagged) {
+            this.message = message;
+            this.printedAt = printedAt;
+            this.source = source;
+            this.thread = thread;
+            this.named = named;
+            this.tagged = tagged;
         }
-      }
     }
-    Integer sole = named.size() == 1 && threads.size() <= 1 ? named.iterator().next() : null;
-    for (Pending p : read) {
-      Integer rank = p.named != null ? p.named
-          : p.tagged != null ? p.tagged
-          : p.thread != null && rankOfThread.containsKey(p.thread) ? rankOfThread.get(p.thread)
-          : r.fileRank != null ? r.fileRank
-          : sole;
-      if (p.message.equals(DDP_INITIALIZED) && p.values.containsKey("rank") && !p.values.get("rank").equals(String.valueOf(p.named))) {
-        r.out.problem(p.source.line(), "DDP Initialized names rank " + p.named + " but its rank line says " + p.values.get("rank"));
-      }
-      r.ddpLog.add(new Evidence.DdpLogMessage(rank, p.message, p.values, p.printedAt, p.source));
+
+    private final NcclLogReader r;
+    private final List<Pending> read = new ArrayList<>();
+    /** The message whose continuation lines may follow, by launcher tag ("" for none). */
+    private final Map<String, Pending> open = new HashMap<>();
+    /**
+     * The message opened last: torch 2.x prefixes a message with its rank ({@code [rank0]:}) on its first line only, so
+     * the untagged lines that follow it continue it (one message is one write).
+     */
+    private Pending last;
+
+    DdpLines(NcclLogReader r) {
+        this.r = r;
     }
-  }
+
+    /** A line that is not an NCCL line; only lines that may be DDP's are turned into text. */
+    void line(byte[] b, int s, int e) {
+        if (open.isEmpty() && Bytes.indexOf(b, s, e, CPP) < 0 && Bytes.indexOf(b, s, e, NOTICE_BYTES) < 0) {
+            return;
+        }
+        line(new String(b, s, e - s, StandardCharsets.UTF_8));
+    }
+
+    /** An NCCL line ends every message still open (their continuation lines come without NCCL's prefix). */
+    void interrupted() {
+        if (!open.isEmpty()) {
+            open.clear();
+            last = null;
+        }
+    }
+
+    private void line(String text) {
+        String tag = "";
+        Integer tagged = null;
+        Matcher t = TAG.matcher(text);
+        if (t.find()) {
+            tag = t.group();
+            tagged = t.group(1) != null ? Integer.valueOf(t.group(2)) : null;
+            text = text.substring(t.end());
+        }
+        Pending o = open.containsKey(tag)
+                ? open.get(tag)
+                : tag.isEmpty() && last != null && open.containsValue(last) ? last : null;
+        if (o != null && continuation(o, text)) {
+            return;
+        }
+        if (o != null) {
+            open.values().remove(o);
+        }
+        Matcher c = CPP_LINE.matcher(text);
+        if (c.matches()) {
+            cpp(c.group(2) + ":" + c.group(3), c.group(4), c.group(1), tag, tagged);
+        } else if (text.contains(NOTICE)) {
+            add(new Pending(BUCKETS_REBUILT_NOTICE, null, here(), null, null, tagged));
+        }
+    }
+
+    private void cpp(String at, String m, String thread, String tag, Integer tagged) {
+        Matcher x;
+        if ((x = REDUCER.matcher(m)).find()) {
+            Pending p = add(new Pending(REDUCER_INITIALIZED, at, here(), thread, null, tagged));
+            p.values.put("bucket_bytes_cap", x.group(1));
+            p.values.put("first_bucket_bytes_cap", x.group(2));
+        } else if ((x = DDP_INIT.matcher(m)).matches()) {
+            Pending p = add(new Pending(DDP_INITIALIZED, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
+            open.put(tag, p);
+            last = p;
+        } else if ((x = RUNTIME.matcher(m)).matches()) {
+            Pending p = add(new Pending(RUNTIME_STATS, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
+            p.values.put("rank", x.group(1));
+            p.values.put("world_size", x.group(2));
+            p.values.put("iteration", x.group(3));
+            p.values.put("module_name", x.group(4));
+            p.values.put("unused_parameter_size", x.group(5));
+            open.put(tag, p);
+            last = p;
+        } else if ((x = REBUILT.matcher(m)).matches()) {
+            Pending p = add(new Pending(BUCKETS_REBUILT, at, here(), thread, null, tagged));
+            p.values.put("buckets", x.group(1));
+            p.values.put("size_limits", x.group(2).strip());
+        } else if ((x = DEBUG.matcher(m)).find()) {
+            Pending p = add(new Pending(DEBUG_LEVEL, at, here(), thread, null, tagged));
+            p.values.put("level", x.group(1));
+        } else if (m.contains(NOTICE)) {
+            add(new Pending(BUCKETS_REBUILT_NOTICE, at, here(), thread, null, tagged));
+        }
+    }
+
+    /** True when {@code text} continues the open message {@code o} (and was read into it). */
+    private static boolean continuation(Pending o, String text) {
+        if (o.message.equals(DDP_INITIALIZED)) {
+            Matcher kv = KEY_VALUE.matcher(text);
+            if (kv.matches() && !CPP_LINE.matcher(text).matches()) {
+                o.values.put(kv.group(1), kv.group(2));
+                return true;
+            }
+            return false;
+        }
+        Matcher x;
+        if ((x = AVG.matcher(text)).matches()) {
+            o.values.put(AVG_KEYS.get(x.group(1)), x.group(2));
+        } else if ((x = HOOK.matcher(text)).matches()) {
+            o.values.put("comm_hook", x.group(1));
+        } else if (JOIN.matcher(text).matches()) {
+            o.values.put("join_uneven_inputs", "1");
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    private Source here() {
+        return Source.line(r.file, r.lineNo);
+    }
+
+    private Pending add(Pending p) {
+        read.add(p);
+        r.counted();
+        return p;
+    }
+
+    /** Decides each message's rank (see the class comment) and hands the messages to the file's facts. */
+    void finish() {
+        open.clear();
+        last = null;
+        Map<String, Integer> rankOfThread = new HashMap<>();
+        Set<Integer> named = new TreeSet<>();
+        Set<String> threads = new TreeSet<>();
+        for (Pending p : read) {
+            if (p.thread != null) {
+                threads.add(p.thread);
+            }
+            if (p.named != null) {
+                named.add(p.named);
+                if (p.thread != null) {
+                    rankOfThread.putIfAbsent(p.thread, p.named);
+                }
+            }
+        }
+        Integer sole =
+                named.size() == 1 && threads.size() <= 1 ? named.iterator().next() : null;
+        for (Pending p : read) {
+            Integer rank = p.named != null
+                    ? p.named
+                    : p.tagged != null
+                            ? p.tagged
+                            : p.thread != null && rankOfThread.containsKey(p.thread)
+                                    ? rankOfThread.get(p.thread)
+                                    : r.fileRank != null ? r.fileRank : sole;
+            if (p.message.equals(DDP_INITIALIZED)
+                    && p.values.containsKey("rank")
+                    && !p.values.get("rank").equals(String.valueOf(p.named))) {
+                r.out.problem(
+                        p.source.line(),
+                        "DDP Initialized names rank " + p.named + " but its rank line says " + p.values.get("rank"));
+            }
+            r.ddpLog.add(new Evidence.DdpLogMessage(rank, p.message, p.values, p.printedAt, p.source));
+        }
+    }
 }

@@ -5,5 +5,11 @@ package io.pathproof.evidence;
  * problems met (at most {@link Reading#MAX_PROBLEMS}, then one that counts the rest) and the format's own
  * {@link Facts}. Joined by {@link Assembly} in input order, so the result is deterministic.
  */
-record FileFacts(String file, FileKind kind, Integer rank, long bytes, long factCount, java.util.List<Problem> problems,
-    Facts facts) {}
+record FileFacts(
+        String file,
+        FileKind kind,
+        Integer rank,
+        long bytes,
+        long factCount,
+        java.util.List<Problem> problems,
+        Facts facts) {}

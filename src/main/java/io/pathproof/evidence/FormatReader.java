@@ -8,7 +8,7 @@ import java.io.InputStream;
  * {@link Reading}, and hands over what it read as its format's {@link Facts}, also when reading stopped part way.
  */
 interface FormatReader {
-  void read(InputStream in) throws IOException;
+    void read(InputStream in) throws IOException;
 
-  Facts facts();
+    Facts facts();
 }

@@ -8,26 +8,26 @@ package io.pathproof.evidence;
  * error 7; NVIDIA/nccl #2196).
  */
 final class KernelNames {
-  private KernelNames() {}
+    private KernelNames() {}
 
-  static boolean isNccl(String name) {
-    if (name == null) {
-      return false;
+    static boolean isNccl(String name) {
+        if (name == null) {
+            return false;
+        }
+        return at(name, "ncclDevKernel_") || at(name, "ncclKernel_") || at(name, "ncclSymk");
     }
-    return at(name, "ncclDevKernel_") || at(name, "ncclKernel_") || at(name, "ncclSymk");
-  }
 
-  private static boolean at(String name, String prefix) {
-    int from = 0;
-    while (true) {
-      int i = name.indexOf(prefix, from);
-      if (i < 0) {
-        return false;
-      }
-      if (i == 0 || !Character.isJavaIdentifierPart(name.charAt(i - 1))) {
-        return true;
-      }
-      from = i + 1;
+    private static boolean at(String name, String prefix) {
+        int from = 0;
+        while (true) {
+            int i = name.indexOf(prefix, from);
+            if (i < 0) {
+                return false;
+            }
+            if (i == 0 || !Character.isJavaIdentifierPart(name.charAt(i - 1))) {
+                return true;
+            }
+            from = i + 1;
+        }
     }
-  }
 }

@@ -27,324 +27,341 @@ import java.util.regex.Pattern;
  * their device until the comm line that names them.
  */
 final class NcclLogReader implements FormatReader {
-  static final int MAX_LINE = 1 << 16;
-  private static final int BUFFER = 1 << 20;
-  private static final byte[] NCCL_ = LinePrefix.NCCL_;
-  private static final byte[] INFO_ = LinePrefix.INFO_;
-  private static final byte[] WARN_ = LinePrefix.WARN_;
-  private static final byte[] TREES = Bytes.ascii("Trees");
-  private static final byte[] RING_ = Bytes.ascii("Ring ");
-  private static final byte[] PATTERN_ = Bytes.ascii("Pattern ");
-  private static final byte[] THRESHOLDS_ = Bytes.ascii("threadThresholds ");
-  private static final byte[] NCCL_VERSION_ = Bytes.ascii("NCCL version ");
-  private static final byte[] NCCL_ENV = Bytes.ascii("NCCL_");
-  private static final byte[] INIT_TIMINGS = Bytes.ascii("Init timings");
-  private static final byte[] EMULATOR = Bytes.ascii("EMULATOR");
-  private static final byte[] ORACLE = Bytes.ascii("ORACLE");
-  private static final byte[] CONNECTED_RINGS = Bytes.ascii("Connected all rings");
-  private static final byte[] CONNECTED_TREES = Bytes.ascii("Connected all trees");
-  private static final byte[] COLL_CHANNELS = Bytes.ascii(" coll channels, ");
-  private static final Pattern VERSION = Pattern.compile("^NCCL version ([0-9][0-9A-Za-z.\\-]*)");
+    static final int MAX_LINE = 1 << 16;
+    private static final int BUFFER = 1 << 20;
+    private static final byte[] NCCL_ = LinePrefix.NCCL_;
+    private static final byte[] INFO_ = LinePrefix.INFO_;
+    private static final byte[] WARN_ = LinePrefix.WARN_;
+    private static final byte[] TREES = Bytes.ascii("Trees");
+    private static final byte[] RING_ = Bytes.ascii("Ring ");
+    private static final byte[] PATTERN_ = Bytes.ascii("Pattern ");
+    private static final byte[] THRESHOLDS_ = Bytes.ascii("threadThresholds ");
+    private static final byte[] NCCL_VERSION_ = Bytes.ascii("NCCL version ");
+    private static final byte[] NCCL_ENV = Bytes.ascii("NCCL_");
+    private static final byte[] INIT_TIMINGS = Bytes.ascii("Init timings");
+    private static final byte[] EMULATOR = Bytes.ascii("EMULATOR");
+    private static final byte[] ORACLE = Bytes.ascii("ORACLE");
+    private static final byte[] CONNECTED_RINGS = Bytes.ascii("Connected all rings");
+    private static final byte[] CONNECTED_TREES = Bytes.ascii("Connected all trees");
+    private static final byte[] COLL_CHANNELS = Bytes.ascii(" coll channels, ");
+    private static final Pattern VERSION = Pattern.compile("^NCCL version ([0-9][0-9A-Za-z.\\-]*)");
 
-  /** The file's bookkeeping: rank, bytes, fact count, problems. */
-  final Reading out;
-  final String file;
+    /** The file's bookkeeping: rank, bytes, fact count, problems. */
+    final Reading out;
 
-  // What the log says, handed over as one Facts.Log by facts().
-  final java.util.List<CommRank> commRanks = new java.util.ArrayList<>();
-  private String ncclVersion;
-  private Source ncclVersionSource;
-  final java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
-  final java.util.Map<String, Source> envSources = new java.util.LinkedHashMap<>();
-  private final java.util.List<Evidence.Warning> warningLines = new java.util.ArrayList<>();
-  final java.util.List<Evidence.Finding> findings = new java.util.ArrayList<>();
-  /** EMULATOR/ORACLE lines of pathproof's NCCL emulator: how many, the first, and the kernel launches they print. */
-  long emulationLines;
-  Source emulationFirst;
-  final java.util.List<Evidence.Kernel> launches = new java.util.ArrayList<>();
-  /** Messages of DDP's own debug log (TORCH_DISTRIBUTED_DEBUG) in this log, in file order. */
-  final java.util.List<Evidence.DdpLogMessage> ddpLog = new java.util.ArrayList<>();
-  final Integer fileRank;
-  long lineNo;
-  private int warnings;
+    final String file;
 
-  final LinePrefix prefix = new LinePrefix();
-  final CommLines comms = new CommLines(this);
-  final CollLines colls = new CollLines(this);
-  private final EmulatorLines emulatorLines = new EmulatorLines(this);
-  private final ConnectorLines connectors = new ConnectorLines(this);
-  private final InitLines initLines = new InitLines(this);
-  private final DdpLines ddpLines = new DdpLines(this);
+    // What the log says, handed over as one Facts.Log by facts().
+    final java.util.List<CommRank> commRanks = new java.util.ArrayList<>();
+    private String ncclVersion;
+    private Source ncclVersionSource;
+    final java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
+    final java.util.Map<String, Source> envSources = new java.util.LinkedHashMap<>();
+    private final java.util.List<Evidence.Warning> warningLines = new java.util.ArrayList<>();
+    final java.util.List<Evidence.Finding> findings = new java.util.ArrayList<>();
+    /** EMULATOR/ORACLE lines of pathproof's NCCL emulator: how many, the first, and the kernel launches they print. */
+    long emulationLines;
 
-  /**
-   * Whether the families read their usual shapes on the bytes (always, but in the test that holds them to the
-   * regexes: both paths must give the same facts on every log).
-   */
-  final boolean bytePaths;
+    Source emulationFirst;
+    final java.util.List<Evidence.Kernel> launches = new java.util.ArrayList<>();
+    /** Messages of DDP's own debug log (TORCH_DISTRIBUTED_DEBUG) in this log, in file order. */
+    final java.util.List<Evidence.DdpLogMessage> ddpLog = new java.util.ArrayList<>();
 
-  NcclLogReader(Reading out, Integer fileRank) {
-    this(out, fileRank, true);
-  }
+    final Integer fileRank;
+    long lineNo;
+    private int warnings;
 
-  NcclLogReader(Reading out, Integer fileRank, boolean bytePaths) {
-    this.out = out;
-    this.file = out.file;
-    this.fileRank = fileRank;
-    this.bytePaths = bytePaths;
-  }
+    final LinePrefix prefix = new LinePrefix();
+    final CommLines comms = new CommLines(this);
+    final CollLines colls = new CollLines(this);
+    private final EmulatorLines emulatorLines = new EmulatorLines(this);
+    private final ConnectorLines connectors = new ConnectorLines(this);
+    private final InitLines initLines = new InitLines(this);
+    private final DdpLines ddpLines = new DdpLines(this);
 
-  /** What the log said, also of a log read only in part. */
-  @Override
-  public Facts.Log facts() {
-    return new Facts.Log(commRanks, ncclVersion, ncclVersionSource, env, envSources, warningLines, findings,
-        emulationLines, emulationFirst, launches, ddpLog);
-  }
+    /**
+     * Whether the families read their usual shapes on the bytes (always, but in the test that holds them to the
+     * regexes: both paths must give the same facts on every log).
+     */
+    final boolean bytePaths;
 
-  /** Reads the whole stream; I/O errors become a problem at the line reached. */
-  @Override
-  public void read(InputStream in) {
-    byte[] buf = new byte[BUFFER];
-    int len = 0;
-    boolean skipping = false;
-    try {
-      while (true) {
-        int n = in.read(buf, len, buf.length - len);
-        if (n < 0) {
-          break;
+    NcclLogReader(Reading out, Integer fileRank) {
+        this(out, fileRank, true);
+    }
+
+    NcclLogReader(Reading out, Integer fileRank, boolean bytePaths) {
+        this.out = out;
+        this.file = out.file;
+        this.fileRank = fileRank;
+        this.bytePaths = bytePaths;
+    }
+
+    /** What the log said, also of a log read only in part. */
+    @Override
+    public Facts.Log facts() {
+        return new Facts.Log(
+                commRanks,
+                ncclVersion,
+                ncclVersionSource,
+                env,
+                envSources,
+                warningLines,
+                findings,
+                emulationLines,
+                emulationFirst,
+                launches,
+                ddpLog);
+    }
+
+    /** Reads the whole stream; I/O errors become a problem at the line reached. */
+    @Override
+    public void read(InputStream in) {
+        byte[] buf = new byte[BUFFER];
+        int len = 0;
+        boolean skipping = false;
+        try {
+            while (true) {
+                int n = in.read(buf, len, buf.length - len);
+                if (n < 0) {
+                    break;
+                }
+                out.bytes += n;
+                int scanFrom = len;
+                len += n;
+                int start = 0;
+                int i = scanFrom;
+                while ((i = Bytes.indexOfByte(buf, i, len, (byte) '\n')) >= 0) {
+                    lineNo++;
+                    if (skipping) {
+                        skipping = false;
+                    } else if (i - start > MAX_LINE) {
+                        out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
+                    } else {
+                        line(buf, start, i);
+                    }
+                    start = ++i;
+                }
+                if (start == 0 && len == buf.length) {
+                    // One line fills the buffer: skip it to its end, keeping memory constant.
+                    if (!skipping) {
+                        out.problem(lineNo + 1, "line longer than " + MAX_LINE + " bytes skipped");
+                    }
+                    skipping = true;
+                    len = 0;
+                } else {
+                    System.arraycopy(buf, start, buf, 0, len - start);
+                    len -= start;
+                }
+            }
+            if (len > 0) {
+                lineNo++;
+                if (!skipping) {
+                    if (len > MAX_LINE) {
+                        out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
+                    } else {
+                        line(buf, 0, len);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            out.problem(lineNo + 1, "read failed: " + e.getMessage());
         }
-        out.bytes += n;
-        int scanFrom = len;
-        len += n;
-        int start = 0;
-        int i = scanFrom;
-        while ((i = Bytes.indexOfByte(buf, i, len, (byte) '\n')) >= 0) {
-          lineNo++;
-          if (skipping) {
-            skipping = false;
-          } else if (i - start > MAX_LINE) {
-            out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
-          } else {
-            line(buf, start, i);
-          }
-          start = ++i;
+        comms.finish();
+        ddpLines.finish();
+    }
+
+    private void line(byte[] b, int s, int e) {
+        if (e > s && b[e - 1] == '\r') {
+            e--;
         }
-        if (start == 0 && len == buf.length) {
-          // One line fills the buffer: skip it to its end, keeping memory constant.
-          if (!skipping) {
-            out.problem(lineNo + 1, "line longer than " + MAX_LINE + " bytes skipped");
-          }
-          skipping = true;
-          len = 0;
+        int m = LinePrefix.marker(b, s, e);
+        if (m < 0) {
+            ddpLines.line(b, s, e);
+            return;
+        }
+        ddpLines.interrupted();
+        int next = prefix.nextFragment(b, m + NCCL_.length + 5, e);
+        if (next < 0) {
+            fragment(b, s, m, e);
+            return;
+        }
+        // Several processes wrote into one file at once: the line holds pieces of several lines, each with NCCL's own
+        // prefix. Each piece is read as a line of its own (its prefix names its process, so no communicator is split).
+        int pieces = 0;
+        int from = s;
+        while (m >= 0) {
+            int end = next < 0 ? e : next;
+            fragment(b, from, m, end);
+            pieces++;
+            if (next < 0) {
+                break;
+            }
+            from = next;
+            m = LinePrefix.marker(b, from, e);
+            next = m < 0 ? -1 : prefix.nextFragment(b, m + NCCL_.length + 5, e);
+        }
+        out.problem(
+                lineNo,
+                "torn line: " + pieces + " NCCL lines written into one by several processes at once;"
+                        + " each piece was read apart");
+    }
+
+    private void fragment(byte[] b, int s, int m, int e) {
+        int after = m + NCCL_.length;
+        prefix.parse(b, s, m);
+        if (Bytes.startsWith(b, after, e, INFO_)) {
+            info(b, after + INFO_.length, e);
+        } else if (Bytes.startsWith(b, after, e, WARN_)) {
+            warn(Bytes.string(b, after + WARN_.length, e).strip());
         } else {
-          System.arraycopy(buf, start, buf, 0, len - start);
-          len -= start;
+            version(Bytes.string(b, m, e));
         }
-      }
-      if (len > 0) {
-        lineNo++;
-        if (!skipping) {
-          if (len > MAX_LINE) {
-            out.problem(lineNo, "line longer than " + MAX_LINE + " bytes skipped");
-          } else {
-            line(buf, 0, len);
-          }
+    }
+
+    /** What follows "NCCL INFO ": each family is recognised on the bytes; only the lines that hold a fact are read. */
+    private void info(byte[] b, int s, int e) {
+        if (s >= e || colls.read(b, s, e)) {
+            return;
         }
-      }
-    } catch (IOException e) {
-      out.problem(lineNo + 1, "read failed: " + e.getMessage());
+        // Kept apart so that the JIT compiles the hot path (COLL, TUNING) as a small unit: with every family inlined
+        // into one method, its C2 compilation took over a second of CPU on a 200 MB log, more than it saved.
+        other(b, s, e);
     }
-    comms.finish();
-    ddpLines.finish();
-  }
 
-  private void line(byte[] b, int s, int e) {
-    if (e > s && b[e - 1] == '\r') {
-      e--;
-    }
-    int m = LinePrefix.marker(b, s, e);
-    if (m < 0) {
-      ddpLines.line(b, s, e);
-      return;
-    }
-    ddpLines.interrupted();
-    int next = prefix.nextFragment(b, m + NCCL_.length + 5, e);
-    if (next < 0) {
-      fragment(b, s, m, e);
-      return;
-    }
-    // Several processes wrote into one file at once: the line holds pieces of several lines, each with NCCL's own
-    // prefix. Each piece is read as a line of its own (its prefix names its process, so no communicator is split).
-    int pieces = 0;
-    int from = s;
-    while (m >= 0) {
-      int end = next < 0 ? e : next;
-      fragment(b, from, m, end);
-      pieces++;
-      if (next < 0) {
-        break;
-      }
-      from = next;
-      m = LinePrefix.marker(b, from, e);
-      next = m < 0 ? -1 : prefix.nextFragment(b, m + NCCL_.length + 5, e);
-    }
-    out.problem(lineNo, "torn line: " + pieces + " NCCL lines written into one by several processes at once;"
-        + " each piece was read apart");
-  }
-
-  private void fragment(byte[] b, int s, int m, int e) {
-    int after = m + NCCL_.length;
-    prefix.parse(b, s, m);
-    if (Bytes.startsWith(b, after, e, INFO_)) {
-      info(b, after + INFO_.length, e);
-    } else if (Bytes.startsWith(b, after, e, WARN_)) {
-      warn(Bytes.string(b, after + WARN_.length, e).strip());
-    } else {
-      version(Bytes.string(b, m, e));
-    }
-  }
-
-  /** What follows "NCCL INFO ": each family is recognised on the bytes; only the lines that hold a fact are read. */
-  private void info(byte[] b, int s, int e) {
-    if (s >= e || colls.read(b, s, e)) {
-      return;
-    }
-    // Kept apart so that the JIT compiles the hot path (COLL, TUNING) as a small unit: with every family inlined
-    // into one method, its C2 compilation took over a second of CPU on a 200 MB log, more than it saved.
-    other(b, s, e);
-  }
-
-  private void other(byte[] b, int s, int e) {
-    byte c = b[s];
-    if (c == 'C' && bytePaths && Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_)
-        && (connectors.fastConnection(b, s, e) || connectors.fastRingOrder(b, s, e))) {
-      return;
-    }
-    switch (c) {
-      case 'C' -> {
-        if (Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_)) {
-          connectors.channelLine(Bytes.string(b, s, e));
-        } else if (Bytes.startsWith(b, s, e, CONNECTED_RINGS)) {
-          context().connectedRings = true;
-          counted();
-        } else if (Bytes.startsWith(b, s, e, CONNECTED_TREES)) {
-          context().connectedTrees = true;
-          counted();
+    private void other(byte[] b, int s, int e) {
+        byte c = b[s];
+        if (c == 'C'
+                && bytePaths
+                && Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_)
+                && (connectors.fastConnection(b, s, e) || connectors.fastRingOrder(b, s, e))) {
+            return;
         }
-      }
-      case 'R' -> {
-        // "Ring %02d : %d -> %d -> %d" (init.cc:1223@v2.28.9-1) names neighbours, no fact kept: only lines with a
-        // "[" (2.5's connector lines) or without " -> " (2.5's ring orders) are read.
-        if (Bytes.indexOfByte(b, s, e, (byte) '[') < 0 && Bytes.indexOf(b, s, e, ConnectorLines.ARROW) >= 0) {
-          return;
+        switch (c) {
+            case 'C' -> {
+                if (Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_)) {
+                    connectors.channelLine(Bytes.string(b, s, e));
+                } else if (Bytes.startsWith(b, s, e, CONNECTED_RINGS)) {
+                    context().connectedRings = true;
+                    counted();
+                } else if (Bytes.startsWith(b, s, e, CONNECTED_TREES)) {
+                    context().connectedTrees = true;
+                    counted();
+                }
+            }
+            case 'R' -> {
+                // "Ring %02d : %d -> %d -> %d" (init.cc:1223@v2.28.9-1) names neighbours, no fact kept: only lines with
+                // a
+                // "[" (2.5's connector lines) or without " -> " (2.5's ring orders) are read.
+                if (Bytes.indexOfByte(b, s, e, (byte) '[') < 0 && Bytes.indexOf(b, s, e, ConnectorLines.ARROW) >= 0) {
+                    return;
+                }
+                if (Bytes.startsWith(b, s, e, RING_)) {
+                    connectors.channelLine(Bytes.string(b, s, e));
+                }
+            }
+            case 'T' -> {
+                // "Tree %d : …" names neighbours, no fact kept.
+                if (!Bytes.startsWith(b, s, e, TREES)) {
+                    return;
+                }
+                initLines.trees(Bytes.string(b, s, e));
+            }
+            case 'P' -> {
+                if (Bytes.startsWith(b, s, e, PATTERN_)) {
+                    initLines.graph(b, s, e);
+                }
+            }
+            case 't' -> {
+                if (Bytes.startsWith(b, s, e, THRESHOLDS_)) {
+                    initLines.threadThresholds(b, s + THRESHOLDS_.length, e);
+                }
+            }
+            case 'N' -> {
+                if (Bytes.startsWith(b, s, e, NCCL_VERSION_)) {
+                    version(Bytes.string(b, s, e));
+                } else if (Bytes.startsWith(b, s, e, NCCL_ENV)) {
+                    initLines.env(Bytes.string(b, s, e));
+                }
+            }
+            case 'I' -> {
+                if (Bytes.startsWith(b, s, e, INIT_TIMINGS)) {
+                    initLines.initTimings(b, s, e);
+                }
+            }
+            case 'E', 'O' -> {
+                if (Bytes.startsWith(b, s, e, EMULATOR) || Bytes.startsWith(b, s, e, ORACLE)) {
+                    emulatorLines.emulator(Bytes.string(b, s, e));
+                }
+            }
+            default -> {}
         }
-        if (Bytes.startsWith(b, s, e, RING_)) {
-          connectors.channelLine(Bytes.string(b, s, e));
+        // Whatever its first word: a channel-count line, a comm summary or a comm init line (2.30 puts the API's name
+        // first: "ncclCommInitRankConfig comm %p … - Init COMPLETE").
+        if (Bytes.isDigit(c)) {
+            if (Bytes.indexOf(b, s, e, COLL_CHANNELS) >= 0) {
+                initLines.channels(b, s, e);
+            } else if (Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
+                comms.read(b, s, e);
+            }
+        } else if (Bytes.startsWith(b, s, e, CommLines.COMM_)
+                || Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
+            comms.read(b, s, e);
         }
-      }
-      case 'T' -> {
-        // "Tree %d : …" names neighbours, no fact kept.
-        if (!Bytes.startsWith(b, s, e, TREES)) {
-          return;
-        }
-        initLines.trees(Bytes.string(b, s, e));
-      }
-      case 'P' -> {
-        if (Bytes.startsWith(b, s, e, PATTERN_)) {
-          initLines.graph(b, s, e);
-        }
-      }
-      case 't' -> {
-        if (Bytes.startsWith(b, s, e, THRESHOLDS_)) {
-          initLines.threadThresholds(b, s + THRESHOLDS_.length, e);
-        }
-      }
-      case 'N' -> {
-        if (Bytes.startsWith(b, s, e, NCCL_VERSION_)) {
-          version(Bytes.string(b, s, e));
-        } else if (Bytes.startsWith(b, s, e, NCCL_ENV)) {
-          initLines.env(Bytes.string(b, s, e));
-        }
-      }
-      case 'I' -> {
-        if (Bytes.startsWith(b, s, e, INIT_TIMINGS)) {
-          initLines.initTimings(b, s, e);
-        }
-      }
-      case 'E', 'O' -> {
-        if (Bytes.startsWith(b, s, e, EMULATOR) || Bytes.startsWith(b, s, e, ORACLE)) {
-          emulatorLines.emulator(Bytes.string(b, s, e));
-        }
-      }
-      default -> {}
     }
-    // Whatever its first word: a channel-count line, a comm summary or a comm init line (2.30 puts the API's name
-    // first: "ncclCommInitRankConfig comm %p … - Init COMPLETE").
-    if (Bytes.isDigit(c)) {
-      if (Bytes.indexOf(b, s, e, COLL_CHANNELS) >= 0) {
-        initLines.channels(b, s, e);
-      } else if (Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
-        comms.read(b, s, e);
-      }
-    } else if (Bytes.startsWith(b, s, e, CommLines.COMM_)
-        || Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
-      comms.read(b, s, e);
+
+    private void warn(String message) {
+        CommRank cr = comms.currentOrNull();
+        Integer rank = cr != null ? cr.effectiveRank(fileRank) : lineRank();
+        if (warnings++ < 1000) {
+            warningLines.add(new Evidence.Warning(rank, message, Source.line(file, lineNo)));
+        } else if (warnings == 1001) {
+            out.problem(lineNo, "more than 1000 NCCL WARN lines; later ones not kept");
+        }
+        out.facts++;
     }
-  }
 
-  private void warn(String message) {
-    CommRank cr = comms.currentOrNull();
-    Integer rank = cr != null ? cr.effectiveRank(fileRank) : lineRank();
-    if (warnings++ < 1000) {
-      warningLines.add(new Evidence.Warning(rank, message, Source.line(file, lineNo)));
-    } else if (warnings == 1001) {
-      out.problem(lineNo, "more than 1000 NCCL WARN lines; later ones not kept");
+    private void version(String text) {
+        Matcher m = VERSION.matcher(text);
+        if (!m.find()) {
+            out.problem(lineNo, "NCCL version line not understood");
+            return;
+        }
+        String v = m.group(1);
+        out.facts++;
+        if (ncclVersion == null) {
+            ncclVersion = v;
+            ncclVersionSource = Source.line(file, lineNo);
+        } else if (!ncclVersion.equals(v)) {
+            findings.add(Evidence.Finding.once(
+                    "nccl-version-mismatch",
+                    "NCCL version " + v + " here but " + ncclVersion + " earlier in the same file",
+                    java.util.List.of(ncclVersionSource, Source.line(file, lineNo))));
+        }
     }
-    out.facts++;
-  }
 
-  private void version(String text) {
-    Matcher m = VERSION.matcher(text);
-    if (!m.find()) {
-      out.problem(lineNo, "NCCL version line not understood");
-      return;
+    /** A line outside any communicator has no NCCL rank, unless the file is named after one; a launcher tag is not. */
+    private Integer lineRank() {
+        return fileRank;
     }
-    String v = m.group(1);
-    out.facts++;
-    if (ncclVersion == null) {
-      ncclVersion = v;
-      ncclVersionSource = Source.line(file, lineNo);
-    } else if (!ncclVersion.equals(v)) {
-      findings.add(
-          Evidence.Finding.once(
-              "nccl-version-mismatch",
-              "NCCL version " + v + " here but " + ncclVersion + " earlier in the same file",
-              java.util.List.of(ncclVersionSource, Source.line(file, lineNo))));
+
+    void counted() {
+        out.facts++;
     }
-  }
 
-  /** A line outside any communicator has no NCCL rank, unless the file is named after one; a launcher tag is not. */
-  private Integer lineRank() {
-    return fileRank;
-  }
-
-  void counted() {
-    out.facts++;
-  }
-
-  void setInt(String s, java.util.function.IntConsumer c) {
-    try {
-      c.accept(Integer.parseInt(s));
-    } catch (NumberFormatException e) {
-      out.problem(lineNo, "number out of range: " + s);
+    void setInt(String s, java.util.function.IntConsumer c) {
+        try {
+            c.accept(Integer.parseInt(s));
+        } catch (NumberFormatException e) {
+            out.problem(lineNo, "number out of range: " + s);
+        }
     }
-  }
 
-  /** The communicator of an init line without a comm pointer (see the class comment). */
-  CommRank context() {
-    return comms.context();
-  }
+    /** The communicator of an init line without a comm pointer (see the class comment). */
+    CommRank context() {
+        return comms.context();
+    }
 
-  CommRank currentOrNull() {
-    return comms.currentOrNull();
-  }
+    CommRank currentOrNull() {
+        return comms.currentOrNull();
+    }
 }

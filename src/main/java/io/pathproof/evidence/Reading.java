@@ -9,36 +9,36 @@ import java.util.List;
  * ({@link Facts}); {@link #done} joins both into the file's {@link FileFacts}.
  */
 final class Reading {
-  /** Most problems listed per file; the rest are counted in one last problem, so nothing is silently lost. */
-  static final int MAX_PROBLEMS = 200;
+    /** Most problems listed per file; the rest are counted in one last problem, so nothing is silently lost. */
+    static final int MAX_PROBLEMS = 200;
 
-  final String file;
-  final FileKind kind;
-  Integer rank;
-  long bytes;
-  long facts;
-  private final List<Problem> problems = new ArrayList<>();
-  private long problemsDropped;
+    final String file;
+    final FileKind kind;
+    Integer rank;
+    long bytes;
+    long facts;
+    private final List<Problem> problems = new ArrayList<>();
+    private long problemsDropped;
 
-  Reading(String file, FileKind kind, Integer rank) {
-    this.file = file;
-    this.kind = kind;
-    this.rank = rank;
-  }
-
-  void problem(long line, String message) {
-    if (problems.size() < MAX_PROBLEMS) {
-      problems.add(new Problem(file, line, message));
-    } else {
-      problemsDropped++;
+    Reading(String file, FileKind kind, Integer rank) {
+        this.file = file;
+        this.kind = kind;
+        this.rank = rank;
     }
-  }
 
-  FileFacts done(Facts read) {
-    List<Problem> all = new ArrayList<>(problems);
-    if (problemsDropped > 0) {
-      all.add(new Problem(file, 0, problemsDropped + " more problems in this file not listed"));
+    void problem(long line, String message) {
+        if (problems.size() < MAX_PROBLEMS) {
+            problems.add(new Problem(file, line, message));
+        } else {
+            problemsDropped++;
+        }
     }
-    return new FileFacts(file, kind, rank, bytes, facts, List.copyOf(all), read);
-  }
+
+    FileFacts done(Facts read) {
+        List<Problem> all = new ArrayList<>(problems);
+        if (problemsDropped > 0) {
+            all.add(new Problem(file, 0, problemsDropped + " more problems in this file not listed"));
+        }
+        return new FileFacts(file, kind, rank, bytes, facts, List.copyOf(all), read);
+    }
 }

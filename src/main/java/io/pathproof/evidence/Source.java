@@ -5,26 +5,26 @@ package io.pathproof.evidence;
  * {@code line} and {@code event} are -1 when not applicable. Printed as {@code file:line} or {@code file#event}.
  */
 public record Source(String file, long line, long event) {
-  public static Source line(String file, long line) {
-    return new Source(file, line, -1);
-  }
-
-  public static Source event(String file, long event) {
-    return new Source(file, -1, event);
-  }
-
-  public static Source file(String file) {
-    return new Source(file, -1, -1);
-  }
-
-  @Override
-  public String toString() {
-    if (line >= 0) {
-      return file + ":" + line;
+    public static Source line(String file, long line) {
+        return new Source(file, line, -1);
     }
-    if (event >= 0) {
-      return file + "#" + event;
+
+    public static Source event(String file, long event) {
+        return new Source(file, -1, event);
     }
-    return file;
-  }
+
+    public static Source file(String file) {
+        return new Source(file, -1, -1);
+    }
+
+    @Override
+    public String toString() {
+        if (line >= 0) {
+            return file + ":" + line;
+        }
+        if (event >= 0) {
+            return file + "#" + event;
+        }
+        return file;
+    }
 }

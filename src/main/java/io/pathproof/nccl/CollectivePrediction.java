@@ -12,59 +12,135 @@ import java.util.List;
  * {@code tuningTable} holds every (algorithm, protocol) time the selection compared.
  */
 public record CollectivePrediction(
-    int bucket,
-    long bytes,
-    String algorithm,
-    int algorithmId,
-    String protocol,
-    int protocolId,
-    BigDecimal tunerTimeUs,
-    int channels,
-    int gridX,
-    int blockX,
-    int reduceScatterSteps,
-    int allGatherSteps,
-    double busFactor,
-    long busBytes,
-    String transport,
-    BigDecimal expectedTimeUs,
-    String kernelName,
-    String tuningLine,
-    boolean noKernel,
-    List<TuningEntry> tuningTable,
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-    String wireDtype) {
-  public CollectivePrediction {
-    tuningTable = tuningTable == null ? List.of() : List.copyOf(tuningTable);
-  }
+        int bucket,
+        long bytes,
+        String algorithm,
+        int algorithmId,
+        String protocol,
+        int protocolId,
+        BigDecimal tunerTimeUs,
+        int channels,
+        int gridX,
+        int blockX,
+        int reduceScatterSteps,
+        int allGatherSteps,
+        double busFactor,
+        long busBytes,
+        String transport,
+        BigDecimal expectedTimeUs,
+        String kernelName,
+        String tuningLine,
+        boolean noKernel,
+        List<TuningEntry> tuningTable,
 
-  /** A collective whose elements are the bucket's own (no comm hook changes them). */
-  public CollectivePrediction(int bucket, long bytes, String algorithm, int algorithmId, String protocol, int protocolId,
-      BigDecimal tunerTimeUs, int channels, int gridX, int blockX, int reduceScatterSteps, int allGatherSteps,
-      double busFactor, long busBytes, String transport, BigDecimal expectedTimeUs, String kernelName, String tuningLine,
-      boolean noKernel, List<TuningEntry> tuningTable) {
-    this(bucket, bytes, algorithm, algorithmId, protocol, protocolId, tunerTimeUs, channels, gridX, blockX,
-        reduceScatterSteps, allGatherSteps, busFactor, busBytes, transport, expectedTimeUs, kernelName, tuningLine,
-        noKernel, tuningTable, null);
-  }
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+        String wireDtype) {
+    public CollectivePrediction {
+        tuningTable = tuningTable == null ? List.of() : List.copyOf(tuningTable);
+    }
 
-  /** Returns the same prediction for another bucket index. */
-  public CollectivePrediction forBucket(int index) {
-    return new CollectivePrediction(index, bytes, algorithm, algorithmId, protocol, protocolId, tunerTimeUs, channels,
-        gridX, blockX, reduceScatterSteps, allGatherSteps, busFactor, busBytes, transport, expectedTimeUs, kernelName,
-        tuningLine, noKernel, tuningTable, wireDtype);
-  }
+    /** A collective whose elements are the bucket's own (no comm hook changes them). */
+    public CollectivePrediction(
+            int bucket,
+            long bytes,
+            String algorithm,
+            int algorithmId,
+            String protocol,
+            int protocolId,
+            BigDecimal tunerTimeUs,
+            int channels,
+            int gridX,
+            int blockX,
+            int reduceScatterSteps,
+            int allGatherSteps,
+            double busFactor,
+            long busBytes,
+            String transport,
+            BigDecimal expectedTimeUs,
+            String kernelName,
+            String tuningLine,
+            boolean noKernel,
+            List<TuningEntry> tuningTable) {
+        this(
+                bucket,
+                bytes,
+                algorithm,
+                algorithmId,
+                protocol,
+                protocolId,
+                tunerTimeUs,
+                channels,
+                gridX,
+                blockX,
+                reduceScatterSteps,
+                allGatherSteps,
+                busFactor,
+                busBytes,
+                transport,
+                expectedTimeUs,
+                kernelName,
+                tuningLine,
+                noKernel,
+                tuningTable,
+                null);
+    }
 
-  /**
-   * The same prediction, its elements on the wire of another type than the bucket's (torch's name, e.g. float16):
-   * a comm hook that compresses casts each bucket before the collective.
-   */
-  public CollectivePrediction onTheWire(String dtype) {
-    return new CollectivePrediction(bucket, bytes, algorithm, algorithmId, protocol, protocolId, tunerTimeUs, channels,
-        gridX, blockX, reduceScatterSteps, allGatherSteps, busFactor, busBytes, transport, expectedTimeUs, kernelName,
-        tuningLine, noKernel, tuningTable, dtype);
-  }
+    /** Returns the same prediction for another bucket index. */
+    public CollectivePrediction forBucket(int index) {
+        return new CollectivePrediction(
+                index,
+                bytes,
+                algorithm,
+                algorithmId,
+                protocol,
+                protocolId,
+                tunerTimeUs,
+                channels,
+                gridX,
+                blockX,
+                reduceScatterSteps,
+                allGatherSteps,
+                busFactor,
+                busBytes,
+                transport,
+                expectedTimeUs,
+                kernelName,
+                tuningLine,
+                noKernel,
+                tuningTable,
+                wireDtype);
+    }
 
-  /** One cell of the cost table: latency (µs), algorithm bandwidth (GB/s), time (µs; null = not available). */
-  public record TuningEntry(String algorithm, String protocol, BigDecimal latencyUs, BigDecimal bandwidthGBs, BigDecimal timeUs) {}
+    /**
+     * The same prediction, its elements on the wire of another type than the bucket's (torch's name, e.g. float16):
+     * a comm hook that compresses casts each bucket before the collective.
+     */
+    public CollectivePrediction onTheWire(String dtype) {
+        return new CollectivePrediction(
+                bucket,
+                bytes,
+                algorithm,
+                algorithmId,
+                protocol,
+                protocolId,
+                tunerTimeUs,
+                channels,
+                gridX,
+                blockX,
+                reduceScatterSteps,
+                allGatherSteps,
+                busFactor,
+                busBytes,
+                transport,
+                expectedTimeUs,
+                kernelName,
+                tuningLine,
+                noKernel,
+                tuningTable,
+                dtype);
+    }
+
+    /** One cell of the cost table: latency (µs), algorithm bandwidth (GB/s), time (µs; null = not available). */
+    public record TuningEntry(
+            String algorithm, String protocol, BigDecimal latencyUs, BigDecimal bandwidthGBs, BigDecimal timeUs) {}
 }

@@ -16,67 +16,120 @@ import java.util.Map;
  * INIT line lists them ({@code [0] 1/8/-1->0->-1 …}), rank by rank, ≤ 64 ranks; omitted when empty likewise.
  */
 public record CommunicatorPrediction(
-    int nRanks,
-    int nNodes,
-    int collChannels,
-    int p2pChannels,
-    int p2pChannelsPerPeer,
-    int nvlsChannels,
-    GraphSummary ringGraph,
-    GraphSummary treeGraph,
-    String transport,
-    List<String> ringOrders,
-    String channelsInitLine,
-    String threadThresholdsLine,
-    String cannotPredict,
-    List<String> notes,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> trees) {
-  /** Every field a cannot-predict note may void, in table order. */
-  public static final List<String> VOIDABLE =
-      List.of("algorithm", "protocol", "tuner-time", "coll-channels", "ring-order", "launch-shape", "transport", "busbw");
+        int nRanks,
+        int nNodes,
+        int collChannels,
+        int p2pChannels,
+        int p2pChannelsPerPeer,
+        int nvlsChannels,
+        GraphSummary ringGraph,
+        GraphSummary treeGraph,
+        String transport,
+        List<String> ringOrders,
+        String channelsInitLine,
+        String threadThresholdsLine,
+        String cannotPredict,
+        List<String> notes,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> trees) {
+    /** Every field a cannot-predict note may void, in table order. */
+    public static final List<String> VOIDABLE = List.of(
+            "algorithm", "protocol", "tuner-time", "coll-channels", "ring-order", "launch-shape", "transport", "busbw");
 
-  public CommunicatorPrediction {
-    ringOrders = ringOrders == null ? List.of() : List.copyOf(ringOrders);
-    trees = trees == null ? List.of() : List.copyOf(trees);
-    notes = notes == null ? List.of() : List.copyOf(notes);
-    voids = voids == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(voids));
-  }
-
-  /** A prediction without trees (predictions sealed before trees were predicted). */
-  public CommunicatorPrediction(int nRanks, int nNodes, int collChannels, int p2pChannels, int p2pChannelsPerPeer,
-      int nvlsChannels, GraphSummary ringGraph, GraphSummary treeGraph, String transport, List<String> ringOrders,
-      String channelsInitLine, String threadThresholdsLine, String cannotPredict, List<String> notes,
-      Map<String, List<String>> voids) {
-    this(nRanks, nNodes, collChannels, p2pChannels, p2pChannelsPerPeer, nvlsChannels, ringGraph, treeGraph, transport,
-        ringOrders, channelsInitLine, threadThresholdsLine, cannotPredict, notes, voids, null);
-  }
-
-  /** A prediction without per-note voids (older callers). */
-  public CommunicatorPrediction(int nRanks, int nNodes, int collChannels, int p2pChannels, int p2pChannelsPerPeer, int nvlsChannels,
-      GraphSummary ringGraph, GraphSummary treeGraph, String transport, List<String> ringOrders, String channelsInitLine,
-      String threadThresholdsLine, String cannotPredict, List<String> notes) {
-    this(nRanks, nNodes, collChannels, p2pChannels, p2pChannelsPerPeer, nvlsChannels, ringGraph, treeGraph, transport, ringOrders,
-        channelsInitLine, threadThresholdsLine, cannotPredict, notes, null);
-  }
-
-  /**
-   * The cannot-predict note that voids {@code field}, or null. A prediction that carries a note but no voids (sealed
-   * before voids existed) voids every field: never judge what the model disclaimed.
-   */
-  public String voidedBy(String field) {
-    if (cannotPredict == null) {
-      return null;
+    public CommunicatorPrediction {
+        ringOrders = ringOrders == null ? List.of() : List.copyOf(ringOrders);
+        trees = trees == null ? List.of() : List.copyOf(trees);
+        notes = notes == null ? List.of() : List.copyOf(notes);
+        voids = voids == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(voids));
     }
-    if (voids.isEmpty()) {
-      return cannotPredict;
+
+    /** A prediction without trees (predictions sealed before trees were predicted). */
+    public CommunicatorPrediction(
+            int nRanks,
+            int nNodes,
+            int collChannels,
+            int p2pChannels,
+            int p2pChannelsPerPeer,
+            int nvlsChannels,
+            GraphSummary ringGraph,
+            GraphSummary treeGraph,
+            String transport,
+            List<String> ringOrders,
+            String channelsInitLine,
+            String threadThresholdsLine,
+            String cannotPredict,
+            List<String> notes,
+            Map<String, List<String>> voids) {
+        this(
+                nRanks,
+                nNodes,
+                collChannels,
+                p2pChannels,
+                p2pChannelsPerPeer,
+                nvlsChannels,
+                ringGraph,
+                treeGraph,
+                transport,
+                ringOrders,
+                channelsInitLine,
+                threadThresholdsLine,
+                cannotPredict,
+                notes,
+                voids,
+                null);
     }
-    java.util.List<String> notes = new java.util.ArrayList<>();
-    voids.forEach((note, fields) -> {
-      if (fields.contains(field)) {
-        notes.add(note);
-      }
-    });
-    return notes.isEmpty() ? null : String.join("; ", notes);
-  }
+
+    /** A prediction without per-note voids (older callers). */
+    public CommunicatorPrediction(
+            int nRanks,
+            int nNodes,
+            int collChannels,
+            int p2pChannels,
+            int p2pChannelsPerPeer,
+            int nvlsChannels,
+            GraphSummary ringGraph,
+            GraphSummary treeGraph,
+            String transport,
+            List<String> ringOrders,
+            String channelsInitLine,
+            String threadThresholdsLine,
+            String cannotPredict,
+            List<String> notes) {
+        this(
+                nRanks,
+                nNodes,
+                collChannels,
+                p2pChannels,
+                p2pChannelsPerPeer,
+                nvlsChannels,
+                ringGraph,
+                treeGraph,
+                transport,
+                ringOrders,
+                channelsInitLine,
+                threadThresholdsLine,
+                cannotPredict,
+                notes,
+                null);
+    }
+
+    /**
+     * The cannot-predict note that voids {@code field}, or null. A prediction that carries a note but no voids (sealed
+     * before voids existed) voids every field: never judge what the model disclaimed.
+     */
+    public String voidedBy(String field) {
+        if (cannotPredict == null) {
+            return null;
+        }
+        if (voids.isEmpty()) {
+            return cannotPredict;
+        }
+        java.util.List<String> notes = new java.util.ArrayList<>();
+        voids.forEach((note, fields) -> {
+            if (fields.contains(field)) {
+                notes.add(note);
+            }
+        });
+        return notes.isEmpty() ? null : String.join("; ", notes);
+    }
 }

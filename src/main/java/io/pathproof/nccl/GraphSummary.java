@@ -8,11 +8,24 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * or 2: NICs of consecutive ring channels paired, search.cc@v2.28.9-1:559-573) is left out of the JSON when 0, so
  * predictions sealed before it was listed keep their seal.
  */
-public record GraphSummary(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra,
-    String typeInter, boolean sameChannels, @JsonInclude(JsonInclude.Include.NON_DEFAULT) int crossNic) {
-  /** A summary without crossNic (0: one NIC, or none used). */
-  public GraphSummary(int pattern, int nChannels, double bwIntra, double bwInter, String typeIntra, String typeInter,
-      boolean sameChannels) {
-    this(pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels, 0);
-  }
+public record GraphSummary(
+        int pattern,
+        int nChannels,
+        double bwIntra,
+        double bwInter,
+        String typeIntra,
+        String typeInter,
+        boolean sameChannels,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) int crossNic) {
+    /** A summary without crossNic (0: one NIC, or none used). */
+    public GraphSummary(
+            int pattern,
+            int nChannels,
+            double bwIntra,
+            double bwInter,
+            String typeIntra,
+            String typeInter,
+            boolean sameChannels) {
+        this(pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels, 0);
+    }
 }

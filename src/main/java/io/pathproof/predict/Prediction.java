@@ -12,34 +12,38 @@ import java.util.List;
  * JSON names are a published contract: a renamed one would break every prediction sealed before it.
  */
 public record Prediction(
-    String schema,
-    JsonNode inputs,
-    String backend,
-    Buckets buckets,
-    CommunicatorPrediction communicator,
-    List<CollectivePrediction> collectives,
-    List<String> assumptions,
-    Seal seal) {
-  public static final String SCHEMA = "pathproof.prediction/1";
+        String schema,
+        JsonNode inputs,
+        String backend,
+        Buckets buckets,
+        CommunicatorPrediction communicator,
+        List<CollectivePrediction> collectives,
+        List<String> assumptions,
+        Seal seal) {
+    public static final String SCHEMA = "pathproof.prediction/1";
 
-  public Prediction {
-    collectives = collectives == null ? List.of() : List.copyOf(collectives);
-    assumptions = assumptions == null ? List.of() : List.copyOf(assumptions);
-  }
-
-  public Prediction withSeal(Seal s) {
-    return new Prediction(schema, inputs, backend, buckets, communicator, collectives, assumptions, s);
-  }
-
-  /** Construction and rebuilt buckets; {@code firstRebuiltIteration} -1 when DDP never rebuilds. */
-  public record Buckets(
-      List<Bucket> construction, List<Bucket> rebuilt, int firstRebuiltIteration, long parameterBytes, int parameterCount) {
-    public Buckets {
-      construction = List.copyOf(construction);
-      rebuilt = List.copyOf(rebuilt);
+    public Prediction {
+        collectives = collectives == null ? List.of() : List.copyOf(collectives);
+        assumptions = assumptions == null ? List.of() : List.copyOf(assumptions);
     }
-  }
 
-  /** SHA-256 over the canonical JSON of the prediction without its seal, plus creation time and tool version. */
-  public record Seal(String sha256, String createdAt, String tool) {}
+    public Prediction withSeal(Seal s) {
+        return new Prediction(schema, inputs, backend, buckets, communicator, collectives, assumptions, s);
+    }
+
+    /** Construction and rebuilt buckets; {@code firstRebuiltIteration} -1 when DDP never rebuilds. */
+    public record Buckets(
+            List<Bucket> construction,
+            List<Bucket> rebuilt,
+            int firstRebuiltIteration,
+            long parameterBytes,
+            int parameterCount) {
+        public Buckets {
+            construction = List.copyOf(construction);
+            rebuilt = List.copyOf(rebuilt);
+        }
+    }
+
+    /** SHA-256 over the canonical JSON of the prediction without its seal, plus creation time and tool version. */
+    public record Seal(String sha256, String createdAt, String tool) {}
 }

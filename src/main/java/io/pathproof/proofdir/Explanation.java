@@ -12,15 +12,15 @@ import java.util.List;
  * {@code answers} is absent where there was no prediction to answer from (a report of runs alone). The file names no
  * schema: it is read only inside a prove directory, whose {@link Proof} does.
  */
-public record Explanation(@JsonInclude(JsonInclude.Include.NON_NULL) List<Explainer.Answer> answers,
-    List<CallGraph.Coverage> callgraph) {
-  public Explanation {
-    answers = answers == null ? null : List.copyOf(answers);
-    callgraph = Proof.list(callgraph);
-  }
+public record Explanation(
+        @JsonInclude(JsonInclude.Include.NON_NULL) List<Explainer.Answer> answers, List<CallGraph.Coverage> callgraph) {
+    public Explanation {
+        answers = answers == null ? null : List.copyOf(answers);
+        callgraph = Proof.list(callgraph);
+    }
 
-  /** The explanation in {@code file}; exit 3 in one line when it is unreadable. */
-  public static Explanation read(Path file) {
-    return StageFile.bind(file, StageFile.tree(file), Explanation.class, null);
-  }
+    /** The explanation in {@code file}; exit 3 in one line when it is unreadable. */
+    public static Explanation read(Path file) {
+        return StageFile.bind(file, StageFile.tree(file), Explanation.class, null);
+    }
 }

@@ -14,38 +14,42 @@ import java.util.Locale;
  * the fault in place and verify-fix fails.
  */
 record Fix(List<String> removed, List<String> kept, String reason) {
-  Fix {
-    removed = List.copyOf(removed);
-    kept = List.copyOf(kept);
-  }
-
-  static Fix apply(Diagnosis d, Fault fault) {
-    List<String> removed = new ArrayList<>();
-    List<String> kept = new ArrayList<>();
-    Layer layer = d.rootCause() == null ? Layer.NONE : d.rootCause().layer();
-    List<String> named = new ArrayList<>();
-    for (Diagnosis.ConfigChange c : d.configuration()) {
-      named.add(normal(c.key()));
+    Fix {
+        removed = List.copyOf(removed);
+        kept = List.copyOf(kept);
     }
-    boolean applicationLayer = layer == Layer.COMPUTE || layer == Layer.CORRECTNESS;
-    for (String s : fault.settings()) {
-      String key = normal(s.substring(0, s.indexOf('=')));
-      boolean byConfig = named.stream().anyMatch(n -> n.equals(key) || n.endsWith("." + key) || (key.equals("bucket_cap_mb") && n.endsWith("bucket_cap_bytes")));
-      boolean byLayer = applicationLayer && fault.layer() == layer;
-      if ((byConfig && layer != Layer.NONE) || byLayer) {
-        removed.add(s);
-      } else {
-        kept.add(s);
-      }
-    }
-    String reason = removed.isEmpty()
-        ? "the diagnosis (" + layer + ") names no setting of the variant, so nothing is undone"
-        : "undone as the diagnosis says: " + (d.rootCause() == null ? "" : d.rootCause().fix());
-    return new Fix(removed, kept, reason);
-  }
 
-  private static String normal(String key) {
-    String k = key.toLowerCase(Locale.ROOT);
-    return k.startsWith("env.") ? k.substring(4) : k;
-  }
+    static Fix apply(Diagnosis d, Fault fault) {
+        List<String> removed = new ArrayList<>();
+        List<String> kept = new ArrayList<>();
+        Layer layer = d.rootCause() == null ? Layer.NONE : d.rootCause().layer();
+        List<String> named = new ArrayList<>();
+        for (Diagnosis.ConfigChange c : d.configuration()) {
+            named.add(normal(c.key()));
+        }
+        boolean applicationLayer = layer == Layer.COMPUTE || layer == Layer.CORRECTNESS;
+        for (String s : fault.settings()) {
+            String key = normal(s.substring(0, s.indexOf('=')));
+            boolean byConfig = named.stream()
+                    .anyMatch(n -> n.equals(key)
+                            || n.endsWith("." + key)
+                            || (key.equals("bucket_cap_mb") && n.endsWith("bucket_cap_bytes")));
+            boolean byLayer = applicationLayer && fault.layer() == layer;
+            if ((byConfig && layer != Layer.NONE) || byLayer) {
+                removed.add(s);
+            } else {
+                kept.add(s);
+            }
+        }
+        String reason = removed.isEmpty()
+                ? "the diagnosis (" + layer + ") names no setting of the variant, so nothing is undone"
+                : "undone as the diagnosis says: "
+                        + (d.rootCause() == null ? "" : d.rootCause().fix());
+        return new Fix(removed, kept, reason);
+    }
+
+    private static String normal(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        return k.startsWith("env.") ? k.substring(4) : k;
+    }
 }

@@ -9,48 +9,48 @@ import java.nio.file.StandardCopyOption;
 
 /** prove's output directory: new or emptied before a proof, and its files written and read with one-line errors. */
 final class OutDir {
-  private OutDir() {}
+    private OutDir() {}
 
-  /** The output directory is new or empty: the files of two proofs must never mix. */
-  static void prepare(Path out) {
-    try {
-      if (Files.exists(out)) {
-        if (!Files.isDirectory(out)) {
-          throw PathproofException.usage("--out " + out + ": exists and is not a directory");
+    /** The output directory is new or empty: the files of two proofs must never mix. */
+    static void prepare(Path out) {
+        try {
+            if (Files.exists(out)) {
+                if (!Files.isDirectory(out)) {
+                    throw PathproofException.usage("--out " + out + ": exists and is not a directory");
+                }
+                try (var l = Files.list(out)) {
+                    if (l.findAny().isPresent()) {
+                        throw PathproofException.usage("--out " + out + ": not empty; prove writes a new directory");
+                    }
+                }
+            }
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw PathproofException.badInput("--out " + out + ": cannot create: " + e.getMessage());
         }
-        try (var l = Files.list(out)) {
-          if (l.findAny().isPresent()) {
-            throw PathproofException.usage("--out " + out + ": not empty; prove writes a new directory");
-          }
+    }
+
+    static void write(Path f, String text) {
+        try {
+            Files.writeString(f, text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw PathproofException.badInput("prove: cannot write " + f + ": " + e.getMessage());
         }
-      }
-      Files.createDirectories(out);
-    } catch (IOException e) {
-      throw PathproofException.badInput("--out " + out + ": cannot create: " + e.getMessage());
     }
-  }
 
-  static void write(Path f, String text) {
-    try {
-      Files.writeString(f, text, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw PathproofException.badInput("prove: cannot write " + f + ": " + e.getMessage());
+    static String read(Path f) {
+        try {
+            return Files.readString(f, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw PathproofException.badInput("prove: cannot read " + f + ": " + e.getMessage());
+        }
     }
-  }
 
-  static String read(Path f) {
-    try {
-      return Files.readString(f, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw PathproofException.badInput("prove: cannot read " + f + ": " + e.getMessage());
+    static void copy(Path from, Path to) {
+        try {
+            Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw PathproofException.badInput("prove: cannot copy " + from + " to " + to + ": " + e.getMessage());
+        }
     }
-  }
-
-  static void copy(Path from, Path to) {
-    try {
-      Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      throw PathproofException.badInput("prove: cannot copy " + from + " to " + to + ": " + e.getMessage());
-    }
-  }
 }

@@ -29,157 +29,171 @@ import java.util.List;
  * that ends undecided is reported inconclusive; prove never calls a fault diagnosed or a fix verified on it.
  */
 final class Sequential {
-  private Sequential() {}
+    private Sequential() {}
 
-  /** Makes one more run of a configuration: {@code role} (baseline, variant, fixed, baselineAgain) and its number. */
-  interface Runs {
-    Evidence run(String role, int number);
-  }
-
-  /** Told after each look. */
-  interface Looks {
-    void look(Look look);
-  }
-
-  /**
-   * How a sequence runs: at most {@code maxRuns} pairs of runs, judged by {@code rule} (asking for prove's pairs),
-   * another run made by {@code more}, each look told to {@code said} as it is made.
-   */
-  record Options(int maxRuns, Diagnosis.Rule rule, Runs more, Looks said) {}
-
-  /** One look, as the proof records it. */
-  static Look look(String sequence, Diagnosis.Rule rule, Diagnosis.Regression r, String verdict) {
-    // Steps to decide only where this look left something undecided (a fix verified on its variant comparison can
-    // carry an undecided comparison beside the baseline; its steps would read as if the look were open).
-    return new Look(sequence, rule.look(), rule.looks(), r.baselineRuns(), r.variantRuns(), verdict, r.ratio(), r.ruleLow(), r.ruleHigh(),
-        r.level(), "inconclusive".equals(verdict) ? r.stepsNeeded() : null);
-  }
-
-  /** The diagnosis of the last look, the runs it pooled and every look made. */
-  record Diagnosed(Diagnosis diagnosis, List<Evidence> baselines, List<Evidence> variants, List<Look> looks) {
-    Diagnosed {
-      baselines = List.copyOf(baselines);
-      variants = List.copyOf(variants);
-      looks = List.copyOf(looks);
+    /** Makes one more run of a configuration: {@code role} (baseline, variant, fixed, baselineAgain) and its number. */
+    interface Runs {
+        Evidence run(String role, int number);
     }
 
-    boolean inconclusive() {
-      return "inconclusive".equals(diagnosis.conclusion());
+    /** Told after each look. */
+    interface Looks {
+        void look(Look look);
     }
-  }
 
-  /** The verification of the last look, the fixed and adjacent baseline runs it pooled, and every look. */
-  record Verified(FixVerification verification, List<Evidence> fixed, List<Evidence> baselinesAgain, List<Look> looks) {
-    Verified {
-      fixed = List.copyOf(fixed);
-      baselinesAgain = List.copyOf(baselinesAgain);
-      looks = List.copyOf(looks);
+    /**
+     * How a sequence runs: at most {@code maxRuns} pairs of runs, judged by {@code rule} (asking for prove's pairs),
+     * another run made by {@code more}, each look told to {@code said} as it is made.
+     */
+    record Options(int maxRuns, Diagnosis.Rule rule, Runs more, Looks said) {}
+
+    /** One look, as the proof records it. */
+    static Look look(String sequence, Diagnosis.Rule rule, Diagnosis.Regression r, String verdict) {
+        // Steps to decide only where this look left something undecided (a fix verified on its variant comparison can
+        // carry an undecided comparison beside the baseline; its steps would read as if the look were open).
+        return new Look(
+                sequence,
+                rule.look(),
+                rule.looks(),
+                r.baselineRuns(),
+                r.variantRuns(),
+                verdict,
+                r.ratio(),
+                r.ruleLow(),
+                r.ruleHigh(),
+                r.level(),
+                "inconclusive".equals(verdict) ? r.stepsNeeded() : null);
     }
-  }
 
-  /** The rule prove judges with: {@code rule} asking for {@link Diagnosis.Rule#PROVE_PAIRS} time-adjacent pairs. */
-  static Diagnosis.Rule paired(Diagnosis.Rule rule) {
-    return rule.withPairs(Math.max(rule.pairs(), Diagnosis.Rule.PROVE_PAIRS));
-  }
+    /** The diagnosis of the last look, the runs it pooled and every look made. */
+    record Diagnosed(Diagnosis diagnosis, List<Evidence> baselines, List<Evidence> variants, List<Look> looks) {
+        Diagnosed {
+            baselines = List.copyOf(baselines);
+            variants = List.copyOf(variants);
+            looks = List.copyOf(looks);
+        }
 
-  /** The looks of a sequence of up to {@code maxPairs} pairs that can decide: those with at least the rule's pairs. */
-  static int decidingLooks(Diagnosis.Rule rule, int maxPairs) {
-    return Math.max(1, maxPairs - rule.pairs() + 1);
-  }
-
-  /** The rule at the look made with {@code pairs} pairs: looks with fewer than the rule's cannot decide, spend none. */
-  static Diagnosis.Rule atPairs(Diagnosis.Rule rule, int pairs, int maxPairs) {
-    int looks = decidingLooks(rule, maxPairs);
-    return rule.at(Math.min(looks, Math.max(1, pairs - rule.pairs() + 1)), looks);
-  }
-
-  /**
-   * Diagnoses {@code baseline} against {@code variant}; while the conclusion is inconclusive and fewer than
-   * {@code maxRuns} pairs exist, makes another pair, in the order opposite to the last one's, and diagnoses all of them
-   * paired.
-   */
-  static Diagnosed diagnose(Evidence baseline, Evidence variant, Options o) {
-    int maxRuns = o.maxRuns();
-    Runs more = o.more();
-    Diagnosis.Rule pr = paired(o.rule());
-    List<Evidence> bs = new ArrayList<>(List.of(baseline));
-    List<Evidence> vs = new ArrayList<>(List.of(variant));
-    List<Look> looks = new ArrayList<>();
-    Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
-    Diagnosis d = Diagnosis.diagnose(bs, vs, r);
-    looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
-    o.said().look(looks.get(looks.size() - 1));
-    for (int k = 2; k <= maxRuns && "inconclusive".equals(d.conclusion()); k++) {
-      if (k % 2 == 0) {
-        vs.add(more.run("variant", k));
-        bs.add(more.run("baseline", k));
-      } else {
-        bs.add(more.run("baseline", k));
-        vs.add(more.run("variant", k));
-      }
-      r = atPairs(pr, k, maxRuns);
-      d = Diagnosis.diagnose(bs, vs, r);
-      looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
-      o.said().look(looks.get(looks.size() - 1));
+        boolean inconclusive() {
+            return "inconclusive".equals(diagnosis.conclusion());
+        }
     }
-    return new Diagnosed(d, bs, vs, looks);
-  }
 
-  /**
-   * Verifies {@code fixed} against the diagnosis's runs; while only the step time stands between it and "fixed" (not
-   * fixed or inconclusive on the step time alone) and {@code extend} allows, makes the baseline run again right after
-   * the fixed run, then further pairs of the baseline again and the fixed configuration in alternating order, each
-   * look judging every fixed run beside the baseline run made next to it.
-   */
-  static Verified verify(Diagnosed dx, Evidence fixed, boolean extend, Options o) {
-    int maxRuns = o.maxRuns();
-    Runs more = o.more();
-    Diagnosis.Rule pr = paired(o.rule());
-    List<Evidence> fs = new ArrayList<>(List.of(fixed));
-    List<Evidence> as = new ArrayList<>();
-    List<Look> looks = new ArrayList<>();
-    Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
-    FixVerification fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
-    looks.add(look("fix", r, fv.regression(), fv.verdict()));
-    o.said().look(looks.get(looks.size() - 1));
-    for (int p = 1; p <= maxRuns && extend && !fv.fixed() && fv.onlyStepTime(); p++) {
-      if (p == 1) {
-        as.add(more.run("baselineAgain", 1));
-      } else if (p % 2 == 0) {
-        as.add(more.run("baselineAgain", p));
-        fs.add(more.run("fixed", p));
-      } else {
-        fs.add(more.run("fixed", p));
-        as.add(more.run("baselineAgain", p));
-      }
-      r = atPairs(pr, p, maxRuns);
-      fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
-      looks.add(look("fix", r, fv.regression(), fv.verdict()));
-      o.said().look(looks.get(looks.size() - 1));
+    /** The verification of the last look, the fixed and adjacent baseline runs it pooled, and every look. */
+    record Verified(
+            FixVerification verification, List<Evidence> fixed, List<Evidence> baselinesAgain, List<Look> looks) {
+        Verified {
+            fixed = List.copyOf(fixed);
+            baselinesAgain = List.copyOf(baselinesAgain);
+            looks = List.copyOf(looks);
+        }
     }
-    return new Verified(fv, fs, as, looks);
-  }
 
-  /**
-   * "; 3 pairs of runs (look 1 of 1 that can decide)" where prove made more than one pair; the looks before the rule's
-   * pairs cannot decide and are not counted among those that spend the error rate.
-   */
-  static String lookText(List<Look> looks) {
-    Look l = looks.get(looks.size() - 1);
-    return looks.size() == 1 ? "" : "; " + Math.min(l.baselineRuns(), l.otherRuns()) + " pairs of runs (look " + l.look() + " of " + l.looks()
-        + " that can decide)";
-  }
-
-  /**
-   * What would decide: the pairs of runs the steps needed come to (the step-time rule judges pairs of runs, so a longer
-   * run does not stand in for another pair: the machine's drift between runs is measured only by more of them).
-   */
-  static String runsNeeded(Diagnosis.Regression r) {
-    if (r.stepsNeeded() == null) {
-      return "";
+    /** The rule prove judges with: {@code rule} asking for {@link Diagnosis.Rule#PROVE_PAIRS} time-adjacent pairs. */
+    static Diagnosis.Rule paired(Diagnosis.Rule rule) {
+        return rule.withPairs(Math.max(rule.pairs(), Diagnosis.Rule.PROVE_PAIRS));
     }
-    int perRun = Math.max(1, r.nBaseline() / Math.max(1, r.baselineRuns()));
-    int runs = Math.max(Diagnosis.Rule.PROVE_PAIRS, (int) Math.ceil(r.stepsNeeded() / (double) perRun));
-    return " (" + runs + " pairs of runs of " + perRun + " measured steps each; --max-runs " + runs + " lets prove make them)";
-  }
+
+    /** The looks of a sequence of up to {@code maxPairs} pairs that can decide: those with at least the rule's pairs. */
+    static int decidingLooks(Diagnosis.Rule rule, int maxPairs) {
+        return Math.max(1, maxPairs - rule.pairs() + 1);
+    }
+
+    /** The rule at the look made with {@code pairs} pairs: looks with fewer than the rule's cannot decide, spend none. */
+    static Diagnosis.Rule atPairs(Diagnosis.Rule rule, int pairs, int maxPairs) {
+        int looks = decidingLooks(rule, maxPairs);
+        return rule.at(Math.min(looks, Math.max(1, pairs - rule.pairs() + 1)), looks);
+    }
+
+    /**
+     * Diagnoses {@code baseline} against {@code variant}; while the conclusion is inconclusive and fewer than
+     * {@code maxRuns} pairs exist, makes another pair, in the order opposite to the last one's, and diagnoses all of them
+     * paired.
+     */
+    static Diagnosed diagnose(Evidence baseline, Evidence variant, Options o) {
+        int maxRuns = o.maxRuns();
+        Runs more = o.more();
+        Diagnosis.Rule pr = paired(o.rule());
+        List<Evidence> bs = new ArrayList<>(List.of(baseline));
+        List<Evidence> vs = new ArrayList<>(List.of(variant));
+        List<Look> looks = new ArrayList<>();
+        Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
+        Diagnosis d = Diagnosis.diagnose(bs, vs, r);
+        looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
+        o.said().look(looks.get(looks.size() - 1));
+        for (int k = 2; k <= maxRuns && "inconclusive".equals(d.conclusion()); k++) {
+            if (k % 2 == 0) {
+                vs.add(more.run("variant", k));
+                bs.add(more.run("baseline", k));
+            } else {
+                bs.add(more.run("baseline", k));
+                vs.add(more.run("variant", k));
+            }
+            r = atPairs(pr, k, maxRuns);
+            d = Diagnosis.diagnose(bs, vs, r);
+            looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
+            o.said().look(looks.get(looks.size() - 1));
+        }
+        return new Diagnosed(d, bs, vs, looks);
+    }
+
+    /**
+     * Verifies {@code fixed} against the diagnosis's runs; while only the step time stands between it and "fixed" (not
+     * fixed or inconclusive on the step time alone) and {@code extend} allows, makes the baseline run again right after
+     * the fixed run, then further pairs of the baseline again and the fixed configuration in alternating order, each
+     * look judging every fixed run beside the baseline run made next to it.
+     */
+    static Verified verify(Diagnosed dx, Evidence fixed, boolean extend, Options o) {
+        int maxRuns = o.maxRuns();
+        Runs more = o.more();
+        Diagnosis.Rule pr = paired(o.rule());
+        List<Evidence> fs = new ArrayList<>(List.of(fixed));
+        List<Evidence> as = new ArrayList<>();
+        List<Look> looks = new ArrayList<>();
+        Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
+        FixVerification fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
+        looks.add(look("fix", r, fv.regression(), fv.verdict()));
+        o.said().look(looks.get(looks.size() - 1));
+        for (int p = 1; p <= maxRuns && extend && !fv.fixed() && fv.onlyStepTime(); p++) {
+            if (p == 1) {
+                as.add(more.run("baselineAgain", 1));
+            } else if (p % 2 == 0) {
+                as.add(more.run("baselineAgain", p));
+                fs.add(more.run("fixed", p));
+            } else {
+                fs.add(more.run("fixed", p));
+                as.add(more.run("baselineAgain", p));
+            }
+            r = atPairs(pr, p, maxRuns);
+            fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
+            looks.add(look("fix", r, fv.regression(), fv.verdict()));
+            o.said().look(looks.get(looks.size() - 1));
+        }
+        return new Verified(fv, fs, as, looks);
+    }
+
+    /**
+     * "; 3 pairs of runs (look 1 of 1 that can decide)" where prove made more than one pair; the looks before the rule's
+     * pairs cannot decide and are not counted among those that spend the error rate.
+     */
+    static String lookText(List<Look> looks) {
+        Look l = looks.get(looks.size() - 1);
+        return looks.size() == 1
+                ? ""
+                : "; " + Math.min(l.baselineRuns(), l.otherRuns()) + " pairs of runs (look " + l.look() + " of "
+                        + l.looks() + " that can decide)";
+    }
+
+    /**
+     * What would decide: the pairs of runs the steps needed come to (the step-time rule judges pairs of runs, so a longer
+     * run does not stand in for another pair: the machine's drift between runs is measured only by more of them).
+     */
+    static String runsNeeded(Diagnosis.Regression r) {
+        if (r.stepsNeeded() == null) {
+            return "";
+        }
+        int perRun = Math.max(1, r.nBaseline() / Math.max(1, r.baselineRuns()));
+        int runs = Math.max(Diagnosis.Rule.PROVE_PAIRS, (int) Math.ceil(r.stepsNeeded() / (double) perRun));
+        return " (" + runs + " pairs of runs of " + perRun + " measured steps each; --max-runs " + runs
+                + " lets prove make them)";
+    }
 }

@@ -20,100 +20,112 @@ import java.util.stream.Stream;
  * in its status file: the first cause that explains a failure, written as the manifest's outcome.
  */
 final class CommandOutcome {
-  private static final Pattern RANK_FILE = Pattern.compile("^rank(\\d+)\\.json$");
+    private static final Pattern RANK_FILE = Pattern.compile("^rank(\\d+)\\.json$");
 
-  private CommandOutcome() {}
+    private CommandOutcome() {}
 
-  /** The ranks' own status files, by rank: how each ended as it said itself. */
-  static Map<Integer, JsonNode> rankStatus(Path dir) {
-    Map<Integer, JsonNode> out = new TreeMap<>();
-    try (Stream<Path> s = Files.list(dir)) {
-      for (Path p : s.toList()) {
-        Matcher m = RANK_FILE.matcher(p.getFileName().toString());
-        if (m.matches()) {
-          try {
-            out.put(Integer.parseInt(m.group(1)), Json.mapper().readTree(p.toFile()));
-          } catch (IOException | NumberFormatException e) {
-            out.put(Integer.parseInt(m.group(1)), Json.mapper().createObjectNode().put("status", "unreadable status file"));
-          }
+    /** The ranks' own status files, by rank: how each ended as it said itself. */
+    static Map<Integer, JsonNode> rankStatus(Path dir) {
+        Map<Integer, JsonNode> out = new TreeMap<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                Matcher m = RANK_FILE.matcher(p.getFileName().toString());
+                if (m.matches()) {
+                    try {
+                        out.put(Integer.parseInt(m.group(1)), Json.mapper().readTree(p.toFile()));
+                    } catch (IOException | NumberFormatException e) {
+                        out.put(
+                                Integer.parseInt(m.group(1)),
+                                Json.mapper().createObjectNode().put("status", "unreadable status file"));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // no directory listing: no rank reported
         }
-      }
-    } catch (IOException e) {
-      // no directory listing: no rank reported
+        return out;
     }
-    return out;
-  }
 
-  /** The ranks of node {@code node} as they ended: the command itself first (rank -1), then each rank. */
-  private record Ranks(List<RankExit> exits, String firstBad, boolean none) {}
+    /** The ranks of node {@code node} as they ended: the command itself first (rank -1), then each rank. */
+    private record Ranks(List<RankExit> exits, String firstBad, boolean none) {}
 
-  private static Ranks ranks(Path dir, int node, int code, boolean timedOut) {
-    Map<Integer, JsonNode> ranks = rankStatus(dir);
-    ranks.values().removeIf(st -> st.path("node").asInt(0) != node); // the other nodes' launchers report theirs
-    List<RankExit> exits = new ArrayList<>();
-    exits.add(new RankExit(-1, code, timedOut ? "killed after the timeout" : "exited", CommandRun.STDOUT,
-        CommandRun.STDERR));
-    String firstBad = null;
-    String firstEnd = null;
-    int bad = 0;
-    for (Map.Entry<Integer, JsonNode> e : ranks.entrySet()) {
-      String status = e.getValue().path("status").asText("no status");
-      boolean done = status.equals("finished");
-      Integer rankCode = done ? Integer.valueOf(0) : e.getValue().path("exitCode").isInt() ? e.getValue().path("exitCode").asInt() : null;
-      String ended = done ? "finished" : describe(e.getValue());
-      exits.add(new RankExit(e.getKey(), rankCode, ended, CommandRun.STDOUT, CommandRun.STDERR));
-      // The rank that failed first is the cause; the others usually fail because it left (a peer closed).
-      String end = e.getValue().path("end").asText("~"); // no end time: it never said, so it sorts last
-      if (!done) {
-        bad++;
-        if (firstBad == null || end.compareTo(firstEnd) < 0) {
-          firstBad = "rank " + e.getKey() + ": " + ended.lines().findFirst().orElse(ended);
-          firstEnd = end;
+    private static Ranks ranks(Path dir, int node, int code, boolean timedOut) {
+        Map<Integer, JsonNode> ranks = rankStatus(dir);
+        ranks.values().removeIf(st -> st.path("node").asInt(0) != node); // the other nodes' launchers report theirs
+        List<RankExit> exits = new ArrayList<>();
+        exits.add(new RankExit(
+                -1, code, timedOut ? "killed after the timeout" : "exited", CommandRun.STDOUT, CommandRun.STDERR));
+        String firstBad = null;
+        String firstEnd = null;
+        int bad = 0;
+        for (Map.Entry<Integer, JsonNode> e : ranks.entrySet()) {
+            String status = e.getValue().path("status").asText("no status");
+            boolean done = status.equals("finished");
+            Integer rankCode = done
+                    ? Integer.valueOf(0)
+                    : e.getValue().path("exitCode").isInt()
+                            ? e.getValue().path("exitCode").asInt()
+                            : null;
+            String ended = done ? "finished" : describe(e.getValue());
+            exits.add(new RankExit(e.getKey(), rankCode, ended, CommandRun.STDOUT, CommandRun.STDERR));
+            // The rank that failed first is the cause; the others usually fail because it left (a peer closed).
+            String end = e.getValue().path("end").asText("~"); // no end time: it never said, so it sorts last
+            if (!done) {
+                bad++;
+                if (firstBad == null || end.compareTo(firstEnd) < 0) {
+                    firstBad = "rank " + e.getKey() + ": "
+                            + ended.lines().findFirst().orElse(ended);
+                    firstEnd = end;
+                }
+            }
         }
-      }
+        if (bad > 1) {
+            firstBad += " (first of " + bad + " ranks that did not finish)";
+        }
+        return new Ranks(exits, firstBad, ranks.isEmpty());
     }
-    if (bad > 1) {
-      firstBad += " (first of " + bad + " ranks that did not finish)";
-    }
-    return new Ranks(exits, firstBad, ranks.isEmpty());
-  }
 
-  /**
-   * The outcome of the command that exited with {@code code} (or was killed after {@code timeoutSec}), written to
-   * the manifest in {@code home}, this launcher's directory.
-   */
-  static Runner.Result finish(Path dir, Path home, int node, long timeoutSec, int code, boolean timedOut) {
-    Ranks ranks = ranks(dir, node, code, timedOut);
-    int exit;
-    String msg;
-    if (timedOut) {
-      exit = ExitCode.TIMEOUT;
-      msg = "run: timed out after " + timeoutSec + " s; the command was killed; files kept in " + dir;
-    } else if (code != 0) {
-      exit = ExitCode.RANK_FAILED;
-      msg = "run: the command exited with status " + code + (ranks.firstBad() == null ? "" : "; " + ranks.firstBad())
-          + "; see " + home.resolve(CommandRun.STDERR);
-    } else if (ranks.none()) {
-      exit = ExitCode.BAD_INPUT;
-      msg = "run: the command exited 0 but no rank built a DistributedDataParallel model: nothing was recorded in " + dir;
-    } else if (ranks.firstBad() != null) {
-      exit = ExitCode.RANK_FAILED;
-      msg = "run: the command exited 0 but " + ranks.firstBad() + "; see " + home.resolve(CommandRun.STDERR);
-    } else {
-      exit = ExitCode.OK;
-      msg = null;
+    /**
+     * The outcome of the command that exited with {@code code} (or was killed after {@code timeoutSec}), written to
+     * the manifest in {@code home}, this launcher's directory.
+     */
+    static Runner.Result finish(Path dir, Path home, int node, long timeoutSec, int code, boolean timedOut) {
+        Ranks ranks = ranks(dir, node, code, timedOut);
+        int exit;
+        String msg;
+        if (timedOut) {
+            exit = ExitCode.TIMEOUT;
+            msg = "run: timed out after " + timeoutSec + " s; the command was killed; files kept in " + dir;
+        } else if (code != 0) {
+            exit = ExitCode.RANK_FAILED;
+            msg = "run: the command exited with status " + code
+                    + (ranks.firstBad() == null ? "" : "; " + ranks.firstBad()) + "; see "
+                    + home.resolve(CommandRun.STDERR);
+        } else if (ranks.none()) {
+            exit = ExitCode.BAD_INPUT;
+            msg =
+                    "run: the command exited 0 but no rank built a DistributedDataParallel model: nothing was recorded in "
+                            + dir;
+        } else if (ranks.firstBad() != null) {
+            exit = ExitCode.RANK_FAILED;
+            msg = "run: the command exited 0 but " + ranks.firstBad() + "; see " + home.resolve(CommandRun.STDERR);
+        } else {
+            exit = ExitCode.OK;
+            msg = null;
+        }
+        return RunDirectory.ended(home, dir, exit, msg, ranks.exits());
     }
-    return RunDirectory.ended(home, dir, exit, msg, ranks.exits());
-  }
 
-  private static String describe(JsonNode status) {
-    String s = status.path("status").asText("no status");
-    if (status.hasNonNull("exception")) {
-      return s + " (" + status.path("exception").asText() + ")";
+    private static String describe(JsonNode status) {
+        String s = status.path("status").asText("no status");
+        if (status.hasNonNull("exception")) {
+            return s + " (" + status.path("exception").asText() + ")";
+        }
+        if (status.hasNonNull("reason")) {
+            return s + " (" + status.path("reason").asText() + ")";
+        }
+        return s.equals("running")
+                ? "no exit record: the process ended without Python seeing it (killed, or a crash)"
+                : s;
     }
-    if (status.hasNonNull("reason")) {
-      return s + " (" + status.path("reason").asText() + ")";
-    }
-    return s.equals("running") ? "no exit record: the process ended without Python seeing it (killed, or a crash)" : s;
-  }
 }

@@ -25,111 +25,112 @@ import java.util.Map;
  * workload as the harness reads it, and the harness with what it imports.
  */
 final class RunDirectory {
-  /** The harness resource's name inside the jar (and the file name it gets in the run directory). */
-  static final String HARNESS = "harness.py";
+    /** The harness resource's name inside the jar (and the file name it gets in the run directory). */
+    static final String HARNESS = "harness.py";
 
-  /** The harness's own module (instrumentation cost), copied beside it: harness.py imports it from its directory. */
-  static final String HARNESS_MODULE = "pathproof_instrumentation.py";
+    /** The harness's own module (instrumentation cost), copied beside it: harness.py imports it from its directory. */
+    static final String HARNESS_MODULE = "pathproof_instrumentation.py";
 
-  private RunDirectory() {}
+    private RunDirectory() {}
 
-  /** A run directory is new or empty: evidence of two runs must never mix. */
-  static void prepare(Path dir) {
-    try {
-      if (Files.exists(dir)) {
-        if (!Files.isDirectory(dir)) {
-          throw PathproofException.usage("--out " + dir + ": exists and is not a directory");
+    /** A run directory is new or empty: evidence of two runs must never mix. */
+    static void prepare(Path dir) {
+        try {
+            if (Files.exists(dir)) {
+                if (!Files.isDirectory(dir)) {
+                    throw PathproofException.usage("--out " + dir + ": exists and is not a directory");
+                }
+                try (var s = Files.list(dir)) {
+                    if (s.findAny().isPresent()) {
+                        throw PathproofException.usage(
+                                "--out " + dir + ": not empty; a run directory holds one run (choose a new one)");
+                    }
+                }
+            }
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw PathproofException.badInput("--out " + dir + ": cannot create: " + e.getMessage());
         }
-        try (var s = Files.list(dir)) {
-          if (s.findAny().isPresent()) {
-            throw PathproofException.usage("--out " + dir + ": not empty; a run directory holds one run (choose a new one)");
-          }
+    }
+
+    /** The workload as the harness reads it: parameters in order with torch dtype names, and the DDP flags. */
+    static void writeWorkload(Workload w, Path file) {
+        ObjectNode n = Json.mapper().createObjectNode();
+        n.put("name", w.name());
+        ArrayNode ps = n.putArray("parameters");
+        for (Parameter p : w.parameters()) {
+            ObjectNode pn = ps.addObject();
+            pn.put("name", p.name());
+            ArrayNode sh = pn.putArray("shape");
+            p.shape().forEach(sh::add);
+            pn.put("dtype", p.dtype().torchName());
+            pn.put("requiresGrad", p.requiresGrad());
         }
-      }
-      Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw PathproofException.badInput("--out " + dir + ": cannot create: " + e.getMessage());
+        if (w.bucketCapMb() == null) {
+            n.putNull("bucketCapMb");
+        } else {
+            n.put("bucketCapMb", w.bucketCapMb());
+        }
+        n.put("findUnusedParameters", w.findUnusedParameters());
+        n.put("staticGraph", w.staticGraph());
+        n.put("gradientAsBucketView", w.gradientAsBucketView());
+        RunManifest.writeJson(file, n);
     }
-  }
 
-  /** The workload as the harness reads it: parameters in order with torch dtype names, and the DDP flags. */
-  static void writeWorkload(Workload w, Path file) {
-    ObjectNode n = Json.mapper().createObjectNode();
-    n.put("name", w.name());
-    ArrayNode ps = n.putArray("parameters");
-    for (Parameter p : w.parameters()) {
-      ObjectNode pn = ps.addObject();
-      pn.put("name", p.name());
-      ArrayNode sh = pn.putArray("shape");
-      p.shape().forEach(sh::add);
-      pn.put("dtype", p.dtype().torchName());
-      pn.put("requiresGrad", p.requiresGrad());
+    /**
+     * Where NCCL's evidence goes, added to {@code env} unless the user's environment ({@code parent}) sets it: its log
+     * and the flight recorder (vocabulary.json), and its topology and graph dumps in the run directory.
+     */
+    static void putEvidenceEnv(Map<String, String> env, Path dir, Map<String, String> parent) {
+        Vocabulary.rankEnv().forEach((k, v) -> {
+            if (!parent.containsKey(k)) {
+                env.put(k, v);
+            }
+        });
+        if (!parent.containsKey("NCCL_TOPO_DUMP_FILE")) {
+            env.put("NCCL_TOPO_DUMP_FILE", dir.resolve("nccl-topo.xml").toString());
+        }
+        if (!parent.containsKey("NCCL_GRAPH_DUMP_FILE")) {
+            env.put("NCCL_GRAPH_DUMP_FILE", dir.resolve("nccl-graph.xml").toString());
+        }
     }
-    if (w.bucketCapMb() == null) {
-      n.putNull("bucketCapMb");
-    } else {
-      n.put("bucketCapMb", w.bucketCapMb());
-    }
-    n.put("findUnusedParameters", w.findUnusedParameters());
-    n.put("staticGraph", w.staticGraph());
-    n.put("gradientAsBucketView", w.gradientAsBucketView());
-    RunManifest.writeJson(file, n);
-  }
 
-  /**
-   * Where NCCL's evidence goes, added to {@code env} unless the user's environment ({@code parent}) sets it: its log
-   * and the flight recorder (vocabulary.json), and its topology and graph dumps in the run directory.
-   */
-  static void putEvidenceEnv(Map<String, String> env, Path dir, Map<String, String> parent) {
-    Vocabulary.rankEnv().forEach((k, v) -> {
-      if (!parent.containsKey(k)) {
-        env.put(k, v);
-      }
-    });
-    if (!parent.containsKey("NCCL_TOPO_DUMP_FILE")) {
-      env.put("NCCL_TOPO_DUMP_FILE", dir.resolve("nccl-topo.xml").toString());
+    /**
+     * The run's end, written as the manifest's outcome turn in {@code home} (this launcher's directory): complete only
+     * with exit 0, which also drops the request's "incomplete" reason.
+     */
+    static Runner.Result ended(Path home, Path dir, int code, String msg, List<RankExit> ranks) {
+        boolean complete = code == ExitCode.OK;
+        if (complete) {
+            RunManifest.remove(home, "incompleteReason");
+        }
+        RunManifest.write(home, new RunOutcome(Instant.now().toString(), complete, code, msg, ranks));
+        return new Runner.Result(dir, complete, code, msg, ranks, null);
     }
-    if (!parent.containsKey("NCCL_GRAPH_DUMP_FILE")) {
-      env.put("NCCL_GRAPH_DUMP_FILE", dir.resolve("nccl-graph.xml").toString());
-    }
-  }
 
-  /**
-   * The run's end, written as the manifest's outcome turn in {@code home} (this launcher's directory): complete only
-   * with exit 0, which also drops the request's "incomplete" reason.
-   */
-  static Runner.Result ended(Path home, Path dir, int code, String msg, List<RankExit> ranks) {
-    boolean complete = code == ExitCode.OK;
-    if (complete) {
-      RunManifest.remove(home, "incompleteReason");
+    static void writeText(Path target, String text) {
+        try {
+            Files.writeString(target, text);
+        } catch (IOException e) {
+            throw PathproofException.badInput("run: cannot write " + target + ": " + e.getMessage());
+        }
     }
-    RunManifest.write(home, new RunOutcome(Instant.now().toString(), complete, code, msg, ranks));
-    return new Runner.Result(dir, complete, code, msg, ranks, null);
-  }
 
-  static void writeText(Path target, String text) {
-    try {
-      Files.writeString(target, text);
-    } catch (IOException e) {
-      throw PathproofException.badInput("run: cannot write " + target + ": " + e.getMessage());
+    /** The harness at {@code target}, and beside it what it imports: its module and the shared vocabulary. */
+    static void copyHarness(Path target) {
+        copyResource(HARNESS, target);
+        copyResource(HARNESS_MODULE, target.resolveSibling(HARNESS_MODULE));
+        copyResource(Vocabulary.RESOURCE, target.resolveSibling("vocabulary.json"));
     }
-  }
 
-  /** The harness at {@code target}, and beside it what it imports: its module and the shared vocabulary. */
-  static void copyHarness(Path target) {
-    copyResource(HARNESS, target);
-    copyResource(HARNESS_MODULE, target.resolveSibling(HARNESS_MODULE));
-    copyResource(Vocabulary.RESOURCE, target.resolveSibling("vocabulary.json"));
-  }
-
-  private static void copyResource(String name, Path target) {
-    try (InputStream in = RunDirectory.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new PathproofException(ExitCode.INTERNAL, "run: the harness resource is missing from the jar");
-      }
-      Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-    } catch (IOException e) {
-      throw PathproofException.badInput("run: cannot write " + target + ": " + e.getMessage());
+    private static void copyResource(String name, Path target) {
+        try (InputStream in = RunDirectory.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new PathproofException(ExitCode.INTERNAL, "run: the harness resource is missing from the jar");
+            }
+            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw PathproofException.badInput("run: cannot write " + target + ": " + e.getMessage());
+        }
     }
-  }
 }

@@ -9,7 +9,7 @@ import java.util.List;
  * and never into the manifest, so that a diagnosis stays blind.
  */
 public record SealedInputs(Path prediction, List<String> inject) {
-  public SealedInputs {
-    inject = inject == null ? List.of() : List.copyOf(inject);
-  }
+    public SealedInputs {
+        inject = inject == null ? List.of() : List.copyOf(inject);
+    }
 }

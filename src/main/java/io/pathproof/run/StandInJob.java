@@ -8,7 +8,7 @@ import java.util.Objects;
  * ({@code workloadLabel}, {@code topologyLabel}: a preset's name or a file; either may be null).
  */
 public record StandInJob(Workload workload, String workloadLabel, String topologyLabel) {
-  public StandInJob {
-    Objects.requireNonNull(workload, "workload");
-  }
+    public StandInJob {
+        Objects.requireNonNull(workload, "workload");
+    }
 }

@@ -9,12 +9,13 @@ import io.pathproof.core.PathproofException;
  * machine (null: the real one).
  */
 public record TargetMachine(String topology, Integer nodes, Runner.Emulate emulate) {
-  public TargetMachine {
-    if (nodes != null && (nodes < 1 || topology == null)) {
-      throw PathproofException.usage("--nodes N: goes with --topology NODE (the machine is N such nodes), N >= 1");
+    public TargetMachine {
+        if (nodes != null && (nodes < 1 || topology == null)) {
+            throw PathproofException.usage(
+                    "--nodes N: goes with --topology NODE (the machine is N such nodes), N >= 1");
+        }
     }
-  }
 
-  /** The machine the job finds itself, not emulated. */
-  static final TargetMachine FOUND = new TargetMachine(null, null, null);
+    /** The machine the job finds itself, not emulated. */
+    static final TargetMachine FOUND = new TargetMachine(null, null, null);
 }

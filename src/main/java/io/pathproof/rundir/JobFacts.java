@@ -12,35 +12,40 @@ import java.util.Map;
  * did not write them (a rank that died early).
  */
 public record JobFacts(
-    String harnessStart,
-    Boolean harnessFinished,
-    String harnessEnd,
-    String backend,
-    Integer worldSize,
-    Integer localWorldSize,
-    List<String> argv,
-    JsonNode workload,
-    Versions versions,
-    String hostname,
-    Map<String, String> env,
-    List<Gpu> gpus,
-    String nvidiaSmiTopoM,
-    List<Host> hosts,
-    List<String> parameterOrder,
-    List<Integer> profiledIterations,
-    List<Integer> hookedIterations,
-    Integer hookEvery,
-    JsonNode ncclProfilerPlugin,
-    JsonNode machineLoad,
-    JsonNode instrumentation) {
+        String harnessStart,
+        Boolean harnessFinished,
+        String harnessEnd,
+        String backend,
+        Integer worldSize,
+        Integer localWorldSize,
+        List<String> argv,
+        JsonNode workload,
+        Versions versions,
+        String hostname,
+        Map<String, String> env,
+        List<Gpu> gpus,
+        String nvidiaSmiTopoM,
+        List<Host> hosts,
+        List<String> parameterOrder,
+        List<Integer> profiledIterations,
+        List<Integer> hookedIterations,
+        Integer hookEvery,
+        JsonNode ncclProfilerPlugin,
+        JsonNode machineLoad,
+        JsonNode instrumentation) {
 
-  /** The versions the job imported or found: torch, Python, CUDA (torch's build), NCCL (torch's), the GPU driver. */
-  public record Versions(String torch, String python, String cuda, String nccl, String driver) {}
+    /** The versions the job imported or found: torch, Python, CUDA (torch's build), NCCL (torch's), the GPU driver. */
+    public record Versions(String torch, String python, String cuda, String nccl, String driver) {}
 
-  /** One visible GPU as torch and nvidia-smi describe it. */
-  public record Gpu(Integer index, String name, String computeCapability, Long memoryBytes, Integer multiProcessors,
-      String busId) {}
+    /** One visible GPU as torch and nvidia-smi describe it. */
+    public record Gpu(
+            Integer index,
+            String name,
+            String computeCapability,
+            Long memoryBytes,
+            Integer multiProcessors,
+            String busId) {}
 
-  /** One rank's process: its global and local rank, host, pid and device. */
-  public record Host(Integer rank, Integer localRank, String host, Integer pid, String device) {}
+    /** One rank's process: its global and local rank, host, pid and device. */
+    public record Host(Integer rank, Integer localRank, String host, Integer pid, String device) {}
 }

@@ -13,154 +13,154 @@ import java.util.Set;
  * model name, a PCIe switch from an {@code nvidia-smi topo -m} relation); empty when everything was given.
  */
 public record Topology(String name, List<Node> nodes, List<String> inferred) {
-  public Topology {
-    if (nodes == null || nodes.isEmpty()) {
-      throw PathproofException.badInput("topology.nodes: empty; at least one node is needed");
-    }
-    nodes = List.copyOf(nodes);
-    name = name == null ? "topology" : name;
-    inferred = inferred == null ? List.of() : List.copyOf(inferred);
-  }
-
-  /** A topology whose every fact was given, none inferred. */
-  public Topology(String name, List<Node> nodes) {
-    this(name, nodes, List.of());
-  }
-
-  public int gpuCount() {
-    int n = 0;
-    for (Node node : nodes) {
-      n += node.gpus().size();
-    }
-    return n;
-  }
-
-  /** One host. */
-  public record Node(
-      String hostname,
-      List<Cpu> cpus,
-      List<PciSwitch> pciSwitches,
-      List<Gpu> gpus,
-      List<NvLink> nvlinks,
-      List<Nic> nics) {
-    public Node {
-      hostname = hostname == null ? "node" : hostname;
-      cpus = cpus == null ? List.of() : List.copyOf(cpus);
-      pciSwitches = pciSwitches == null ? List.of() : List.copyOf(pciSwitches);
-      gpus = gpus == null ? List.of() : List.copyOf(gpus);
-      nvlinks = nvlinks == null ? List.of() : List.copyOf(nvlinks);
-      nics = nics == null ? List.of() : List.copyOf(nics);
-      Set<String> ids = new HashSet<>();
-      for (Cpu c : cpus) {
-        if (!ids.add(c.id())) {
-          throw PathproofException.badInput("topology." + hostname + ": duplicate id '" + c.id() + "'");
+    public Topology {
+        if (nodes == null || nodes.isEmpty()) {
+            throw PathproofException.badInput("topology.nodes: empty; at least one node is needed");
         }
-      }
-      for (PciSwitch p : pciSwitches) {
-        if (!ids.add(p.id())) {
-          throw PathproofException.badInput("topology." + hostname + ": duplicate id '" + p.id() + "'");
-        }
-      }
-      Set<Integer> gpuIdx = new HashSet<>();
-      for (Gpu g : gpus) {
-        if (!gpuIdx.add(g.index())) {
-          throw PathproofException.badInput("topology." + hostname + ".gpus: duplicate index " + g.index());
-        }
-        if (g.pciParent() != null && !ids.contains(g.pciParent())) {
-          throw PathproofException.badInput(
-              "topology." + hostname + ".gpus[" + g.index() + "].pciParent: unknown '" + g.pciParent() + "'");
-        }
-      }
-      for (PciSwitch p : pciSwitches) {
-        if (p.parent() != null && !ids.contains(p.parent())) {
-          throw PathproofException.badInput(
-              "topology." + hostname + ".pciSwitches[" + p.id() + "].parent: unknown '" + p.parent() + "'");
-        }
-      }
-      for (Nic n : nics) {
-        if (n.pciParent() != null && !ids.contains(n.pciParent())) {
-          throw PathproofException.badInput(
-              "topology." + hostname + ".nics[" + n.name() + "].pciParent: unknown '" + n.pciParent() + "'");
-        }
-      }
-      for (NvLink l : nvlinks) {
-        if (!gpuIdx.contains(l.gpuA()) || !gpuIdx.contains(l.gpuB()) || l.gpuA() == l.gpuB()) {
-          throw PathproofException.badInput(
-              "topology." + hostname + ".nvlinks: impossible link " + l.gpuA() + "-" + l.gpuB());
-        }
-      }
+        nodes = List.copyOf(nodes);
+        name = name == null ? "topology" : name;
+        inferred = inferred == null ? List.of() : List.copyOf(inferred);
     }
-  }
 
-  /** A CPU socket (NUMA node). {@code vendor} is "intel", "amd", "arm" …: it sets NCCL's inter-socket bandwidth. */
-  public record Cpu(String id, int numaId, String arch, String vendor) {
-    public Cpu {
-      if (id == null || id.isBlank()) {
-        throw PathproofException.badInput("topology.cpus[].id: missing");
-      }
+    /** A topology whose every fact was given, none inferred. */
+    public Topology(String name, List<Node> nodes) {
+        this(name, nodes, List.of());
     }
-  }
 
-  /**
-   * A PCIe switch (or root port) between a CPU and devices. {@code gen} is the PCIe generation (3, 4, 5, 6) and
-   * {@code width} the lane count of its upstream link.
-   */
-  public record PciSwitch(String id, String parent, int gen, int width) {
-    public PciSwitch {
-      if (id == null || id.isBlank()) {
-        throw PathproofException.badInput("topology.pciSwitches[].id: missing");
-      }
+    public int gpuCount() {
+        int n = 0;
+        for (Node node : nodes) {
+            n += node.gpus().size();
+        }
+        return n;
     }
-  }
 
-  /**
-   * A GPU. {@code computeCapability} as an integer (70 for V100, 80 for A100, 90 for H100/H200). {@code nvswitchLinks}
-   * is the number of NVLinks from this GPU into the node's NVSwitch fabric (0 when there is none). {@code pciGen} and
-   * {@code pciWidth} describe the GPU's own upstream PCIe link.
-   */
-  public record Gpu(
-      int index,
-      String model,
-      int computeCapability,
-      String busId,
-      String pciParent,
-      int pciGen,
-      int pciWidth,
-      int nvswitchLinks) {
-    public Gpu {
-      if (index < 0) {
-        throw PathproofException.badInput("topology.gpus[].index: negative");
-      }
-      if (computeCapability < 30 || computeCapability > 200) {
-        throw PathproofException.badInput(
-            "topology.gpus[" + index + "].computeCapability: " + computeCapability + " is not a CUDA capability (e.g. 70, 90)");
-      }
-      if (nvswitchLinks < 0) {
-        throw PathproofException.badInput("topology.gpus[" + index + "].nvswitchLinks: negative");
-      }
+    /** One host. */
+    public record Node(
+            String hostname,
+            List<Cpu> cpus,
+            List<PciSwitch> pciSwitches,
+            List<Gpu> gpus,
+            List<NvLink> nvlinks,
+            List<Nic> nics) {
+        public Node {
+            hostname = hostname == null ? "node" : hostname;
+            cpus = cpus == null ? List.of() : List.copyOf(cpus);
+            pciSwitches = pciSwitches == null ? List.of() : List.copyOf(pciSwitches);
+            gpus = gpus == null ? List.of() : List.copyOf(gpus);
+            nvlinks = nvlinks == null ? List.of() : List.copyOf(nvlinks);
+            nics = nics == null ? List.of() : List.copyOf(nics);
+            Set<String> ids = new HashSet<>();
+            for (Cpu c : cpus) {
+                if (!ids.add(c.id())) {
+                    throw PathproofException.badInput("topology." + hostname + ": duplicate id '" + c.id() + "'");
+                }
+            }
+            for (PciSwitch p : pciSwitches) {
+                if (!ids.add(p.id())) {
+                    throw PathproofException.badInput("topology." + hostname + ": duplicate id '" + p.id() + "'");
+                }
+            }
+            Set<Integer> gpuIdx = new HashSet<>();
+            for (Gpu g : gpus) {
+                if (!gpuIdx.add(g.index())) {
+                    throw PathproofException.badInput("topology." + hostname + ".gpus: duplicate index " + g.index());
+                }
+                if (g.pciParent() != null && !ids.contains(g.pciParent())) {
+                    throw PathproofException.badInput("topology." + hostname + ".gpus[" + g.index()
+                            + "].pciParent: unknown '" + g.pciParent() + "'");
+                }
+            }
+            for (PciSwitch p : pciSwitches) {
+                if (p.parent() != null && !ids.contains(p.parent())) {
+                    throw PathproofException.badInput("topology." + hostname + ".pciSwitches[" + p.id()
+                            + "].parent: unknown '" + p.parent() + "'");
+                }
+            }
+            for (Nic n : nics) {
+                if (n.pciParent() != null && !ids.contains(n.pciParent())) {
+                    throw PathproofException.badInput("topology." + hostname + ".nics[" + n.name()
+                            + "].pciParent: unknown '" + n.pciParent() + "'");
+                }
+            }
+            for (NvLink l : nvlinks) {
+                if (!gpuIdx.contains(l.gpuA()) || !gpuIdx.contains(l.gpuB()) || l.gpuA() == l.gpuB()) {
+                    throw PathproofException.badInput(
+                            "topology." + hostname + ".nvlinks: impossible link " + l.gpuA() + "-" + l.gpuB());
+                }
+            }
+        }
     }
-  }
 
-  /** {@code count} NVLinks directly between two GPUs of the node (an NV2 pair has count 2). */
-  public record NvLink(int gpuA, int gpuB, int count) {
-    public NvLink {
-      if (count <= 0) {
-        throw PathproofException.badInput("topology.nvlinks: count must be > 0");
-      }
+    /** A CPU socket (NUMA node). {@code vendor} is "intel", "amd", "arm" …: it sets NCCL's inter-socket bandwidth. */
+    public record Cpu(String id, int numaId, String arch, String vendor) {
+        public Cpu {
+            if (id == null || id.isBlank()) {
+                throw PathproofException.badInput("topology.cpus[].id: missing");
+            }
+        }
     }
-  }
 
-  /**
-   * A network port. {@code speedMbps} as NCCL reports it (400 Gb/s = 400000); {@code gdr}: GPUDirect RDMA possible.
-   */
-  public record Nic(String name, String pciParent, long speedMbps, boolean gdr, String kind) {
-    public Nic {
-      if (name == null || name.isBlank()) {
-        throw PathproofException.badInput("topology.nics[].name: missing");
-      }
-      if (speedMbps <= 0) {
-        throw PathproofException.badInput("topology.nics[" + name + "].speedMbps: must be > 0");
-      }
+    /**
+     * A PCIe switch (or root port) between a CPU and devices. {@code gen} is the PCIe generation (3, 4, 5, 6) and
+     * {@code width} the lane count of its upstream link.
+     */
+    public record PciSwitch(String id, String parent, int gen, int width) {
+        public PciSwitch {
+            if (id == null || id.isBlank()) {
+                throw PathproofException.badInput("topology.pciSwitches[].id: missing");
+            }
+        }
     }
-  }
+
+    /**
+     * A GPU. {@code computeCapability} as an integer (70 for V100, 80 for A100, 90 for H100/H200). {@code nvswitchLinks}
+     * is the number of NVLinks from this GPU into the node's NVSwitch fabric (0 when there is none). {@code pciGen} and
+     * {@code pciWidth} describe the GPU's own upstream PCIe link.
+     */
+    public record Gpu(
+            int index,
+            String model,
+            int computeCapability,
+            String busId,
+            String pciParent,
+            int pciGen,
+            int pciWidth,
+            int nvswitchLinks) {
+        public Gpu {
+            if (index < 0) {
+                throw PathproofException.badInput("topology.gpus[].index: negative");
+            }
+            if (computeCapability < 30 || computeCapability > 200) {
+                throw PathproofException.badInput("topology.gpus[" + index + "].computeCapability: " + computeCapability
+                        + " is not a CUDA capability (e.g. 70, 90)");
+            }
+            if (nvswitchLinks < 0) {
+                throw PathproofException.badInput("topology.gpus[" + index + "].nvswitchLinks: negative");
+            }
+        }
+    }
+
+    /** {@code count} NVLinks directly between two GPUs of the node (an NV2 pair has count 2). */
+    public record NvLink(int gpuA, int gpuB, int count) {
+        public NvLink {
+            if (count <= 0) {
+                throw PathproofException.badInput("topology.nvlinks: count must be > 0");
+            }
+        }
+    }
+
+    /**
+     * A network port. {@code speedMbps} as NCCL reports it (400 Gb/s = 400000); {@code gdr}: GPUDirect RDMA possible.
+     */
+    public record Nic(String name, String pciParent, long speedMbps, boolean gdr, String kind) {
+        public Nic {
+            if (name == null || name.isBlank()) {
+                throw PathproofException.badInput("topology.nics[].name: missing");
+            }
+            if (speedMbps <= 0) {
+                throw PathproofException.badInput("topology.nics[" + name + "].speedMbps: must be > 0");
+            }
+        }
+    }
 }

@@ -6,15 +6,15 @@ package io.pathproof.scenario;
  * null. A hint never overrides a fact the input states.
  */
 public record TopologyHints(String gpuModel, Integer computeCapability, Long nicSpeedMbps) {
-  public static final TopologyHints NONE = new TopologyHints(null, null, null);
+    public static final TopologyHints NONE = new TopologyHints(null, null, null);
 
-  public TopologyHints {
-    if (computeCapability != null && (computeCapability < 30 || computeCapability > 200)) {
-      throw io.pathproof.core.PathproofException.usage(
-          "gpu compute capability: " + computeCapability + " is not a CUDA capability (e.g. 70, 90)");
+    public TopologyHints {
+        if (computeCapability != null && (computeCapability < 30 || computeCapability > 200)) {
+            throw io.pathproof.core.PathproofException.usage(
+                    "gpu compute capability: " + computeCapability + " is not a CUDA capability (e.g. 70, 90)");
+        }
+        if (nicSpeedMbps != null && nicSpeedMbps <= 0) {
+            throw io.pathproof.core.PathproofException.usage("nic speed: must be > 0 Mb/s");
+        }
     }
-    if (nicSpeedMbps != null && nicSpeedMbps <= 0) {
-      throw io.pathproof.core.PathproofException.usage("nic speed: must be > 0 Mb/s");
-    }
-  }
 }

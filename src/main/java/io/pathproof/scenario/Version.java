@@ -9,42 +9,42 @@ import java.util.regex.Pattern;
  * Only major.minor.patch take part in comparisons; the rest is kept as text.
  */
 public record Version(int major, int minor, int patch, String text) implements Comparable<Version> {
-  private static final Pattern P = Pattern.compile("^v?(\\d+)\\.(\\d+)(?:\\.(\\d+))?.*$");
+    private static final Pattern P = Pattern.compile("^v?(\\d+)\\.(\\d+)(?:\\.(\\d+))?.*$");
 
-  public static Version parse(String s) {
-    if (s == null) {
-      throw PathproofException.badInput("version: missing");
+    public static Version parse(String s) {
+        if (s == null) {
+            throw PathproofException.badInput("version: missing");
+        }
+        Matcher m = P.matcher(s.trim());
+        if (!m.matches()) {
+            throw PathproofException.badInput("version: cannot read '" + s + "' (expected e.g. 2.22.3)");
+        }
+        int patch = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
+        return new Version(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), patch, s.trim());
     }
-    Matcher m = P.matcher(s.trim());
-    if (!m.matches()) {
-      throw PathproofException.badInput("version: cannot read '" + s + "' (expected e.g. 2.22.3)");
+
+    public static Version of(int major, int minor, int patch) {
+        return new Version(major, minor, patch, major + "." + minor + "." + patch);
     }
-    int patch = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
-    return new Version(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), patch, s.trim());
-  }
 
-  public static Version of(int major, int minor, int patch) {
-    return new Version(major, minor, patch, major + "." + minor + "." + patch);
-  }
-
-  @Override
-  public int compareTo(Version o) {
-    int c = Integer.compare(major, o.major);
-    if (c == 0) {
-      c = Integer.compare(minor, o.minor);
+    @Override
+    public int compareTo(Version o) {
+        int c = Integer.compare(major, o.major);
+        if (c == 0) {
+            c = Integer.compare(minor, o.minor);
+        }
+        if (c == 0) {
+            c = Integer.compare(patch, o.patch);
+        }
+        return c;
     }
-    if (c == 0) {
-      c = Integer.compare(patch, o.patch);
+
+    public boolean atLeast(int ma, int mi, int pa) {
+        return compareTo(of(ma, mi, pa)) >= 0;
     }
-    return c;
-  }
 
-  public boolean atLeast(int ma, int mi, int pa) {
-    return compareTo(of(ma, mi, pa)) >= 0;
-  }
-
-  @Override
-  public String toString() {
-    return text;
-  }
+    @Override
+    public String toString() {
+        return text;
+    }
 }

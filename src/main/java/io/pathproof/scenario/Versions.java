@@ -5,9 +5,9 @@ package io.pathproof.scenario;
  * for a job without NCCL (backend gloo on a CPU host); {@link Scenario} refuses a null NCCL with backend nccl.
  */
 public record Versions(Version torch, Version nccl, Version cuda) {
-  public Versions {
-    if (torch == null) {
-      throw io.pathproof.core.PathproofException.badInput("versions.torch: required");
+    public Versions {
+        if (torch == null) {
+            throw io.pathproof.core.PathproofException.badInput("versions.torch: required");
+        }
     }
-  }
 }

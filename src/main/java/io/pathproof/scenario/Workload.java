@@ -13,57 +13,76 @@ import java.util.List;
  * {@code commHook} names the communication hook the job registered (null = none: DDP's own allreduce).
  */
 public record Workload(
-    String name,
-    List<Parameter> parameters,
-    Double bucketCapMb,
-    boolean findUnusedParameters,
-    boolean staticGraph,
-    boolean gradientAsBucketView,
-    @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> readyOrder,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String commHook) {
-  public Workload {
-    if (parameters == null || parameters.isEmpty()) {
-      throw PathproofException.badInput("workload.parameters: empty; DDP needs at least one parameter");
+        String name,
+        List<Parameter> parameters,
+        Double bucketCapMb,
+        boolean findUnusedParameters,
+        boolean staticGraph,
+        boolean gradientAsBucketView,
+        @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> readyOrder,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String commHook) {
+    public Workload {
+        if (parameters == null || parameters.isEmpty()) {
+            throw PathproofException.badInput("workload.parameters: empty; DDP needs at least one parameter");
+        }
+        parameters = List.copyOf(parameters);
+        if (bucketCapMb != null && !(bucketCapMb > 0)) {
+            throw PathproofException.badInput("workload.bucketCapMb: must be > 0, got " + bucketCapMb);
+        }
+        name = name == null ? "workload" : name;
+        readyOrder = readyOrder == null ? null : List.copyOf(readyOrder);
+        commHook = commHook == null || commHook.isBlank() ? null : commHook;
     }
-    parameters = List.copyOf(parameters);
-    if (bucketCapMb != null && !(bucketCapMb > 0)) {
-      throw PathproofException.badInput("workload.bucketCapMb: must be > 0, got " + bucketCapMb);
+
+    /** A workload whose ready order is not known before the run and which registers no comm hook. */
+    public Workload(
+            String name,
+            List<Parameter> parameters,
+            Double bucketCapMb,
+            boolean findUnusedParameters,
+            boolean staticGraph,
+            boolean gradientAsBucketView) {
+        this(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView, null, null);
     }
-    name = name == null ? "workload" : name;
-    readyOrder = readyOrder == null ? null : List.copyOf(readyOrder);
-    commHook = commHook == null || commHook.isBlank() ? null : commHook;
-  }
 
-  /** A workload whose ready order is not known before the run and which registers no comm hook. */
-  public Workload(String name, List<Parameter> parameters, Double bucketCapMb, boolean findUnusedParameters,
-      boolean staticGraph, boolean gradientAsBucketView) {
-    this(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView, null, null);
-  }
-
-  /**
-   * The same parameters with other DDP constructor flags (e.g. command-line flags over a parameter dump, which carries
-   * none). {@code bucketCapMb} null = torch's default.
-   */
-  public Workload withDdpFlags(
-      Double bucketCapMb, boolean findUnusedParameters, boolean staticGraph, boolean gradientAsBucketView) {
-    return new Workload(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView,
-        readyOrder, commHook);
-  }
-
-  /** The same workload with the gradient-ready order given (indices into the trainable parameters). */
-  public Workload withReadyOrder(List<Integer> order) {
-    return new Workload(name, parameters, bucketCapMb, findUnusedParameters, staticGraph, gradientAsBucketView, order,
-        commHook);
-  }
-
-  /** Bytes of all parameters that take a gradient (the "logical parameter" of the seed's acceptance). */
-  public long gradientBytes() {
-    long b = 0;
-    for (Parameter p : parameters) {
-      if (p.requiresGrad()) {
-        b = Math.addExact(b, p.bytes());
-      }
+    /**
+     * The same parameters with other DDP constructor flags (e.g. command-line flags over a parameter dump, which carries
+     * none). {@code bucketCapMb} null = torch's default.
+     */
+    public Workload withDdpFlags(
+            Double bucketCapMb, boolean findUnusedParameters, boolean staticGraph, boolean gradientAsBucketView) {
+        return new Workload(
+                name,
+                parameters,
+                bucketCapMb,
+                findUnusedParameters,
+                staticGraph,
+                gradientAsBucketView,
+                readyOrder,
+                commHook);
     }
-    return b;
-  }
+
+    /** The same workload with the gradient-ready order given (indices into the trainable parameters). */
+    public Workload withReadyOrder(List<Integer> order) {
+        return new Workload(
+                name,
+                parameters,
+                bucketCapMb,
+                findUnusedParameters,
+                staticGraph,
+                gradientAsBucketView,
+                order,
+                commHook);
+    }
+
+    /** Bytes of all parameters that take a gradient (the "logical parameter" of the seed's acceptance). */
+    public long gradientBytes() {
+        long b = 0;
+        for (Parameter p : parameters) {
+            if (p.requiresGrad()) {
+                b = Math.addExact(b, p.bytes());
+            }
+        }
+        return b;
+    }
 }

@@ -28,27 +28,30 @@ import org.openjdk.jmh.annotations.State;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class BucketPlannerBench {
-  @Param({"1000", "10000"})
-  int params;
+    @Param({"1000", "10000"})
+    int params;
 
-  Workload workload;
-  final Version torch = Version.parse("2.11.0");
+    Workload workload;
+    final Version torch = Version.parse("2.11.0");
 
-  @Setup
-  public void setup() {
-    Random rnd = new Random(42);
-    List<Parameter> ps = new ArrayList<>();
-    for (int i = 0; i < params; i++) {
-      boolean norm = i % 4 == 3;
-      List<Long> shape = norm ? List.of(4096L) : List.of(1024L + rnd.nextInt(4096), 4096L);
-      ps.add(new Parameter("layers." + i + (norm ? ".norm.weight" : ".weight"), shape,
-          norm ? DType.FLOAT32 : DType.BFLOAT16, true));
+    @Setup
+    public void setup() {
+        Random rnd = new Random(42);
+        List<Parameter> ps = new ArrayList<>();
+        for (int i = 0; i < params; i++) {
+            boolean norm = i % 4 == 3;
+            List<Long> shape = norm ? List.of(4096L) : List.of(1024L + rnd.nextInt(4096), 4096L);
+            ps.add(new Parameter(
+                    "layers." + i + (norm ? ".norm.weight" : ".weight"),
+                    shape,
+                    norm ? DType.FLOAT32 : DType.BFLOAT16,
+                    true));
+        }
+        workload = new Workload("bench", ps, null, false, false, false);
     }
-    workload = new Workload("bench", ps, null, false, false, false);
-  }
 
-  @Benchmark
-  public BucketPlan plan() {
-    return BucketPlanner.plan(workload, torch, Map.of());
-  }
+    @Benchmark
+    public BucketPlan plan() {
+        return BucketPlanner.plan(workload, torch, Map.of());
+    }
 }

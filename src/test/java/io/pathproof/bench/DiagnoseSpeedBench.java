@@ -24,31 +24,31 @@ import org.openjdk.jmh.annotations.State;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class DiagnoseSpeedBench {
-  Evidence baseline;
-  Evidence variant;
-  Prediction prediction;
+    Evidence baseline;
+    Evidence variant;
+    Prediction prediction;
 
-  @Setup
-  public void setup() {
-    SyntheticRuns.Spec b = new SyntheticRuns.Spec();
-    SyntheticRuns.Spec v = b.copy();
-    v.seed = 2;
-    v.env.put("NCCL_MAX_NCHANNELS", "1");
-    v.collChannels = 1;
-    v.gridX = 1;
-    v.commMs = 7.66;
-    baseline = SyntheticRuns.build(b);
-    variant = SyntheticRuns.build(v);
-    prediction = SyntheticRuns.seedPrediction();
-  }
+    @Setup
+    public void setup() {
+        SyntheticRuns.Spec b = new SyntheticRuns.Spec();
+        SyntheticRuns.Spec v = b.copy();
+        v.seed = 2;
+        v.env.put("NCCL_MAX_NCHANNELS", "1");
+        v.collChannels = 1;
+        v.gridX = 1;
+        v.commMs = 7.66;
+        baseline = SyntheticRuns.build(b);
+        variant = SyntheticRuns.build(v);
+        prediction = SyntheticRuns.seedPrediction();
+    }
 
-  @Benchmark
-  public Diagnosis diagnose() {
-    return Diagnosis.diagnose(baseline, variant);
-  }
+    @Benchmark
+    public Diagnosis diagnose() {
+        return Diagnosis.diagnose(baseline, variant);
+    }
 
-  @Benchmark
-  public AcceptanceTable accept() {
-    return Acceptance.accept(prediction, baseline);
-  }
+    @Benchmark
+    public AcceptanceTable accept() {
+        return Acceptance.accept(prediction, baseline);
+    }
 }

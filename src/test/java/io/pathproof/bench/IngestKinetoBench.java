@@ -26,29 +26,29 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class IngestKinetoBench {
-  @Param({"64"})
-  public int mb;
+    @Param({"64"})
+    public int mb;
 
-  private Path file;
+    private Path file;
 
-  @Setup(Level.Trial)
-  public void generate() throws IOException {
-    file = Files.createTempFile("pathproof-bench-", "-rank0.json");
-    IngestCorpus.writeKineto(file, 0, 8, (long) mb << 20);
-    System.out.printf("%n[corpus] Kineto trace, %d bytes%n", Files.size(file));
-  }
-
-  @Benchmark
-  public Evidence readTrace() {
-    Evidence ev = Ingest.read(List.of(file), 1);
-    if (ev.kernels().isEmpty() || !ev.problems().isEmpty()) {
-      throw new IllegalStateException("benchmark trace not read");
+    @Setup(Level.Trial)
+    public void generate() throws IOException {
+        file = Files.createTempFile("pathproof-bench-", "-rank0.json");
+        IngestCorpus.writeKineto(file, 0, 8, (long) mb << 20);
+        System.out.printf("%n[corpus] Kineto trace, %d bytes%n", Files.size(file));
     }
-    return ev;
-  }
 
-  @TearDown(Level.Trial)
-  public void clean() throws IOException {
-    Files.deleteIfExists(file);
-  }
+    @Benchmark
+    public Evidence readTrace() {
+        Evidence ev = Ingest.read(List.of(file), 1);
+        if (ev.kernels().isEmpty() || !ev.problems().isEmpty()) {
+            throw new IllegalStateException("benchmark trace not read");
+        }
+        return ev;
+    }
+
+    @TearDown(Level.Trial)
+    public void clean() throws IOException {
+        Files.deleteIfExists(file);
+    }
 }

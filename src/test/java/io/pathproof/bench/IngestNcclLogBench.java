@@ -29,47 +29,47 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class IngestNcclLogBench {
-  @Param({"8"})
-  public int ranks;
+    @Param({"8"})
+    public int ranks;
 
-  @Param({"32"})
-  public int mbPerRank;
+    @Param({"32"})
+    public int mbPerRank;
 
-  @Param({"2"})
-  public int threads;
+    @Param({"2"})
+    public int threads;
 
-  private Path dir;
-  private List<Path> files;
+    private Path dir;
+    private List<Path> files;
 
-  @Setup(Level.Trial)
-  public void generate() throws IOException {
-    dir = Files.createTempDirectory("pathproof-bench-nccl");
-    files = new ArrayList<>();
-    long total = 0;
-    for (int r = 0; r < ranks; r++) {
-      Path f = dir.resolve("nccl-rank" + r + ".log");
-      IngestCorpus.writeNcclLog(f, r, ranks, (long) mbPerRank << 20);
-      files.add(f);
-      total += Files.size(f);
+    @Setup(Level.Trial)
+    public void generate() throws IOException {
+        dir = Files.createTempDirectory("pathproof-bench-nccl");
+        files = new ArrayList<>();
+        long total = 0;
+        for (int r = 0; r < ranks; r++) {
+            Path f = dir.resolve("nccl-rank" + r + ".log");
+            IngestCorpus.writeNcclLog(f, r, ranks, (long) mbPerRank << 20);
+            files.add(f);
+            total += Files.size(f);
+        }
+        System.out.printf("%n[corpus] %d NCCL log files, %d bytes%n", files.size(), total);
     }
-    System.out.printf("%n[corpus] %d NCCL log files, %d bytes%n", files.size(), total);
-  }
 
-  @Benchmark
-  public Evidence readLogs() {
-    Evidence ev = Ingest.read(files, threads);
-    if (ev.nccl().colls().isEmpty() || !ev.problems().isEmpty()) {
-      throw new IllegalStateException("benchmark corpus not read");
+    @Benchmark
+    public Evidence readLogs() {
+        Evidence ev = Ingest.read(files, threads);
+        if (ev.nccl().colls().isEmpty() || !ev.problems().isEmpty()) {
+            throw new IllegalStateException("benchmark corpus not read");
+        }
+        return ev;
     }
-    return ev;
-  }
 
-  @TearDown(Level.Trial)
-  public void clean() throws IOException {
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
+    @TearDown(Level.Trial)
+    public void clean() throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
-  }
 }

@@ -30,28 +30,33 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class NcclModelBench {
-  private Scenario scenario;
-  private long[] sizes;
+    private Scenario scenario;
+    private long[] sizes;
 
-  @Setup
-  public void setup() {
-    Workload w = new Workload("w", List.of(new Parameter("p", List.of(1L), DType.FLOAT32, true)), null, false, false, false);
-    scenario = new Scenario("bench", w, Clusters.h200(1024),
-        new Versions(Version.parse("2.11.0"), Version.parse("2.28.9"), Version.parse("13.0")), 8192,
-        Map.of("NCCL_NVLS_ENABLE", "0"));
-    sizes = new long[1000];
-    for (int i = 0; i < sizes.length; i++) {
-      sizes[i] = 4096L << (i % 18);
+    @Setup
+    public void setup() {
+        Workload w = new Workload(
+                "w", List.of(new Parameter("p", List.of(1L), DType.FLOAT32, true)), null, false, false, false);
+        scenario = new Scenario(
+                "bench",
+                w,
+                Clusters.h200(1024),
+                new Versions(Version.parse("2.11.0"), Version.parse("2.28.9"), Version.parse("13.0")),
+                8192,
+                Map.of("NCCL_NVLS_ENABLE", "0"));
+        sizes = new long[1000];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = 4096L << (i % 18);
+        }
     }
-  }
 
-  @Benchmark
-  public void predict(Blackhole bh) {
-    NcclModel m = NcclModel.of(scenario);
-    bh.consume(m.communicator());
-    for (int i = 0; i < sizes.length; i++) {
-      CollectivePrediction p = m.allReduce(i, sizes[i], DType.FLOAT32);
-      bh.consume(p);
+    @Benchmark
+    public void predict(Blackhole bh) {
+        NcclModel m = NcclModel.of(scenario);
+        bh.consume(m.communicator());
+        for (int i = 0; i < sizes.length; i++) {
+            CollectivePrediction p = m.allReduce(i, sizes[i], DType.FLOAT32);
+            bh.consume(p);
+        }
     }
-  }
 }

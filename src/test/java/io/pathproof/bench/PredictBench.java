@@ -30,24 +30,31 @@ import org.openjdk.jmh.annotations.State;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class PredictBench {
-  private Scenario scenario;
+    private Scenario scenario;
 
-  @Setup
-  public void setup() {
-    List<Parameter> params = new ArrayList<>();
-    for (int i = 0; i < 1000; i++) {
-      boolean norm = i % 4 == 3;
-      params.add(new Parameter("layers." + (i / 4) + (norm ? ".norm.weight" : ".w" + (i % 4)),
-          norm ? List.of(4096L) : List.of(4096L, 1024L + 64L * (i % 7)), norm ? DType.FLOAT32 : DType.BFLOAT16, true));
+    @Setup
+    public void setup() {
+        List<Parameter> params = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            boolean norm = i % 4 == 3;
+            params.add(new Parameter(
+                    "layers." + (i / 4) + (norm ? ".norm.weight" : ".w" + (i % 4)),
+                    norm ? List.of(4096L) : List.of(4096L, 1024L + 64L * (i % 7)),
+                    norm ? DType.FLOAT32 : DType.BFLOAT16,
+                    true));
+        }
+        Workload w = new Workload("bench-1000", params, null, false, false, false);
+        scenario = new Scenario(
+                "bench",
+                w,
+                Clusters.h200(1024),
+                new Versions(Version.parse("2.11.0"), Version.parse("2.28.9"), Version.parse("13.0")),
+                8192,
+                Map.of("NCCL_NVLS_ENABLE", "0"));
     }
-    Workload w = new Workload("bench-1000", params, null, false, false, false);
-    scenario = new Scenario("bench", w, Clusters.h200(1024),
-        new Versions(Version.parse("2.11.0"), Version.parse("2.28.9"), Version.parse("13.0")), 8192,
-        Map.of("NCCL_NVLS_ENABLE", "0"));
-  }
 
-  @Benchmark
-  public Prediction predict() {
-    return Predictor.predict(scenario);
-  }
+    @Benchmark
+    public Prediction predict() {
+        return Predictor.predict(scenario);
+    }
 }

@@ -35,242 +35,287 @@ import org.junit.jupiter.params.provider.ValueSource;
  * cluster the run asked NCCL about and with the injected variable.
  */
 class ClusterAgreementTest {
-  static final Path ROOT = Path.of("samples/emulated-clusters-net-emu");
-  /** Run directories of {@code pathproof run --emulate}: Socket between nodes, and the emu net plugin per variable. */
-  static final List<Path> RUNS = List.of(Path.of("samples/emulated-clusters-socket"),
-      Path.of("samples/emulated-clusters-net-variables"));
+    static final Path ROOT = Path.of("samples/emulated-clusters-net-emu");
+    /** Run directories of {@code pathproof run --emulate}: Socket between nodes, and the emu net plugin per variable. */
+    static final List<Path> RUNS =
+            List.of(Path.of("samples/emulated-clusters-socket"), Path.of("samples/emulated-clusters-net-variables"));
 
-  static final Pattern GRAPH = Pattern.compile("NCCL INFO (Pattern \\d+, crossNic \\d+, nChannels \\d+, "
-      + "bw [\\d.]+/[\\d.]+, type \\w+/\\w+, sameChannels \\d)");
-  static final Pattern NNODES = Pattern.compile("NCCL INFO comm \\S+ rank \\d+ nRanks \\d+ nNodes (\\d+) ");
-  static final Pattern RING = Pattern.compile("NCCL INFO Ring (\\d+) : (-?\\d+) -> (\\d+) -> (-?\\d+)$");
-  static final Pattern TREES = Pattern.compile("NCCL INFO Trees (.*)$");
-  static final Pattern CHANNEL = Pattern.compile("NCCL INFO Channel (\\d+)/(\\d+) :((?: +\\d+)+)$");
-  static final Pattern NET = Pattern.compile("NCCL INFO Channel \\d+/\\d+ : .* via (NET/\\S+)");
-  static final Pattern INIT = Pattern.compile("NCCL INFO (\\d+ coll channels, .*)$");
-  static final Pattern ENV_SET = Pattern.compile("NCCL INFO (NCCL_\\w+ set by environment to .*)$");
-  static final Pattern THRESHOLDS = Pattern.compile("NCCL INFO (threadThresholds .*)$");
+    static final Pattern GRAPH = Pattern.compile("NCCL INFO (Pattern \\d+, crossNic \\d+, nChannels \\d+, "
+            + "bw [\\d.]+/[\\d.]+, type \\w+/\\w+, sameChannels \\d)");
+    static final Pattern NNODES = Pattern.compile("NCCL INFO comm \\S+ rank \\d+ nRanks \\d+ nNodes (\\d+) ");
+    static final Pattern RING = Pattern.compile("NCCL INFO Ring (\\d+) : (-?\\d+) -> (\\d+) -> (-?\\d+)$");
+    static final Pattern TREES = Pattern.compile("NCCL INFO Trees (.*)$");
+    static final Pattern CHANNEL = Pattern.compile("NCCL INFO Channel (\\d+)/(\\d+) :((?: +\\d+)+)$");
+    static final Pattern NET = Pattern.compile("NCCL INFO Channel \\d+/\\d+ : .* via (NET/\\S+)");
+    static final Pattern INIT = Pattern.compile("NCCL INFO (\\d+ coll channels, .*)$");
+    static final Pattern ENV_SET = Pattern.compile("NCCL INFO (NCCL_\\w+ set by environment to .*)$");
+    static final Pattern THRESHOLDS = Pattern.compile("NCCL INFO (threadThresholds .*)$");
 
-  @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-  @ParameterizedTest
-  @ValueSource(strings = {"hgx-2x8-8nic-gdr", "hgx-2x4-4nic-gdr", "hgx-2x8-8nic-nogdr", "hgx-2x8-2nic-gdr"})
-  void predictSaysWhatNcclDecidedOnEveryEmulatedCluster(String name) throws Exception {
-    Path caseDir = ROOT.resolve(name);
-    // --nodes 2 copies node 0: NCCL's dump of node 1 must be the same node (host hash and ranks aside).
-    assertThat(sameNode(caseDir.resolve("nccl-topo-node0.xml"), caseDir.resolve("nccl-topo-node1.xml")))
-        .as(name + ": node 1 as NCCL read it is node 0's twin").isTrue();
-    agree(name, caseDir, caseDir.resolve("nccl-topo-node0.xml"), 2, Map.of());
-  }
-
-  /**
-   * Every shape {@code pathproof run --emulate TOPOLOGY --nodes N} ran: the cluster it asked NCCL about
-   * (emulated-cluster.json, each node with its own GPUs and NICs) is the topology, and a variable the run injected
-   * (fault.sealed.json) is in the prediction's environment too.
-   */
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("emulatedRuns")
-  void predictSaysWhatNcclDecidedOnEveryEmulatedRun(String name) throws Exception {
-    Path caseDir = Path.of("samples").resolve(name);
-    Map<String, String> env = new TreeMap<>();
-    Json.mapper().readTree(caseDir.resolve("fault.sealed.json").toFile()).path("env")
-        .fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
-    // What the prediction is told is what NCCL ran with: each variable as rank 0 logged it ("K set by environment to
-    // V", a number read through NCCL_PARAM with a full stop after it).
-    List<String> set = all(Files.readAllLines(caseDir.resolve("nccl-rank0.log")), ENV_SET).stream()
-        .map(l -> l.replaceAll("\\.$", "")).toList();
-    Map<String, String> told = new TreeMap<>(env);
-    told.putAll(Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_MNNVL_ENABLE", "0"));
-    told.forEach((k, v) -> assertThat(set).as(name + ": NCCL's rank 0 ran with " + k + "=" + v)
-        .contains(k + " set by environment to " + v));
-    agree(name, caseDir, caseDir.resolve("emulated-cluster.json"), null, env);
-  }
-
-  static Stream<String> emulatedRuns() throws Exception {
-    List<String> out = new ArrayList<>();
-    for (Path sample : RUNS) {
-      try (Stream<Path> s = Files.list(sample)) {
-        s.filter(d -> Files.isRegularFile(d.resolve("emulated-cluster.json"))).sorted()
-            .forEach(d -> out.add(sample.getFileName() + "/" + d.getFileName()));
-      }
-    }
-    return out.stream();
-  }
-
-  /** Predicts every AllReduce rank 0 logged and compares the whole communicator; {@code nodes} null: a cluster JSON. */
-  void agree(String name, Path caseDir, Path topology, Integer nodes, Map<String, String> env) throws Exception {
-    List<Path> logs;
-    try (Stream<Path> s = Files.list(caseDir)) {
-      logs = s.filter(p -> p.getFileName().toString().matches("nccl-rank\\d+\\.log")).toList();
-    }
-    int ranks = logs.size();
-    assertThat(ranks).as(name + ": rank logs").isGreaterThan(1);
-
-    Path rank0 = caseDir.resolve("nccl-rank0.log");
-    EmulationAgreementTest.Log log = EmulationAgreementTest.read(rank0);
-    assertThat(log.decisions()).as(name + ": NCCL's AllReduce decisions with their launches").isNotEmpty();
-    assertThat(log.table()).as(name + ": NCCL's tuning table").isNotNull();
-    List<String> rank0Lines = Files.readAllLines(rank0);
-
-    List<String> differences = new ArrayList<>();
-    int fields = 0;
-    JsonNode first = null;
-    for (EmulationAgreementTest.Decision d : log.decisions()) {
-      JsonNode p = predict(topology, nodes, env, d.bytes(), ranks, log.version());
-      assertThat(p.at("/communicator/cannotPredict").isNull()).as(name + ": " + p.at("/communicator/cannotPredict"))
-          .isTrue();
-      JsonNode col = p.at("/collectives").get(p.at("/collectives").size() - 1);
-      EmulationAgreementTest.Decision ours = new EmulationAgreementTest.Decision(d.bytes(),
-          col.path("algorithm").asText(), col.path("protocol").asText(), col.path("channels").asInt(), null,
-          col.path("gridX").asInt(), col.path("blockX").asInt());
-      fields += 5;
-      if (!ours.show().equals(d.show())) {
-        differences.add(name + " " + d.bytes() + " B: NCCL " + d.show() + ", pathproof " + ours.show());
-      }
-      first = first == null ? p : first;
-    }
-    JsonNode c = first.path("communicator");
-
-    // nNodes, the two GRAPH lines (ring then tree), INIT lines.
-    List<String> graphs = all(rank0Lines, GRAPH);
-    Map<String, String> theirs = new LinkedHashMap<>();
-    theirs.put("nNodes", all(rank0Lines, NNODES).get(0));
-    theirs.put("ring graph", graphs.get(0));
-    theirs.put("tree graph", graphs.get(1));
-    theirs.put("INIT channels", all(rank0Lines, INIT).get(0));
-    theirs.put("INIT threadThresholds", all(rank0Lines, THRESHOLDS).get(0));
-    Map<String, String> ours = new LinkedHashMap<>();
-    ours.put("nNodes", c.path("nNodes").asText());
-    ours.put("ring graph", graphLine(c.path("ringGraph")));
-    ours.put("tree graph", graphLine(c.path("treeGraph")));
-    ours.put("INIT channels", c.path("channelsInitLine").asText());
-    ours.put("INIT threadThresholds", c.path("threadThresholdsLine").asText());
-    for (String k : theirs.keySet()) {
-      fields++;
-      if (!theirs.get(k).equals(ours.get(k))) {
-        differences.add(name + " " + k + ": NCCL '" + theirs.get(k) + "', pathproof '" + ours.get(k) + "'");
-      }
+    @ParameterizedTest
+    @ValueSource(strings = {"hgx-2x8-8nic-gdr", "hgx-2x4-4nic-gdr", "hgx-2x8-8nic-nogdr", "hgx-2x8-2nic-gdr"})
+    void predictSaysWhatNcclDecidedOnEveryEmulatedCluster(String name) throws Exception {
+        Path caseDir = ROOT.resolve(name);
+        // --nodes 2 copies node 0: NCCL's dump of node 1 must be the same node (host hash and ranks aside).
+        assertThat(sameNode(caseDir.resolve("nccl-topo-node0.xml"), caseDir.resolve("nccl-topo-node1.xml")))
+                .as(name + ": node 1 as NCCL read it is node 0's twin")
+                .isTrue();
+        agree(name, caseDir, caseDir.resolve("nccl-topo-node0.xml"), 2, Map.of());
     }
 
-    // The tuning table's AllReduce row (Tree and Ring × LL/LL128/Simple, latency/bandwidth).
-    JsonNode rows = first.at("/collectives").get(0).path("tuningTable");
-    for (int i = 0; i < log.table().size(); i++) {
-      fields++;
-      double[] t = log.table().get(i);
-      JsonNode r = rows.get(i);
-      if (r == null || Math.abs(t[0] - r.path("latencyUs").asDouble()) > 0.05
-          || Math.abs(t[1] - r.path("bandwidthGBs").asDouble()) > 0.05) {
-        differences.add(name + ": tuning table cell " + i + " NCCL " + t[0] + "/" + t[1] + ", pathproof " + r);
-      }
+    /**
+     * Every shape {@code pathproof run --emulate TOPOLOGY --nodes N} ran: the cluster it asked NCCL about
+     * (emulated-cluster.json, each node with its own GPUs and NICs) is the topology, and a variable the run injected
+     * (fault.sealed.json) is in the prediction's environment too.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("emulatedRuns")
+    void predictSaysWhatNcclDecidedOnEveryEmulatedRun(String name) throws Exception {
+        Path caseDir = Path.of("samples").resolve(name);
+        Map<String, String> env = new TreeMap<>();
+        Json.mapper()
+                .readTree(caseDir.resolve("fault.sealed.json").toFile())
+                .path("env")
+                .fields()
+                .forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+        // What the prediction is told is what NCCL ran with: each variable as rank 0 logged it ("K set by environment
+        // to
+        // V", a number read through NCCL_PARAM with a full stop after it).
+        List<String> set = all(Files.readAllLines(caseDir.resolve("nccl-rank0.log")), ENV_SET).stream()
+                .map(l -> l.replaceAll("\\.$", ""))
+                .toList();
+        Map<String, String> told = new TreeMap<>(env);
+        told.putAll(Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_MNNVL_ENABLE", "0"));
+        told.forEach((k, v) -> assertThat(set)
+                .as(name + ": NCCL's rank 0 ran with " + k + "=" + v)
+                .contains(k + " set by environment to " + v));
+        agree(name, caseDir, caseDir.resolve("emulated-cluster.json"), null, env);
     }
 
-    // Rank 0's ring orders, exactly as ncclBuildRings prints them from rank 0.
-    List<String> orders = new ArrayList<>();
-    for (String line : rank0Lines) {
-      Matcher m = CHANNEL.matcher(line);
-      if (m.find()) {
-        orders.add(m.group(3).trim().replaceAll("\\s+", " "));
-      }
-    }
-    fields++;
-    List<String> predictedOrders = new ArrayList<>();
-    c.path("ringOrders").forEach(o -> predictedOrders.add(o.asText()));
-    if (!orders.equals(predictedOrders)) {
-      differences.add(name + ": ring orders NCCL " + orders + ", pathproof " + predictedOrders);
-    }
-
-    // Every rank's own ring neighbours and trees, and every NET connector's GPUDirect.
-    List<String> predictedTrees = new ArrayList<>();
-    c.path("trees").forEach(t -> predictedTrees.add(t.asText()));
-    // "NET/GDRDMA" for a NIC of unknown kind, "NET/IB/GDRDMA" for one the cluster names (CommInit)
-    boolean gdrPredicted = c.path("transport").asText().contains("/GDRDMA");
-    int netLines = 0;
-    for (Path l : logs) {
-      int r = Integer.parseInt(l.getFileName().toString().replaceAll("\\D", ""));
-      List<String> lines = Files.readAllLines(l);
-      List<String> trees = all(lines, TREES);
-      fields += 2;
-      if (trees.size() != 1 || r >= predictedTrees.size() || !trees.get(0).equals(predictedTrees.get(r))) {
-        differences.add(name + " rank " + r + ": Trees NCCL " + trees + ", pathproof "
-            + (r < predictedTrees.size() ? predictedTrees.get(r) : "none"));
-      }
-      Map<Integer, String> rings = new TreeMap<>();
-      for (String line : lines) {
-        Matcher m = RING.matcher(line);
-        if (m.find()) {
-          rings.put(Integer.parseInt(m.group(1)), m.group(2) + " -> " + m.group(3) + " -> " + m.group(4));
+    static Stream<String> emulatedRuns() throws Exception {
+        List<String> out = new ArrayList<>();
+        for (Path sample : RUNS) {
+            try (Stream<Path> s = Files.list(sample)) {
+                s.filter(d -> Files.isRegularFile(d.resolve("emulated-cluster.json")))
+                        .sorted()
+                        .forEach(d -> out.add(sample.getFileName() + "/" + d.getFileName()));
+            }
         }
-        m = NET.matcher(line);
-        if (m.find()) {
-          netLines++;
-          if (m.group(1).endsWith("/GDRDMA") != gdrPredicted) {
-            differences.add(name + " rank " + r + ": " + m.group(1) + ", pathproof " + c.path("transport").asText());
-          }
+        return out.stream();
+    }
+
+    /** Predicts every AllReduce rank 0 logged and compares the whole communicator; {@code nodes} null: a cluster JSON. */
+    void agree(String name, Path caseDir, Path topology, Integer nodes, Map<String, String> env) throws Exception {
+        List<Path> logs;
+        try (Stream<Path> s = Files.list(caseDir)) {
+            logs = s.filter(p -> p.getFileName().toString().matches("nccl-rank\\d+\\.log"))
+                    .toList();
         }
-      }
-      Map<Integer, String> predictedRings = new TreeMap<>();
-      for (int ch = 0; ch < predictedOrders.size(); ch++) {
-        String[] ring = predictedOrders.get(ch).split(" ");
-        for (int i = 0; i < ring.length; i++) {
-          if (Integer.parseInt(ring[i]) == r) {
-            predictedRings.put(ch, ring[(i - 1 + ring.length) % ring.length] + " -> " + r + " -> "
-                + ring[(i + 1) % ring.length]);
-          }
+        int ranks = logs.size();
+        assertThat(ranks).as(name + ": rank logs").isGreaterThan(1);
+
+        Path rank0 = caseDir.resolve("nccl-rank0.log");
+        EmulationAgreementTest.Log log = EmulationAgreementTest.read(rank0);
+        assertThat(log.decisions())
+                .as(name + ": NCCL's AllReduce decisions with their launches")
+                .isNotEmpty();
+        assertThat(log.table()).as(name + ": NCCL's tuning table").isNotNull();
+        List<String> rank0Lines = Files.readAllLines(rank0);
+
+        List<String> differences = new ArrayList<>();
+        int fields = 0;
+        JsonNode first = null;
+        for (EmulationAgreementTest.Decision d : log.decisions()) {
+            JsonNode p = predict(topology, nodes, env, d.bytes(), ranks, log.version());
+            assertThat(p.at("/communicator/cannotPredict").isNull())
+                    .as(name + ": " + p.at("/communicator/cannotPredict"))
+                    .isTrue();
+            JsonNode col = p.at("/collectives").get(p.at("/collectives").size() - 1);
+            EmulationAgreementTest.Decision ours = new EmulationAgreementTest.Decision(
+                    d.bytes(),
+                    col.path("algorithm").asText(),
+                    col.path("protocol").asText(),
+                    col.path("channels").asInt(),
+                    null,
+                    col.path("gridX").asInt(),
+                    col.path("blockX").asInt());
+            fields += 5;
+            if (!ours.show().equals(d.show())) {
+                differences.add(name + " " + d.bytes() + " B: NCCL " + d.show() + ", pathproof " + ours.show());
+            }
+            first = first == null ? p : first;
         }
-      }
-      if (!rings.equals(predictedRings)) {
-        differences.add(name + " rank " + r + ": rings NCCL " + rings + ", pathproof " + predictedRings);
-      }
+        JsonNode c = first.path("communicator");
+
+        // nNodes, the two GRAPH lines (ring then tree), INIT lines.
+        List<String> graphs = all(rank0Lines, GRAPH);
+        Map<String, String> theirs = new LinkedHashMap<>();
+        theirs.put("nNodes", all(rank0Lines, NNODES).get(0));
+        theirs.put("ring graph", graphs.get(0));
+        theirs.put("tree graph", graphs.get(1));
+        theirs.put("INIT channels", all(rank0Lines, INIT).get(0));
+        theirs.put("INIT threadThresholds", all(rank0Lines, THRESHOLDS).get(0));
+        Map<String, String> ours = new LinkedHashMap<>();
+        ours.put("nNodes", c.path("nNodes").asText());
+        ours.put("ring graph", graphLine(c.path("ringGraph")));
+        ours.put("tree graph", graphLine(c.path("treeGraph")));
+        ours.put("INIT channels", c.path("channelsInitLine").asText());
+        ours.put("INIT threadThresholds", c.path("threadThresholdsLine").asText());
+        for (String k : theirs.keySet()) {
+            fields++;
+            if (!theirs.get(k).equals(ours.get(k))) {
+                differences.add(name + " " + k + ": NCCL '" + theirs.get(k) + "', pathproof '" + ours.get(k) + "'");
+            }
+        }
+
+        // The tuning table's AllReduce row (Tree and Ring × LL/LL128/Simple, latency/bandwidth).
+        JsonNode rows = first.at("/collectives").get(0).path("tuningTable");
+        for (int i = 0; i < log.table().size(); i++) {
+            fields++;
+            double[] t = log.table().get(i);
+            JsonNode r = rows.get(i);
+            if (r == null
+                    || Math.abs(t[0] - r.path("latencyUs").asDouble()) > 0.05
+                    || Math.abs(t[1] - r.path("bandwidthGBs").asDouble()) > 0.05) {
+                differences.add(name + ": tuning table cell " + i + " NCCL " + t[0] + "/" + t[1] + ", pathproof " + r);
+            }
+        }
+
+        // Rank 0's ring orders, exactly as ncclBuildRings prints them from rank 0.
+        List<String> orders = new ArrayList<>();
+        for (String line : rank0Lines) {
+            Matcher m = CHANNEL.matcher(line);
+            if (m.find()) {
+                orders.add(m.group(3).trim().replaceAll("\\s+", " "));
+            }
+        }
+        fields++;
+        List<String> predictedOrders = new ArrayList<>();
+        c.path("ringOrders").forEach(o -> predictedOrders.add(o.asText()));
+        if (!orders.equals(predictedOrders)) {
+            differences.add(name + ": ring orders NCCL " + orders + ", pathproof " + predictedOrders);
+        }
+
+        // Every rank's own ring neighbours and trees, and every NET connector's GPUDirect.
+        List<String> predictedTrees = new ArrayList<>();
+        c.path("trees").forEach(t -> predictedTrees.add(t.asText()));
+        // "NET/GDRDMA" for a NIC of unknown kind, "NET/IB/GDRDMA" for one the cluster names (CommInit)
+        boolean gdrPredicted = c.path("transport").asText().contains("/GDRDMA");
+        int netLines = 0;
+        for (Path l : logs) {
+            int r = Integer.parseInt(l.getFileName().toString().replaceAll("\\D", ""));
+            List<String> lines = Files.readAllLines(l);
+            List<String> trees = all(lines, TREES);
+            fields += 2;
+            if (trees.size() != 1 || r >= predictedTrees.size() || !trees.get(0).equals(predictedTrees.get(r))) {
+                differences.add(name + " rank " + r + ": Trees NCCL " + trees + ", pathproof "
+                        + (r < predictedTrees.size() ? predictedTrees.get(r) : "none"));
+            }
+            Map<Integer, String> rings = new TreeMap<>();
+            for (String line : lines) {
+                Matcher m = RING.matcher(line);
+                if (m.find()) {
+                    rings.put(Integer.parseInt(m.group(1)), m.group(2) + " -> " + m.group(3) + " -> " + m.group(4));
+                }
+                m = NET.matcher(line);
+                if (m.find()) {
+                    netLines++;
+                    if (m.group(1).endsWith("/GDRDMA") != gdrPredicted) {
+                        differences.add(name + " rank " + r + ": " + m.group(1) + ", pathproof "
+                                + c.path("transport").asText());
+                    }
+                }
+            }
+            Map<Integer, String> predictedRings = new TreeMap<>();
+            for (int ch = 0; ch < predictedOrders.size(); ch++) {
+                String[] ring = predictedOrders.get(ch).split(" ");
+                for (int i = 0; i < ring.length; i++) {
+                    if (Integer.parseInt(ring[i]) == r) {
+                        predictedRings.put(
+                                ch,
+                                ring[(i - 1 + ring.length) % ring.length] + " -> " + r + " -> "
+                                        + ring[(i + 1) % ring.length]);
+                    }
+                }
+            }
+            if (!rings.equals(predictedRings)) {
+                differences.add(name + " rank " + r + ": rings NCCL " + rings + ", pathproof " + predictedRings);
+            }
+        }
+        assertThat(netLines).as(name + ": NET connector lines").isPositive();
+        assertThat(differences).as(name + ": " + fields + " fields compared").isEmpty();
     }
-    assertThat(netLines).as(name + ": NET connector lines").isPositive();
-    assertThat(differences).as(name + ": " + fields + " fields compared").isEmpty();
-  }
 
-  /** The GRAPH line NCCL prints for a graph (search.cc@v2.28.9-1:1201). */
-  static String graphLine(JsonNode g) {
-    return String.format(Locale.ROOT, "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
-        g.path("pattern").asInt(), g.path("crossNic").asInt(0), g.path("nChannels").asInt(),
-        g.path("bwIntra").asDouble(), g.path("bwInter").asDouble(), g.path("typeIntra").asText(),
-        g.path("typeInter").asText(), g.path("sameChannels").asBoolean() ? 1 : 0);
-  }
-
-  static List<String> all(List<String> lines, Pattern p) {
-    List<String> out = new ArrayList<>();
-    for (String line : lines) {
-      Matcher m = p.matcher(line);
-      if (m.find()) {
-        out.add(m.group(1));
-      }
+    /** The GRAPH line NCCL prints for a graph (search.cc@v2.28.9-1:1201). */
+    static String graphLine(JsonNode g) {
+        return String.format(
+                Locale.ROOT,
+                "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
+                g.path("pattern").asInt(),
+                g.path("crossNic").asInt(0),
+                g.path("nChannels").asInt(),
+                g.path("bwIntra").asDouble(),
+                g.path("bwInter").asDouble(),
+                g.path("typeIntra").asText(),
+                g.path("typeInter").asText(),
+                g.path("sameChannels").asBoolean() ? 1 : 0);
     }
-    return out;
-  }
 
-  static boolean sameNode(Path a, Path b) throws Exception {
-    return strip(Files.readString(a)).equals(strip(Files.readString(b)));
-  }
-
-  private static String strip(String xml) {
-    return xml.replaceAll(" host_hash=\"[^\"]*\"", "").replaceAll(" rank=\"\\d+\"", "");
-  }
-
-  JsonNode predict(Path topology, Integer nodes, Map<String, String> env, long bytes, int ranks, String nccl)
-      throws Exception {
-    Path wl = dir.resolve("allreduce-" + bytes + ".json");
-    if (!Files.exists(wl)) {
-      Files.writeString(wl, "{\"name\": \"allreduce-" + bytes + "\", \"parameters\": [{\"name\": \"p\", \"shape\": ["
-          + bytes / 4 + "], \"dtype\": \"float32\", \"requiresGrad\": true}], \"bucketCapMb\": "
-          + Math.max(64, bytes / (1 << 20) + 1)
-          + ", \"findUnusedParameters\": false, \"staticGraph\": false, \"gradientAsBucketView\": false}");
+    static List<String> all(List<String> lines, Pattern p) {
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            Matcher m = p.matcher(line);
+            if (m.find()) {
+                out.add(m.group(1));
+            }
+        }
+        return out;
     }
-    // The emulation set NCCL_NVLS_ENABLE=0 and NCCL_MNNVL_ENABLE=0 (each log's ENV lines); the rest is NCCL's default
-    // but for what the run injected.
-    List<String> args = new ArrayList<>(List.of("predict", "--topology", topology.toString()));
-    if (nodes != null) {
-      args.addAll(List.of("--nodes", nodes.toString()));
+
+    static boolean sameNode(Path a, Path b) throws Exception {
+        return strip(Files.readString(a)).equals(strip(Files.readString(b)));
     }
-    args.addAll(List.of("--workload", wl.toString(), "--nccl", nccl, "--torch", "2.11.0", "--ranks",
-        Integer.toString(ranks), "--format", "json", "--env", "NCCL_NVLS_ENABLE=0", "--env", "NCCL_MNNVL_ENABLE=0"));
-    env.forEach((k, v) -> args.addAll(List.of("--env", k + "=" + v)));
-    return PredictCommandTest.json(MainTest.run(args.toArray(String[]::new)));
-  }
+
+    private static String strip(String xml) {
+        return xml.replaceAll(" host_hash=\"[^\"]*\"", "").replaceAll(" rank=\"\\d+\"", "");
+    }
+
+    JsonNode predict(Path topology, Integer nodes, Map<String, String> env, long bytes, int ranks, String nccl)
+            throws Exception {
+        Path wl = dir.resolve("allreduce-" + bytes + ".json");
+        if (!Files.exists(wl)) {
+            Files.writeString(
+                    wl,
+                    "{\"name\": \"allreduce-" + bytes + "\", \"parameters\": [{\"name\": \"p\", \"shape\": ["
+                            + bytes / 4 + "], \"dtype\": \"float32\", \"requiresGrad\": true}], \"bucketCapMb\": "
+                            + Math.max(64, bytes / (1 << 20) + 1)
+                            + ", \"findUnusedParameters\": false, \"staticGraph\": false, \"gradientAsBucketView\": false}");
+        }
+        // The emulation set NCCL_NVLS_ENABLE=0 and NCCL_MNNVL_ENABLE=0 (each log's ENV lines); the rest is NCCL's
+        // default
+        // but for what the run injected.
+        List<String> args = new ArrayList<>(List.of("predict", "--topology", topology.toString()));
+        if (nodes != null) {
+            args.addAll(List.of("--nodes", nodes.toString()));
+        }
+        args.addAll(List.of(
+                "--workload",
+                wl.toString(),
+                "--nccl",
+                nccl,
+                "--torch",
+                "2.11.0",
+                "--ranks",
+                Integer.toString(ranks),
+                "--format",
+                "json",
+                "--env",
+                "NCCL_NVLS_ENABLE=0",
+                "--env",
+                "NCCL_MNNVL_ENABLE=0"));
+        env.forEach((k, v) -> args.addAll(List.of("--env", k + "=" + v)));
+        return PredictCommandTest.json(MainTest.run(args.toArray(String[]::new)));
+    }
 }

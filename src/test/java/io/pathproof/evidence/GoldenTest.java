@@ -19,30 +19,37 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code -Dpathproof.updateGolden=true}; review the diff.
  */
 class GoldenTest {
-  static final Path GOLDEN = Read.RES.resolve("testdata");
+    static final Path GOLDEN = Read.RES.resolve("testdata");
 
-  static Stream<String> fixtures() throws IOException {
-    try (Stream<Path> s = Files.list(Read.RES.resolve("public-nccl-logs"))) {
-      List<String> logs = s.map(p -> "public-nccl-logs/" + p.getFileName()).filter(n -> n.endsWith(".log")).sorted().toList();
-      return Stream.concat(
-          logs.stream(),
-          Stream.of("h200-1rank/nccl-debug.log", "h200-1rank/kineto-trace.json", "h200-1rank/flight-recorder.json",
-              "h200-1rank/ncu-raw.csv", "h200-1rank/ncu-details.csv"));
+    static Stream<String> fixtures() throws IOException {
+        try (Stream<Path> s = Files.list(Read.RES.resolve("public-nccl-logs"))) {
+            List<String> logs = s.map(p -> "public-nccl-logs/" + p.getFileName())
+                    .filter(n -> n.endsWith(".log"))
+                    .sorted()
+                    .toList();
+            return Stream.concat(
+                    logs.stream(),
+                    Stream.of(
+                            "h200-1rank/nccl-debug.log",
+                            "h200-1rank/kineto-trace.json",
+                            "h200-1rank/flight-recorder.json",
+                            "h200-1rank/ncu-raw.csv",
+                            "h200-1rank/ncu-details.csv"));
+        }
     }
-  }
 
-  @ParameterizedTest
-  @MethodSource("fixtures")
-  void factsMatchTheGoldenFile(String fixture) throws IOException {
-    Evidence ev = Ingest.read(List.of(Read.res(fixture)));
-    String actual = Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(ev) + "\n";
-    Path golden = GOLDEN.resolve(fixture.replace('/', '_') + ".json");
-    if (Boolean.getBoolean("pathproof.updateGolden")) {
-      Files.createDirectories(GOLDEN);
-      Files.writeString(golden, actual, StandardCharsets.UTF_8);
+    @ParameterizedTest
+    @MethodSource("fixtures")
+    void factsMatchTheGoldenFile(String fixture) throws IOException {
+        Evidence ev = Ingest.read(List.of(Read.res(fixture)));
+        String actual = Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(ev) + "\n";
+        Path golden = GOLDEN.resolve(fixture.replace('/', '_') + ".json");
+        if (Boolean.getBoolean("pathproof.updateGolden")) {
+            Files.createDirectories(GOLDEN);
+            Files.writeString(golden, actual, StandardCharsets.UTF_8);
+        }
+        assertThat(golden).exists();
+        assertThat(actual).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
+        assertThat(ev.files()).allMatch(f -> f.facts() > 0);
     }
-    assertThat(golden).exists();
-    assertThat(actual).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
-    assertThat(ev.files()).allMatch(f -> f.facts() > 0);
-  }
 }

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /** Issue 12: a CPU (gloo) trace's collectives, distributedInfo as distributed[], memcpy/memset as copies[]. */
 class KinetoDistributedTest {
-  private static final String GLOO_TRACE = """
+    private static final String GLOO_TRACE = """
       {"schemaVersion": 1,
        "distributedInfo": {"backend": "gloo", "rank": 1, "world_size": 2, "pg_count": 2,
          "pg_config": [{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cpu:gloo", "pg_size": 2,
@@ -22,56 +22,57 @@ class KinetoDistributedTest {
       ]}
       """;
 
-  @Test
-  void glooCollectivesAreRangesAndDistributedInfoIsAFact() {
-    Evidence ev = Read.evidence(FileKind.KINETO, "trace.json", GLOO_TRACE);
-    assertThat(ev.ranges()).extracting(Evidence.Range::name).containsExactly("gloo:all_reduce");
-    Evidence.Range r = ev.ranges().get(0);
-    assertThat(r.rank()).isEqualTo(1);
-    assertThat(r.startNs()).isEqualTo(10_500L);
-    assertThat(r.durNs()).isEqualTo(2_250L);
-    Evidence.Distributed d = ev.distributed().get(0);
-    assertThat(d.rank()).isEqualTo(1);
-    assertThat(d.worldSize()).isEqualTo(2);
-    assertThat(d.backend()).isEqualTo("gloo");
-    assertThat(d.ncclVersion()).isNull();
-    assertThat(d.processGroups()).containsExactly(
-        new Evidence.ProcessGroup("0", "default_pg", 2, List.of(0, 1)),
-        new Evidence.ProcessGroup("1", "undefined", 1, List.of(1)));
-    assertThat(d.source().line()).isEqualTo(2);
-    // A gloo run launches no NCCL kernel: no "missing kernels" alarm.
-    assertThat(ev.findings()).isEmpty();
-  }
+    @Test
+    void glooCollectivesAreRangesAndDistributedInfoIsAFact() {
+        Evidence ev = Read.evidence(FileKind.KINETO, "trace.json", GLOO_TRACE);
+        assertThat(ev.ranges()).extracting(Evidence.Range::name).containsExactly("gloo:all_reduce");
+        Evidence.Range r = ev.ranges().get(0);
+        assertThat(r.rank()).isEqualTo(1);
+        assertThat(r.startNs()).isEqualTo(10_500L);
+        assertThat(r.durNs()).isEqualTo(2_250L);
+        Evidence.Distributed d = ev.distributed().get(0);
+        assertThat(d.rank()).isEqualTo(1);
+        assertThat(d.worldSize()).isEqualTo(2);
+        assertThat(d.backend()).isEqualTo("gloo");
+        assertThat(d.ncclVersion()).isNull();
+        assertThat(d.processGroups())
+                .containsExactly(
+                        new Evidence.ProcessGroup("0", "default_pg", 2, List.of(0, 1)),
+                        new Evidence.ProcessGroup("1", "undefined", 1, List.of(1)));
+        assertThat(d.source().line()).isEqualTo(2);
+        // A gloo run launches no NCCL kernel: no "missing kernels" alarm.
+        assertThat(ev.findings()).isEmpty();
+    }
 
-  @Test
-  void theH200TracesDistributedInfoAndItsDeviceToDeviceCopies() {
-    Evidence ev = Ingest.read(List.of(Read.res("h200-1rank/kineto-trace.json")));
-    Evidence.Distributed d = ev.distributed().get(0);
-    assertThat(d.backend()).isEqualTo("nccl");
-    assertThat(d.ncclVersion()).isEqualTo("2.28.9");
-    assertThat(d.processGroups()).containsExactly(new Evidence.ProcessGroup("0", "default_pg", 1, List.of(0)));
-    assertThat(ev.copies()).isNotEmpty();
-    Evidence.Copy c = ev.copies().get(0);
-    assertThat(c.kind()).isEqualTo("DtoD");
-    assertThat(c.bytes()).isEqualTo(67_108_864L);
-    assertThat(c.durNs()).isEqualTo(33_247L);
-    assertThat(c.device()).isZero();
-    assertThat(c.stream()).isEqualTo(7);
-    assertThat(c.rank()).isZero();
-  }
+    @Test
+    void theH200TracesDistributedInfoAndItsDeviceToDeviceCopies() {
+        Evidence ev = Ingest.read(List.of(Read.res("h200-1rank/kineto-trace.json")));
+        Evidence.Distributed d = ev.distributed().get(0);
+        assertThat(d.backend()).isEqualTo("nccl");
+        assertThat(d.ncclVersion()).isEqualTo("2.28.9");
+        assertThat(d.processGroups()).containsExactly(new Evidence.ProcessGroup("0", "default_pg", 1, List.of(0)));
+        assertThat(ev.copies()).isNotEmpty();
+        Evidence.Copy c = ev.copies().get(0);
+        assertThat(c.kind()).isEqualTo("DtoD");
+        assertThat(c.bytes()).isEqualTo(67_108_864L);
+        assertThat(c.durNs()).isEqualTo(33_247L);
+        assertThat(c.device()).isZero();
+        assertThat(c.stream()).isEqualTo(7);
+        assertThat(c.rank()).isZero();
+    }
 
-  @Test
-  void memsetsAreCopiesOfKindMemset() {
-    String t = """
+    @Test
+    void memsetsAreCopiesOfKindMemset() {
+        String t = """
         {"traceEvents": [
           {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7, "ts": 1, "dur": 0.5,
            "args": {"device": 0, "stream": 7, "bytes": 4096}},
           {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 7, "ts": 2, "dur": 1,
            "args": {"device": 0, "stream": 7, "bytes": 8}}]}
         """;
-    Evidence ev = Read.evidence(FileKind.KINETO, "trace_rank2.json", t);
-    assertThat(ev.copies()).extracting(Evidence.Copy::kind).containsExactly("memset", "HtoD");
-    assertThat(ev.copies()).extracting(Evidence.Copy::bytes).containsExactly(4096L, 8L);
-    assertThat(ev.copies()).extracting(Evidence.Copy::rank).containsOnly(2);
-  }
+        Evidence ev = Read.evidence(FileKind.KINETO, "trace_rank2.json", t);
+        assertThat(ev.copies()).extracting(Evidence.Copy::kind).containsExactly("memset", "HtoD");
+        assertThat(ev.copies()).extracting(Evidence.Copy::bytes).containsExactly(4096L, 8L);
+        assertThat(ev.copies()).extracting(Evidence.Copy::rank).containsOnly(2);
+    }
 }

@@ -10,62 +10,71 @@ import org.junit.jupiter.api.Test;
 
 /** Hosts joined by NICs: the search goes NET → GPUs → NET, and inputs that are missing are said so. */
 class MultiNodeTest {
-  private static final Map<String, String> NVLS_OFF = Map.of("NCCL_NVLS_ENABLE", "0");
+    private static final Map<String, String> NVLS_OFF = Map.of("NCCL_NVLS_ENABLE", "0");
 
-  @Test
-  void twoH200HostsSearchThroughTheirNics() {
-    NcclModel m = NcclModel.of(Topologies.scenario(Topologies.hopperCluster(2, 8), "2.28.9", 16, NVLS_OFF));
-    CommunicatorPrediction c = m.communicator();
-    assertThat(c.nNodes()).isEqualTo(2);
-    assertThat(c.cannotPredict()).isNull();
-    // Each channel leaves and enters a host through a NIC; one NIC per GPU at 400 Gb/s = 50 GB/s behind a PCIe Gen5
-    // x16 link (48 GB/s): the inter-node speed cannot exceed 48 (speedArrayInter sm90 starts at 48).
-    assertThat(c.ringGraph().bwInter()).isLessThanOrEqualTo(48.0);
-    assertThat(c.ringGraph().typeInter()).isEqualTo("PIX");
-    assertThat(c.ringGraph().nChannels()).isPositive();
-    // Ring LL threshold scales with the ranks: 8 * 16.
-    assertThat(c.threadThresholdsLine()).isEqualTo("threadThresholds 8/8/64 | 128/8/64 | 512 | 512");
-    assertThat(c.transport()).isEqualTo("P2P/CUMEM or P2P/IPC + NET/IB/GDRDMA: cuMem support unknown");
-    CollectivePrediction small = m.allReduce(0, 4096, DType.FLOAT32);
-    CollectivePrediction big = m.allReduce(1, 64L << 20, DType.FLOAT32);
-    // Across hosts the tree's log(nNodes) latency beats the ring's 2(N-1) steps for small messages.
-    assertThat(small.algorithm()).isEqualTo("Tree");
-    assertThat(big.gridX()).isBetween(1, c.collChannels());
-    assertThat(big.tuningLine()).startsWith("AllReduce: 67108864 Bytes -> Algo ");
-  }
-
-  @Test
-  void gpusWithoutTheirOwnNicReachOneThroughAnNvlinkPeer() {
-    List<Topology.Node> hosts = new java.util.ArrayList<>();
-    for (int h = 0; h < 2; h++) {
-      Topology.Node base = Topologies.hopperNode("n" + h, "NVIDIA H100", 8, 18, true);
-      List<Topology.Nic> half = List.of(base.nics().get(0), base.nics().get(2), base.nics().get(4), base.nics().get(6));
-      hosts.add(new Topology.Node(base.hostname(), base.cpus(), base.pciSwitches(), base.gpus(), base.nvlinks(), half));
+    @Test
+    void twoH200HostsSearchThroughTheirNics() {
+        NcclModel m = NcclModel.of(Topologies.scenario(Topologies.hopperCluster(2, 8), "2.28.9", 16, NVLS_OFF));
+        CommunicatorPrediction c = m.communicator();
+        assertThat(c.nNodes()).isEqualTo(2);
+        assertThat(c.cannotPredict()).isNull();
+        // Each channel leaves and enters a host through a NIC; one NIC per GPU at 400 Gb/s = 50 GB/s behind a PCIe Gen5
+        // x16 link (48 GB/s): the inter-node speed cannot exceed 48 (speedArrayInter sm90 starts at 48).
+        assertThat(c.ringGraph().bwInter()).isLessThanOrEqualTo(48.0);
+        assertThat(c.ringGraph().typeInter()).isEqualTo("PIX");
+        assertThat(c.ringGraph().nChannels()).isPositive();
+        // Ring LL threshold scales with the ranks: 8 * 16.
+        assertThat(c.threadThresholdsLine()).isEqualTo("threadThresholds 8/8/64 | 128/8/64 | 512 | 512");
+        assertThat(c.transport()).isEqualTo("P2P/CUMEM or P2P/IPC + NET/IB/GDRDMA: cuMem support unknown");
+        CollectivePrediction small = m.allReduce(0, 4096, DType.FLOAT32);
+        CollectivePrediction big = m.allReduce(1, 64L << 20, DType.FLOAT32);
+        // Across hosts the tree's log(nNodes) latency beats the ring's 2(N-1) steps for small messages.
+        assertThat(small.algorithm()).isEqualTo("Tree");
+        assertThat(big.gridX()).isBetween(1, c.collChannels());
+        assertThat(big.tuningLine()).startsWith("AllReduce: 67108864 Bytes -> Algo ");
     }
-    Topology t = new Topology("half-nics", hosts);
-    // PXN (paths.cc): GPU 1 sends to GPU 0's NIC through GPU 0 over NVLink instead of through the CPU (PHB).
-    NcclModel pxn = NcclModel.of(Topologies.scenario(t, "2.28.9", 16, NVLS_OFF));
-    assertThat(pxn.communicator().ringGraph().typeInter()).isEqualTo("PXN");
-    NcclModel noPxn = NcclModel.of(Topologies.scenario(t, "2.28.9", 16,
-        Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_PXN_DISABLE", "1")));
-    assertThat(noPxn.communicator().ringGraph().typeInter()).isEqualTo("PHB");
-  }
 
-  @Test
-  void aHostWithoutNicsCannotBePredicted() {
-    Topology t = new Topology("two-boxes", List.of(Topologies.hopperNode("a", "NVIDIA H200", 8, 18, false),
-        Topologies.hopperNode("b", "NVIDIA H200", 8, 18, false)));
-    NcclModel m = NcclModel.of(Topologies.scenario(t, "2.28.9", 16, NVLS_OFF));
-    assertThat(m.communicator().cannotPredict()).isEqualTo(
-        "cannot predict: host a has no NIC in the topology (network paths unknown); "
-            + "cannot predict: host b has no NIC in the topology (network paths unknown)");
-  }
+    @Test
+    void gpusWithoutTheirOwnNicReachOneThroughAnNvlinkPeer() {
+        List<Topology.Node> hosts = new java.util.ArrayList<>();
+        for (int h = 0; h < 2; h++) {
+            Topology.Node base = Topologies.hopperNode("n" + h, "NVIDIA H100", 8, 18, true);
+            List<Topology.Nic> half = List.of(
+                    base.nics().get(0),
+                    base.nics().get(2),
+                    base.nics().get(4),
+                    base.nics().get(6));
+            hosts.add(new Topology.Node(
+                    base.hostname(), base.cpus(), base.pciSwitches(), base.gpus(), base.nvlinks(), half));
+        }
+        Topology t = new Topology("half-nics", hosts);
+        // PXN (paths.cc): GPU 1 sends to GPU 0's NIC through GPU 0 over NVLink instead of through the CPU (PHB).
+        NcclModel pxn = NcclModel.of(Topologies.scenario(t, "2.28.9", 16, NVLS_OFF));
+        assertThat(pxn.communicator().ringGraph().typeInter()).isEqualTo("PXN");
+        NcclModel noPxn = NcclModel.of(
+                Topologies.scenario(t, "2.28.9", 16, Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_PXN_DISABLE", "1")));
+        assertThat(noPxn.communicator().ringGraph().typeInter()).isEqualTo("PHB");
+    }
 
-  @Test
-  void identicalHostsAreSearchedOnceAndGiveTheSameAnswerAsTwo() {
-    NcclModel two = NcclModel.of(Topologies.scenario(Topologies.hopperCluster(2, 8), "2.28.9", 16, NVLS_OFF));
-    NcclModel four = NcclModel.of(Topologies.scenario(Topologies.hopperCluster(4, 8), "2.28.9", 32, NVLS_OFF));
-    assertThat(four.communicator().ringGraph()).isEqualTo(two.communicator().ringGraph());
-    assertThat(four.communicator().collChannels()).isEqualTo(two.communicator().collChannels());
-  }
+    @Test
+    void aHostWithoutNicsCannotBePredicted() {
+        Topology t = new Topology(
+                "two-boxes",
+                List.of(
+                        Topologies.hopperNode("a", "NVIDIA H200", 8, 18, false),
+                        Topologies.hopperNode("b", "NVIDIA H200", 8, 18, false)));
+        NcclModel m = NcclModel.of(Topologies.scenario(t, "2.28.9", 16, NVLS_OFF));
+        assertThat(m.communicator().cannotPredict())
+                .isEqualTo("cannot predict: host a has no NIC in the topology (network paths unknown); "
+                        + "cannot predict: host b has no NIC in the topology (network paths unknown)");
+    }
+
+    @Test
+    void identicalHostsAreSearchedOnceAndGiveTheSameAnswerAsTwo() {
+        NcclModel two = NcclModel.of(Topologies.scenario(Topologies.hopperCluster(2, 8), "2.28.9", 16, NVLS_OFF));
+        NcclModel four = NcclModel.of(Topologies.scenario(Topologies.hopperCluster(4, 8), "2.28.9", 32, NVLS_OFF));
+        assertThat(four.communicator().ringGraph()).isEqualTo(two.communicator().ringGraph());
+        assertThat(four.communicator().collChannels())
+                .isEqualTo(two.communicator().collChannels());
+    }
 }

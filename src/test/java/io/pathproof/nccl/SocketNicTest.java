@@ -15,35 +15,41 @@ import org.junit.jupiter.api.Test;
  * link to the CPU, not by a made-up PCIe link of the NIC.
  */
 class SocketNicTest {
-  @Test
-  void twoNodesOfFourH200sWithOne400GbNicUnderTheSocketAsNcclDecided() {
-    Topology c = Scenarios.emulatedCluster(Scenarios.cluster(Scenarios.topology("h200-sxm-x4-nvswitch"), 2), 4,
-        400_000L, false);
-    NcclModel m = NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NVLS_ENABLE", "0")));
-    CommunicatorPrediction p = m.communicator();
-    assertThat(p.cannotPredict()).isNull();
-    assertThat(p.nNodes()).isEqualTo(2);
-    // NCCL 2.28.9 on this cluster emulated on one H200: 4 coll channels, a ring of 2 channels, Ring/LL for 1 MiB.
-    assertThat(p.collChannels()).isEqualTo(4);
-    assertThat(p.ringGraph().nChannels()).isEqualTo(2);
-    assertThat(p.transport()).contains("NET/Socket");
-    CollectivePrediction mib = m.allReduce(0, 1 << 20, DType.FLOAT32);
-    assertThat(mib.algorithm()).isEqualTo("Ring");
-    assertThat(mib.protocol()).isEqualTo("LL");
-  }
+    @Test
+    void twoNodesOfFourH200sWithOne400GbNicUnderTheSocketAsNcclDecided() {
+        Topology c = Scenarios.emulatedCluster(
+                Scenarios.cluster(Scenarios.topology("h200-sxm-x4-nvswitch"), 2), 4, 400_000L, false);
+        NcclModel m = NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NVLS_ENABLE", "0")));
+        CommunicatorPrediction p = m.communicator();
+        assertThat(p.cannotPredict()).isNull();
+        assertThat(p.nNodes()).isEqualTo(2);
+        // NCCL 2.28.9 on this cluster emulated on one H200: 4 coll channels, a ring of 2 channels, Ring/LL for 1 MiB.
+        assertThat(p.collChannels()).isEqualTo(4);
+        assertThat(p.ringGraph().nChannels()).isEqualTo(2);
+        assertThat(p.transport()).contains("NET/Socket");
+        CollectivePrediction mib = m.allReduce(0, 1 << 20, DType.FLOAT32);
+        assertThat(mib.algorithm()).isEqualTo("Ring");
+        assertThat(mib.protocol()).isEqualTo("LL");
+    }
 
-  /**
-   * NCCL_NET names the net module; the connector prints that module's own name (transport/net.cc@v2.28.9-1:313), so a
-   * cluster run through a net plugin ("emu") is predicted as NET/emu, not as the NIC's family, and Socket never with
-   * GPUDirect.
-   */
-  @Test
-  void theNetModuleNamedByNcclNetIsTheTransportBetweenNodes() {
-    Topology c = Scenarios.emulatedCluster(Scenarios.cluster(Scenarios.topology("h200-sxm-x4-nvswitch"), 2), 4,
-        400_000L, false);
-    assertThat(NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NET", "emu"))).communicator().transport())
-        .contains("NET/emu").doesNotContain("NET/Socket");
-    assertThat(NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NET", "socket"))).communicator().transport())
-        .contains("NET/Socket").doesNotContain("GDRDMA");
-  }
+    /**
+     * NCCL_NET names the net module; the connector prints that module's own name (transport/net.cc@v2.28.9-1:313), so a
+     * cluster run through a net plugin ("emu") is predicted as NET/emu, not as the NIC's family, and Socket never with
+     * GPUDirect.
+     */
+    @Test
+    void theNetModuleNamedByNcclNetIsTheTransportBetweenNodes() {
+        Topology c = Scenarios.emulatedCluster(
+                Scenarios.cluster(Scenarios.topology("h200-sxm-x4-nvswitch"), 2), 4, 400_000L, false);
+        assertThat(NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NET", "emu")))
+                        .communicator()
+                        .transport())
+                .contains("NET/emu")
+                .doesNotContain("NET/Socket");
+        assertThat(NcclModel.of(Topologies.scenario(c, "2.28.9", 8, Map.of("NCCL_NET", "socket")))
+                        .communicator()
+                        .transport())
+                .contains("NET/Socket")
+                .doesNotContain("GDRDMA");
+    }
 }

@@ -19,31 +19,33 @@ import org.junit.jupiter.api.Test;
  * channels at 3 GB/s, 6 coll channels, 256 KiB on Ring/LL over 6.
  */
 class TwoSocketTest {
-  @Test
-  void theSocketGenerationFromTheDumpSetsTheInterSocketBandwidth() throws URISyntaxException {
-    Path xml = Path.of(TwoSocketTest.class.getResource("h200-pcie-2socket-x8.xml").toURI());
-    Topology t = Scenarios.topology(xml.toString());
-    NcclModel m = NcclModel.of(Topologies.scenario(t, "2.28.9", 8, Map.of("NCCL_NVLS_ENABLE", "0")));
-    assertThat(m.communicator().ringGraph().nChannels()).isEqualTo(2);
-    assertThat(m.communicator().ringGraph().bwIntra()).isEqualTo(20.0);
-    assertThat(m.communicator().collChannels()).isEqualTo(4);
-    CollectivePrediction p = m.allReduce(0, 262_144L, DType.FLOAT32);
-    assertThat(p.protocol()).isEqualTo("LL");
-    assertThat(p.gridX()).isEqualTo(4);
-    assertThat(p.blockX()).isEqualTo(512);
-  }
+    @Test
+    void theSocketGenerationFromTheDumpSetsTheInterSocketBandwidth() throws URISyntaxException {
+        Path xml = Path.of(
+                TwoSocketTest.class.getResource("h200-pcie-2socket-x8.xml").toURI());
+        Topology t = Scenarios.topology(xml.toString());
+        NcclModel m = NcclModel.of(Topologies.scenario(t, "2.28.9", 8, Map.of("NCCL_NVLS_ENABLE", "0")));
+        assertThat(m.communicator().ringGraph().nChannels()).isEqualTo(2);
+        assertThat(m.communicator().ringGraph().bwIntra()).isEqualTo(20.0);
+        assertThat(m.communicator().collChannels()).isEqualTo(4);
+        CollectivePrediction p = m.allReduce(0, 262_144L, DType.FLOAT32);
+        assertThat(p.protocol()).isEqualTo("LL");
+        assertThat(p.gridX()).isEqualTo(4);
+        assertThat(p.blockX()).isEqualTo(512);
+    }
 
-  @Test
-  void beforeNccl226AnEmeraldRapidsSocketIsSkylake() throws URISyntaxException {
-    Path xml = Path.of(TwoSocketTest.class.getResource("h200-pcie-2socket-x8.xml").toURI());
-    Topology t = Scenarios.topology(xml.toString());
-    NcclModel m = NcclModel.of(Topologies.scenario(t, "2.21.5", 8, Map.of("NCCL_NVLS_ENABLE", "0")));
-    assertThat(m.communicator().ringGraph().nChannels()).isEqualTo(3);
-    assertThat(m.communicator().ringGraph().bwIntra()).isEqualTo(3.0);
-    assertThat(m.communicator().collChannels()).isEqualTo(6);
-    CollectivePrediction p = m.allReduce(0, 262_144L, DType.FLOAT32);
-    assertThat(p.protocol()).isEqualTo("LL");
-    assertThat(p.gridX()).isEqualTo(6);
-    assertThat(p.blockX()).isEqualTo(512);
-  }
+    @Test
+    void beforeNccl226AnEmeraldRapidsSocketIsSkylake() throws URISyntaxException {
+        Path xml = Path.of(
+                TwoSocketTest.class.getResource("h200-pcie-2socket-x8.xml").toURI());
+        Topology t = Scenarios.topology(xml.toString());
+        NcclModel m = NcclModel.of(Topologies.scenario(t, "2.21.5", 8, Map.of("NCCL_NVLS_ENABLE", "0")));
+        assertThat(m.communicator().ringGraph().nChannels()).isEqualTo(3);
+        assertThat(m.communicator().ringGraph().bwIntra()).isEqualTo(3.0);
+        assertThat(m.communicator().collChannels()).isEqualTo(6);
+        CollectivePrediction p = m.allReduce(0, 262_144L, DType.FLOAT32);
+        assertThat(p.protocol()).isEqualTo("LL");
+        assertThat(p.gridX()).isEqualTo(6);
+        assertThat(p.blockX()).isEqualTo(512);
+    }
 }

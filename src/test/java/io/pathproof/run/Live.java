@@ -10,28 +10,28 @@ import org.junit.jupiter.api.Assumptions;
  * {@code PATHPROOF_REQUIRE_LIVE=1} (CI), where a missing torch fails them.
  */
 final class Live {
-  private static PythonProbe.Python found;
-  private static boolean probed;
+    private static PythonProbe.Python found;
+    private static boolean probed;
 
-  private Live() {}
+    private Live() {}
 
-  static synchronized PythonProbe.Python requireTorch() {
-    if (!probed) {
-      probed = true;
-      for (String exe : PythonProbe.candidates(null, System.getenv("PATHPROOF_PYTHON"), System.getenv("PATH"))) {
-        found = PythonProbe.probe(exe, new ArrayList<>());
-        if (found != null && found.gloo()) {
-          break;
+    static synchronized PythonProbe.Python requireTorch() {
+        if (!probed) {
+            probed = true;
+            for (String exe : PythonProbe.candidates(null, System.getenv("PATHPROOF_PYTHON"), System.getenv("PATH"))) {
+                found = PythonProbe.probe(exe, new ArrayList<>());
+                if (found != null && found.gloo()) {
+                    break;
+                }
+                found = null;
+            }
         }
-        found = null;
-      }
+        if (found == null) {
+            if ("1".equals(System.getenv("PATHPROOF_REQUIRE_LIVE"))) {
+                fail("PATHPROOF_REQUIRE_LIVE=1 but no Python with torch and gloo was found");
+            }
+            Assumptions.abort("no Python with torch found: live run skipped");
+        }
+        return found;
     }
-    if (found == null) {
-      if ("1".equals(System.getenv("PATHPROOF_REQUIRE_LIVE"))) {
-        fail("PATHPROOF_REQUIRE_LIVE=1 but no Python with torch and gloo was found");
-      }
-      Assumptions.abort("no Python with torch found: live run skipped");
-    }
-    return found;
-  }
 }

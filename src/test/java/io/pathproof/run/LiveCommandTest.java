@@ -39,126 +39,180 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("live")
 class LiveCommandTest {
-  private static List<String> torchrun(String python, int ranks, String... script) {
-    List<String> c = new ArrayList<>(List.of(python, "-m", "torch.distributed.run", "--nproc_per_node",
-        Integer.toString(ranks), "--master_addr", "127.0.0.1", "--master_port", Integer.toString(Rendezvous.freePort())));
-    c.addAll(List.of(script));
-    return c;
-  }
-
-  private static Runner.CommandRequest request(List<String> command, Path out, List<String> inject) {
-    return Runner.CommandRequest.of(command, out).inject(inject).timeoutSec(300).sizes(2, 0)
-        .recorded(List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test").build();
-  }
-
-  @Test
-  void aUserScriptIsPredictedInTheRunAndAccepted(@TempDir Path tmp) throws Exception {
-    PythonProbe.Python py = Live.requireTorch();
-    Path out = tmp.resolve("lm");
-    Runner.Result r = Runner.wrap(request(torchrun(py.executable(), 2, "examples/lm/train.py", "--steps", "6"), out, List.of()));
-    assertThat(r.exitCode()).as(r.message()).isZero();
-    assertThat(r.ranks()).extracting(RunOutcome.RankExit::ended).containsExactly("exited", "finished", "finished");
-    assertThat(Files.readString(out.resolve(CommandRun.STDOUT))).contains("step     6");
-
-    // the prediction was sealed in the run, twice: at DDP's construction and with the gradient-ready order
-    Path own = Vocabulary.ownPrediction(out);
-    assertThat(own.getFileName().toString()).isEqualTo(Vocabulary.file("predictionAddendum"));
-    Prediction addendum = PredictionIo.readVerified(own);
-    Prediction stage1 = PredictionIo.readVerified(out.resolve(Vocabulary.file("prediction")));
-    assertThat(addendum.inputs().path("addendumOf").path("sha256").asText()).isEqualTo(stage1.seal().sha256());
-    assertThat(addendum.inputs().path("workload").path("readyOrder").size())
-        .isEqualTo(addendum.buckets().parameterCount());
-
-    Evidence e = Ingest.read(List.of(out));
-    AcceptanceTable t = Acceptance.accept(addendum, e);
-    Map<String, String> verdicts = t.rows().stream().collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
-    assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
-    assertThat(verdicts).containsEntry("buckets-construction", "PASS").containsEntry("buckets-rebuilt", "PASS")
-        .containsEntry("predicted-before-run", "PASS").containsEntry("seal", "PASS");
-
-    // every key the ranks wrote into the manifest belongs to one of its typed turns
-    RunManifest m = RunManifest.read(out);
-    Set<String> known = Stream.of(LaunchRequest.class, LaunchStart.class, JobFacts.class, RunOutcome.class)
-        .flatMap(c -> Stream.of(c.getRecordComponents())).map(RecordComponent::getName).collect(Collectors.toSet());
-    Set<String> written = new HashSet<>();
-    m.raw().fieldNames().forEachRemaining(written::add);
-    written.remove("schema");
-    assertThat(known).containsAll(written);
-    assertThat(m.job().worldSize()).isEqualTo(2);
-    assertThat(m.request().command()).contains("examples/lm/train.py");
-    JsonNode instr = m.job().instrumentation();
-    assertThat(instr.path("predictions").size()).isEqualTo(2);
-  }
-
-  /**
-   * A launch-bound job may run without the recording comm hook (--hook-every 0: in a user's job the hook would run on
-   * every iteration): the buckets are then proven from DDP's logging data, and the seal still precedes the first
-   * backward (the backward's start is taken after the ready-order addendum is sealed).
-   */
-  @Test
-  void withoutTheCommHookTheBucketsAreProvenFromDdpLogging(@TempDir Path tmp) throws Exception {
-    PythonProbe.Python py = Live.requireTorch();
-    Path out = tmp.resolve("no-hook");
-    Runner.CommandRequest req = Runner.CommandRequest.of(torchrun(py.executable(), 2, "examples/convnet/train.py",
-        "--steps", "8"), out).timeoutSec(300).sizes(2, 0).hookEvery(0)
-        .recorded(List.of("pathproof", "run", "--hook-every", "0", "--out", out.toString(), "--"), "pathproof test")
-        .build();
-    Runner.Result r = Runner.wrap(req);
-    assertThat(r.exitCode()).as(r.message()).isZero();
-    assertThat(out.resolve("hook-rank0.jsonl")).doesNotExist();
-    AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(Vocabulary.ownPrediction(out)),
-        Ingest.read(List.of(out)));
-    Map<String, String> verdicts = t.rows().stream().collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
-    assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
-    assertThat(verdicts).containsEntry("buckets-construction", "PASS").containsEntry("buckets-rebuilt", "PASS")
-        .containsEntry("predicted-before-run", "PASS").containsEntry("completion-order", "UNPROVEN");
-  }
-
-  @Test
-  void aRankThatDiesIsNamedAndItsFilesKept(@TempDir Path tmp) throws Exception {
-    PythonProbe.Python py = Live.requireTorch();
-    Path out = tmp.resolve("dies");
-    Runner.Result r = Runner.wrap(request(torchrun(py.executable(), 2, "examples/recsys/train.py", "--steps", "12"), out,
-        List.of("exit_rank=1@4")));
-    assertThat(r.exitCode()).isEqualTo(ExitCode.RANK_FAILED);
-    assertThat(r.message()).startsWith("run: the command exited with status ").contains("rank 1: exited");
-    assertThat(out.resolve("steps-rank1.jsonl")).exists();
-    assertThat(Json.mapper().readTree(out.resolve("rank1.json").toFile()).path("exitCode").asInt()).isEqualTo(3);
-    // blind: neither the manifest nor the command line the manifest records names the fault
-    assertThat(Files.readString(out.resolve("manifest.json"))).doesNotContain("exit_rank");
-  }
-
-  @Test
-  void twoTorchrunNodesWriteOneRunDirectory(@TempDir Path tmp) throws Exception {
-    PythonProbe.Python py = Live.requireTorch();
-    Path out = tmp.resolve("two-nodes");
-    int port = Rendezvous.freePort();
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
-    try {
-      List<java.util.concurrent.Future<Runner.Result>> nodes = new ArrayList<>();
-      for (int node : new int[] {1, 0}) { // the second node's launcher may well start first
-        List<String> c = List.of(py.executable(), "-m", "torch.distributed.run", "--nnodes", "2", "--node_rank",
-            Integer.toString(node), "--nproc_per_node", "2", "--master_addr", "127.0.0.1", "--master_port",
-            Integer.toString(port), "examples/recsys/train.py", "--steps", "8");
-        nodes.add(pool.submit(() -> Runner.wrap(request(c, out, List.of()))));
-      }
-      for (java.util.concurrent.Future<Runner.Result> f : nodes) {
-        Runner.Result r = f.get(600, java.util.concurrent.TimeUnit.SECONDS);
-        assertThat(r.exitCode()).as(r.message()).isZero();
-        assertThat(r.ranks()).hasSize(3); // its launcher and its node's two ranks
-      }
-    } finally {
-      pool.shutdownNow();
+    private static List<String> torchrun(String python, int ranks, String... script) {
+        List<String> c = new ArrayList<>(List.of(
+                python,
+                "-m",
+                "torch.distributed.run",
+                "--nproc_per_node",
+                Integer.toString(ranks),
+                "--master_addr",
+                "127.0.0.1",
+                "--master_port",
+                Integer.toString(Rendezvous.freePort())));
+        c.addAll(List.of(script));
+        return c;
     }
-    assertThat(out.resolve("node-1/command.stdout")).exists();
-    assertThat(out.resolve("node-1/manifest.json")).exists();
-    assertThat(RunManifest.read(out).job().worldSize()).isEqualTo(4);
-    Evidence e = Ingest.read(List.of(out));
-    assertThat(e.replicas().digests()).hasSize(4);
-    AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(Vocabulary.ownPrediction(out)), e);
-    assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
-    Map<String, String> verdicts = t.rows().stream().collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
-    assertThat(verdicts).containsEntry("world-size", "PASS").containsEntry("replicas", "PASS")
-        .containsEntry("buckets-rebuilt", "PASS");
-  }
+
+    private static Runner.CommandRequest request(List<String> command, Path out, List<String> inject) {
+        return Runner.CommandRequest.of(command, out)
+                .inject(inject)
+                .timeoutSec(300)
+                .sizes(2, 0)
+                .recorded(List.of("pathproof", "run", "--out", out.toString(), "--"), "pathproof test")
+                .build();
+    }
+
+    @Test
+    void aUserScriptIsPredictedInTheRunAndAccepted(@TempDir Path tmp) throws Exception {
+        PythonProbe.Python py = Live.requireTorch();
+        Path out = tmp.resolve("lm");
+        Runner.Result r = Runner.wrap(
+                request(torchrun(py.executable(), 2, "examples/lm/train.py", "--steps", "6"), out, List.of()));
+        assertThat(r.exitCode()).as(r.message()).isZero();
+        assertThat(r.ranks()).extracting(RunOutcome.RankExit::ended).containsExactly("exited", "finished", "finished");
+        assertThat(Files.readString(out.resolve(CommandRun.STDOUT))).contains("step     6");
+
+        // the prediction was sealed in the run, twice: at DDP's construction and with the gradient-ready order
+        Path own = Vocabulary.ownPrediction(out);
+        assertThat(own.getFileName().toString()).isEqualTo(Vocabulary.file("predictionAddendum"));
+        Prediction addendum = PredictionIo.readVerified(own);
+        Prediction stage1 = PredictionIo.readVerified(out.resolve(Vocabulary.file("prediction")));
+        assertThat(addendum.inputs().path("addendumOf").path("sha256").asText())
+                .isEqualTo(stage1.seal().sha256());
+        assertThat(addendum.inputs().path("workload").path("readyOrder").size())
+                .isEqualTo(addendum.buckets().parameterCount());
+
+        Evidence e = Ingest.read(List.of(out));
+        AcceptanceTable t = Acceptance.accept(addendum, e);
+        Map<String, String> verdicts = t.rows().stream()
+                .collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
+        assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
+        assertThat(verdicts)
+                .containsEntry("buckets-construction", "PASS")
+                .containsEntry("buckets-rebuilt", "PASS")
+                .containsEntry("predicted-before-run", "PASS")
+                .containsEntry("seal", "PASS");
+
+        // every key the ranks wrote into the manifest belongs to one of its typed turns
+        RunManifest m = RunManifest.read(out);
+        Set<String> known = Stream.of(LaunchRequest.class, LaunchStart.class, JobFacts.class, RunOutcome.class)
+                .flatMap(c -> Stream.of(c.getRecordComponents()))
+                .map(RecordComponent::getName)
+                .collect(Collectors.toSet());
+        Set<String> written = new HashSet<>();
+        m.raw().fieldNames().forEachRemaining(written::add);
+        written.remove("schema");
+        assertThat(known).containsAll(written);
+        assertThat(m.job().worldSize()).isEqualTo(2);
+        assertThat(m.request().command()).contains("examples/lm/train.py");
+        JsonNode instr = m.job().instrumentation();
+        assertThat(instr.path("predictions").size()).isEqualTo(2);
+    }
+
+    /**
+     * A launch-bound job may run without the recording comm hook (--hook-every 0: in a user's job the hook would run on
+     * every iteration): the buckets are then proven from DDP's logging data, and the seal still precedes the first
+     * backward (the backward's start is taken after the ready-order addendum is sealed).
+     */
+    @Test
+    void withoutTheCommHookTheBucketsAreProvenFromDdpLogging(@TempDir Path tmp) throws Exception {
+        PythonProbe.Python py = Live.requireTorch();
+        Path out = tmp.resolve("no-hook");
+        Runner.CommandRequest req = Runner.CommandRequest.of(
+                        torchrun(py.executable(), 2, "examples/convnet/train.py", "--steps", "8"), out)
+                .timeoutSec(300)
+                .sizes(2, 0)
+                .hookEvery(0)
+                .recorded(
+                        List.of("pathproof", "run", "--hook-every", "0", "--out", out.toString(), "--"),
+                        "pathproof test")
+                .build();
+        Runner.Result r = Runner.wrap(req);
+        assertThat(r.exitCode()).as(r.message()).isZero();
+        assertThat(out.resolve("hook-rank0.jsonl")).doesNotExist();
+        AcceptanceTable t =
+                Acceptance.accept(PredictionIo.readVerified(Vocabulary.ownPrediction(out)), Ingest.read(List.of(out)));
+        Map<String, String> verdicts = t.rows().stream()
+                .collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
+        assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
+        assertThat(verdicts)
+                .containsEntry("buckets-construction", "PASS")
+                .containsEntry("buckets-rebuilt", "PASS")
+                .containsEntry("predicted-before-run", "PASS")
+                .containsEntry("completion-order", "UNPROVEN");
+    }
+
+    @Test
+    void aRankThatDiesIsNamedAndItsFilesKept(@TempDir Path tmp) throws Exception {
+        PythonProbe.Python py = Live.requireTorch();
+        Path out = tmp.resolve("dies");
+        Runner.Result r = Runner.wrap(request(
+                torchrun(py.executable(), 2, "examples/recsys/train.py", "--steps", "12"),
+                out,
+                List.of("exit_rank=1@4")));
+        assertThat(r.exitCode()).isEqualTo(ExitCode.RANK_FAILED);
+        assertThat(r.message())
+                .startsWith("run: the command exited with status ")
+                .contains("rank 1: exited");
+        assertThat(out.resolve("steps-rank1.jsonl")).exists();
+        assertThat(Json.mapper()
+                        .readTree(out.resolve("rank1.json").toFile())
+                        .path("exitCode")
+                        .asInt())
+                .isEqualTo(3);
+        // blind: neither the manifest nor the command line the manifest records names the fault
+        assertThat(Files.readString(out.resolve("manifest.json"))).doesNotContain("exit_rank");
+    }
+
+    @Test
+    void twoTorchrunNodesWriteOneRunDirectory(@TempDir Path tmp) throws Exception {
+        PythonProbe.Python py = Live.requireTorch();
+        Path out = tmp.resolve("two-nodes");
+        int port = Rendezvous.freePort();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            List<java.util.concurrent.Future<Runner.Result>> nodes = new ArrayList<>();
+            for (int node : new int[] {1, 0}) { // the second node's launcher may well start first
+                List<String> c = List.of(
+                        py.executable(),
+                        "-m",
+                        "torch.distributed.run",
+                        "--nnodes",
+                        "2",
+                        "--node_rank",
+                        Integer.toString(node),
+                        "--nproc_per_node",
+                        "2",
+                        "--master_addr",
+                        "127.0.0.1",
+                        "--master_port",
+                        Integer.toString(port),
+                        "examples/recsys/train.py",
+                        "--steps",
+                        "8");
+                nodes.add(pool.submit(() -> Runner.wrap(request(c, out, List.of()))));
+            }
+            for (java.util.concurrent.Future<Runner.Result> f : nodes) {
+                Runner.Result r = f.get(600, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(r.exitCode()).as(r.message()).isZero();
+                assertThat(r.ranks()).hasSize(3); // its launcher and its node's two ranks
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(out.resolve("node-1/command.stdout")).exists();
+        assertThat(out.resolve("node-1/manifest.json")).exists();
+        assertThat(RunManifest.read(out).job().worldSize()).isEqualTo(4);
+        Evidence e = Ingest.read(List.of(out));
+        assertThat(e.replicas().digests()).hasSize(4);
+        AcceptanceTable t = Acceptance.accept(PredictionIo.readVerified(Vocabulary.ownPrediction(out)), e);
+        assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
+        Map<String, String> verdicts = t.rows().stream()
+                .collect(Collectors.toMap(AcceptanceRow::id, x -> x.verdict().name()));
+        assertThat(verdicts)
+                .containsEntry("world-size", "PASS")
+                .containsEntry("replicas", "PASS")
+                .containsEntry("buckets-rebuilt", "PASS");
+    }
 }

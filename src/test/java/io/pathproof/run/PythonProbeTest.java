@@ -11,46 +11,51 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class PythonProbeTest {
-  @Test
-  void explicitChoiceIsTheOnlyCandidate() {
-    assertThat(PythonProbe.candidates("/opt/py/bin/python3", "/elsewhere/python3", "/usr/bin"))
-        .containsExactly("/opt/py/bin/python3");
-  }
+    @Test
+    void explicitChoiceIsTheOnlyCandidate() {
+        assertThat(PythonProbe.candidates("/opt/py/bin/python3", "/elsewhere/python3", "/usr/bin"))
+                .containsExactly("/opt/py/bin/python3");
+    }
 
-  @Test
-  void orderIsEnvironmentThenPathThenDebiansPython(@TempDir Path dir) throws Exception {
-    Path py = dir.resolve("python3");
-    Files.writeString(py, "#!/bin/sh\nexit 1\n");
-    assertThat(py.toFile().setExecutable(true)).isTrue();
-    String path = dir.resolve("empty") + File.pathSeparator + dir;
-    assertThat(PythonProbe.candidates(null, "/env/python3", path))
-        .containsExactly("/env/python3", py.toString(), "/usr/bin/python3");
-  }
+    @Test
+    void orderIsEnvironmentThenPathThenDebiansPython(@TempDir Path dir) throws Exception {
+        Path py = dir.resolve("python3");
+        Files.writeString(py, "#!/bin/sh\nexit 1\n");
+        assertThat(py.toFile().setExecutable(true)).isTrue();
+        String path = dir.resolve("empty") + File.pathSeparator + dir;
+        assertThat(PythonProbe.candidates(null, "/env/python3", path))
+                .containsExactly("/env/python3", py.toString(), "/usr/bin/python3");
+    }
 
-  @Test
-  void aPythonWithoutTorchIsRejectedWithAReason(@TempDir Path dir) throws Exception {
-    Path fake = dir.resolve("python3");
-    Files.writeString(fake, "#!/bin/sh\necho 'ModuleNotFoundError: No module named torch' >&2\nexit 1\n");
-    assertThat(fake.toFile().setExecutable(true)).isTrue();
-    List<String> why = new ArrayList<>();
-    assertThat(PythonProbe.probe(fake.toString(), why)).isNull();
-    assertThat(PythonProbe.probe(dir.resolve("absent").toString(), why)).isNull();
-    assertThat(why).containsExactly(fake + ": no torch", dir.resolve("absent") + ": cannot run");
-  }
+    @Test
+    void aPythonWithoutTorchIsRejectedWithAReason(@TempDir Path dir) throws Exception {
+        Path fake = dir.resolve("python3");
+        Files.writeString(fake, "#!/bin/sh\necho 'ModuleNotFoundError: No module named torch' >&2\nexit 1\n");
+        assertThat(fake.toFile().setExecutable(true)).isTrue();
+        List<String> why = new ArrayList<>();
+        assertThat(PythonProbe.probe(fake.toString(), why)).isNull();
+        assertThat(PythonProbe.probe(dir.resolve("absent").toString(), why)).isNull();
+        assertThat(why).containsExactly(fake + ": no torch", dir.resolve("absent") + ": cannot run");
+    }
 
-  @Test
-  void probeReadsTheLastSixLinesEvenAfterWarnings(@TempDir Path dir) throws Exception {
-    Path fake = dir.resolve("python3");
-    Files.writeString(fake, "#!/bin/sh\necho 'UserWarning: something'\nprintf '3.12.3\\n2.11.0+cu130\\n1\\n4\\n1\\n1\\n'\n");
-    assertThat(fake.toFile().setExecutable(true)).isTrue();
-    PythonProbe.Python p = PythonProbe.probe(fake.toString(), new ArrayList<>());
-    assertThat(p).isEqualTo(new PythonProbe.Python(fake.toString(), "3.12.3", "2.11.0+cu130", true, 4, true, true));
-  }
+    @Test
+    void probeReadsTheLastSixLinesEvenAfterWarnings(@TempDir Path dir) throws Exception {
+        Path fake = dir.resolve("python3");
+        Files.writeString(
+                fake, "#!/bin/sh\necho 'UserWarning: something'\nprintf '3.12.3\\n2.11.0+cu130\\n1\\n4\\n1\\n1\\n'\n");
+        assertThat(fake.toFile().setExecutable(true)).isTrue();
+        PythonProbe.Python p = PythonProbe.probe(fake.toString(), new ArrayList<>());
+        assertThat(p).isEqualTo(new PythonProbe.Python(fake.toString(), "3.12.3", "2.11.0+cu130", true, 4, true, true));
+    }
 
-  @Test
-  void torchrunIsAvoidedOnlyForTorch1WithPython311() {
-    assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.11.2", "1.13.0a0", false, 0, false, true))).isFalse();
-    assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.10.12", "1.13.1", false, 0, false, true))).isTrue();
-    assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.12.3", "2.11.0+cu130", true, 1, true, true))).isTrue();
-  }
+    @Test
+    void torchrunIsAvoidedOnlyForTorch1WithPython311() {
+        assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.11.2", "1.13.0a0", false, 0, false, true)))
+                .isFalse();
+        assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.10.12", "1.13.1", false, 0, false, true)))
+                .isTrue();
+        assertThat(PythonProbe.torchrunWorks(
+                        new PythonProbe.Python("p", "3.12.3", "2.11.0+cu130", true, 1, true, true)))
+                .isTrue();
+    }
 }

@@ -17,24 +17,28 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("live")
 class PythonSuiteTest {
-  @Test
-  void thePythonPackagesTestsPass() throws Exception {
-    PythonProbe.Python py = Live.requireTorch();
-    Process check = new ProcessBuilder(py.executable(), "-c", "import pytest").redirectErrorStream(true).start();
-    if (check.waitFor() != 0) {
-      if ("1".equals(System.getenv("PATHPROOF_REQUIRE_LIVE"))) {
-        fail("PATHPROOF_REQUIRE_LIVE=1 but " + py.executable() + " has no pytest (Debian: apt-get install python3-pytest)");
-      }
-      Assumptions.abort("no pytest for " + py.executable());
+    @Test
+    void thePythonPackagesTestsPass() throws Exception {
+        PythonProbe.Python py = Live.requireTorch();
+        Process check = new ProcessBuilder(py.executable(), "-c", "import pytest")
+                .redirectErrorStream(true)
+                .start();
+        if (check.waitFor() != 0) {
+            if ("1".equals(System.getenv("PATHPROOF_REQUIRE_LIVE"))) {
+                fail("PATHPROOF_REQUIRE_LIVE=1 but " + py.executable()
+                        + " has no pytest (Debian: apt-get install python3-pytest)");
+            }
+            Assumptions.abort("no pytest for " + py.executable());
+        }
+        ProcessBuilder pb = new ProcessBuilder(py.executable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
+                .directory(Path.of("python").toFile())
+                .redirectErrorStream(true);
+        pb.environment().remove("PATHPROOF_OUT");
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(600, TimeUnit.SECONDS)).isTrue();
+        String text = new String(out, StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(text).isZero();
+        assertThat(List.of(text.split("\n"))).anyMatch(l -> l.matches(".*\\d+ passed.*"));
     }
-    ProcessBuilder pb = new ProcessBuilder(py.executable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
-        .directory(Path.of("python").toFile()).redirectErrorStream(true);
-    pb.environment().remove("PATHPROOF_OUT");
-    Process p = pb.start();
-    byte[] out = p.getInputStream().readAllBytes();
-    assertThat(p.waitFor(600, TimeUnit.SECONDS)).isTrue();
-    String text = new String(out, StandardCharsets.UTF_8);
-    assertThat(p.exitValue()).as(text).isZero();
-    assertThat(List.of(text.split("\n"))).anyMatch(l -> l.matches(".*\\d+ passed.*"));
-  }
 }
