@@ -502,19 +502,15 @@ final class TopoSystem {
 
     /** Applies the P2P level (default PXB; AMD with ≤ 2 GPUs: SYS; the user's NCCL_P2P_LEVEL/DISABLE wins). */
     void applyP2pLevel(Integer userLevel) {
-        applyP2pLevel(userLevel, false);
-    }
-
-    /** As {@link #applyP2pLevel(Integer)}; {@code pxnDisable} is NCCL_PXN_DISABLE=1. */
-    void applyP2pLevel(Integer userLevel, boolean pxnDisable) {
-        applyP2pLevel(userLevel, pxnDisable, null);
+        applyP2pLevel(userLevel, false, null);
     }
 
     /** GPUDirect RDMA's farthest path type (NCCL_NET_GDR_LEVEL, default PXB; graph/paths.cc@v2.28.9-1:452-454). */
     int gdrLevel = PATH_PXB;
 
     /**
-     * As {@link #applyP2pLevel(Integer, boolean)}; {@code userGdrLevel} is NCCL_NET_GDR_LEVEL (null: unset, PXB).
+     * As {@link #applyP2pLevel(Integer)}; {@code pxnDisable} is NCCL_PXN_DISABLE=1, {@code userGdrLevel}
+     * NCCL_NET_GDR_LEVEL (null: unset, PXB).
      */
     void applyP2pLevel(Integer userLevel, boolean pxnDisable, Integer userGdrLevel) {
         if (userGdrLevel != null) {
