@@ -66,7 +66,10 @@ class PhaseBarsTest {
     static void assertClear(List<PhaseBars.Bar> bars, List<PhaseBars.Label> labels) {
         for (PhaseBars.Label l : labels) {
             assertThat(l.x()).as("%s label starts in the chart", l).isGreaterThanOrEqualTo(LEFT);
-            assertThat(l.x() + l.w()).as("%s label ends in the chart", l).isLessThanOrEqualTo(RIGHT);
+            // Chromium's box of an 11 px monospace label reaches up to 0.4 px past its imposed textLength.
+            assertThat(l.x() + l.w())
+                    .as("%s label ends in the chart, a margin clear of its edge", l)
+                    .isLessThanOrEqualTo(RIGHT - 1);
             for (PhaseBars.Bar b : bars) {
                 if (b.phase().equals(l.phase())) {
                     boolean inside = l.x() >= b.x0() && l.x() + l.w() <= b.x1();
