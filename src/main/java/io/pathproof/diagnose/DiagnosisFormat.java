@@ -8,6 +8,17 @@ final class DiagnosisFormat {
 
     static String text(Diagnosis d) {
         StringBuilder sb = new StringBuilder();
+        heading(sb, d);
+        correctness(sb, d.correctness());
+        stepTime(sb, d.regression());
+        fingerprint(sb, d);
+        eliminated(sb, d);
+        rootCause(sb, d.rootCause());
+        candidates(sb, d);
+        return sb.toString();
+    }
+
+    private static void heading(StringBuilder sb, Diagnosis d) {
         sb.append("diagnosis: ")
                 .append(d.conclusion())
                 .append("  (baseline ")
@@ -15,12 +26,17 @@ final class DiagnosisFormat {
                 .append(", variant ")
                 .append(d.variant())
                 .append(")\n");
+    }
+
+    private static void correctness(StringBuilder sb, Diagnosis.Correctness c) {
         sb.append("1. correctness: ")
-                .append(d.correctness().verdict().label())
+                .append(c.verdict().label())
                 .append(" — ")
-                .append(d.correctness().evidence())
+                .append(c.evidence())
                 .append('\n');
-        Diagnosis.Regression r = d.regression();
+    }
+
+    private static void stepTime(StringBuilder sb, Diagnosis.Regression r) {
         sb.append("2. step time: ").append(r.verdict());
         if (r.ratio() != null) {
             sb.append(" — ").append(step(r));
@@ -32,6 +48,10 @@ final class DiagnosisFormat {
         if (r.ratio() != null) {
             sb.append("   rule: ").append(r.rule()).append('\n');
         }
+    }
+
+    /** The path layers side by side, then the configuration facts that differ. */
+    private static void fingerprint(StringBuilder sb, Diagnosis d) {
         sb.append("3. fingerprint:\n");
         for (Diagnosis.LayerDiff l : d.diffs()) {
             sb.append(String.format(
@@ -46,6 +66,9 @@ final class DiagnosisFormat {
                     "   %-12s CHANGED %s: %s → %s (%s)%n",
                     "config", c.key(), c.baseline(), c.variant(), String.join(", ", c.evidence())));
         }
+    }
+
+    private static void eliminated(StringBuilder sb, Diagnosis d) {
         sb.append("4. eliminated:\n");
         for (Diagnosis.Elimination e : d.eliminated()) {
             sb.append("   - ")
@@ -61,25 +84,30 @@ final class DiagnosisFormat {
                     .append(e.evidence())
                     .append('\n');
         }
-        Diagnosis.RootCause rc = d.rootCause();
-        if (rc != null) {
-            sb.append("5. root cause: layer ")
-                    .append(rc.layer())
-                    .append(", owner ")
-                    .append(rc.owner())
-                    .append('\n');
-            sb.append("   change: ").append(rc.change()).append('\n');
-            for (String e : rc.evidence()) {
-                sb.append("   evidence: ").append(e).append('\n');
-            }
-            sb.append("   fix: ").append(rc.fix()).append('\n');
-            for (String w : rc.wrongMitigations()) {
-                sb.append("   would not fix it: ").append(w).append('\n');
-            }
-            sb.append("   prove it: ").append(rc.rerun()).append('\n');
-        } else {
+    }
+
+    private static void rootCause(StringBuilder sb, Diagnosis.RootCause rc) {
+        if (rc == null) {
             sb.append("5. root cause: not determined\n");
+            return;
         }
+        sb.append("5. root cause: layer ")
+                .append(rc.layer())
+                .append(", owner ")
+                .append(rc.owner())
+                .append('\n');
+        sb.append("   change: ").append(rc.change()).append('\n');
+        for (String e : rc.evidence()) {
+            sb.append("   evidence: ").append(e).append('\n');
+        }
+        sb.append("   fix: ").append(rc.fix()).append('\n');
+        for (String w : rc.wrongMitigations()) {
+            sb.append("   would not fix it: ").append(w).append('\n');
+        }
+        sb.append("   prove it: ").append(rc.rerun()).append('\n');
+    }
+
+    private static void candidates(StringBuilder sb, Diagnosis d) {
         for (Diagnosis.Candidate c : d.candidates()) {
             sb.append("   candidate: ")
                     .append(c.variable())
@@ -91,7 +119,6 @@ final class DiagnosisFormat {
                     .append(c.change())
                     .append('\n');
         }
-        return sb.toString();
     }
 
     static String markdown(Diagnosis d) {

@@ -72,6 +72,33 @@ final class Remedies {
             boolean effectSeen,
             Fingerprint fb) {
         String configDiff = Diagnoser.describe(changes);
+        List<String> evidence = configuredEvidence(target, configDiff, changedLayers, diffs, effect, effectSeen);
+        String change = variable + ": " + configDiff
+                + (changedLayers.size() > 1
+                        ? "; downstream of it: " + Layer.joined(changedLayers.subList(1, changedLayers.size()))
+                                + " changed too"
+                        : "");
+        Remedy remedy = configuredRemedy(layer, target, changes, configDiff, changedLayers, fb);
+        List<String> wrong = new ArrayList<>();
+        wrong.add("a larger timeout (ProcessGroup / NCCL): the collective is slower or different, not hung");
+        wrong.addAll(remedy.wouldNotFix());
+        // A changed cluster description acting on the network (a NIC's speed or GPUDirect) is the hardware's, not
+        // NCCL's.
+        String owner = target == Layer.NETWORK && layer != Layer.NETWORK ? Layer.Owner.HARDWARE : target.owner();
+        return new Diagnosis.RootCause(target, owner, change, evidence, remedy.fix(), wrong, RERUN);
+    }
+
+    /** A fix and the mitigations, beside the always wrong larger timeout, that would not fix the root cause. */
+    private record Remedy(String fix, List<String> wouldNotFix) {}
+
+    /** The diagnosis's evidence and the line that says which of configuration, path and effect agree. */
+    private static List<String> configuredEvidence(
+            Layer target,
+            String configDiff,
+            List<Layer> changedLayers,
+            List<Diagnosis.LayerDiff> diffs,
+            String effect,
+            boolean effectSeen) {
         List<String> evidence = Diagnoser.evidence(configDiff, changedLayers, diffs, effect);
         if (target == Layer.DDP_CONFIG) {
             evidence.add("DDP's own logging data records the changed flag"
@@ -83,80 +110,93 @@ final class Remedies {
                             ? "configuration diff, path diff and effect agree"
                             : "configuration diff and path diff agree; no step-time effect measured");
         }
-        String change = variable + ": " + configDiff
-                + (changedLayers.size() > 1
-                        ? "; downstream of it: " + Layer.joined(changedLayers.subList(1, changedLayers.size()))
-                                + " changed too"
-                        : "");
-        List<String> wrong = new ArrayList<>();
-        wrong.add("a larger timeout (ProcessGroup / NCCL): the collective is slower or different, not hung");
-        String fix;
-        switch (target) {
-            case CHANNELS -> {
-                fix = undo(changes)
-                        + " in the job's environment so that NCCL chooses the channel count again (baseline: "
-                        + base(fb, Layer.CHANNELS) + ")";
-                wrong.add(
-                        "a larger DDP bucket (bucket_cap_mb): the bucket is unchanged; a bigger message over fewer channels is still fewer channels");
-                wrong.add("blaming or replacing NVLink: the transport is unchanged (" + base(fb, Layer.TRANSPORT)
-                        + "); a channel cap is configuration, not a link fault");
-                wrong.add("forcing NCCL_ALGO or NCCL_PROTO: algorithm and protocol did not change");
-            }
-            case PROTOCOL -> {
-                fix = undo(changes) + " so that the tuner picks the protocol per message size again (baseline: "
-                        + base(fb, Layer.PROTOCOL) + ")";
-                wrong.add("more channels (NCCL_MIN_NCHANNELS): the protocol, not the channel count, was forced");
-                wrong.add("a larger DDP bucket: a forced protocol stays forced at every size");
-            }
-            case ALGORITHM -> {
-                fix = undo(changes) + " so that the tuner picks the algorithm again (baseline: "
-                        + base(fb, Layer.ALGORITHM) + ")";
-                wrong.add("more channels or another protocol: the algorithm was forced");
-                wrong.add("a larger DDP bucket: a forced algorithm stays forced at every size");
-            }
-            case TRANSPORT -> {
-                fix = undo(changes) + " so that peers connect over " + base(fb, Layer.TRANSPORT) + " again";
-                wrong.add(
-                        "replacing NVLink or the GPUs: the configuration turned the peer path off; the links were never tried");
-                wrong.add("more channels or a larger bucket: the data still goes through the fallback transport");
-            }
-            case NETWORK -> {
-                fix = network(changes, layer) + " (baseline: " + base(fb, Layer.NETWORK) + ")";
-                wrong.add(
-                        "more channels or another NCCL_ALGO/NCCL_PROTO: they tune around a slower path between nodes; the "
-                                + "network path itself changed");
-                wrong.add("blaming NVLink or the GPUs: the transport inside each node is unchanged ("
-                        + base(fb, Layer.TRANSPORT) + ")");
-                wrong.add("a larger DDP bucket: every bucket still crosses the same network path");
-            }
-            case THREADS -> {
-                fix = undo(changes) + " so that NCCL sizes its thread blocks itself again (baseline: "
-                        + base(fb, Layer.THREADS) + ")";
-                wrong.add("more channels: the block size, not the channel count, changed");
-                wrong.add("a larger DDP bucket: the launch shape is set by the thread limit");
-            }
-            case DDP_CONFIG -> {
-                fix = undo(changes)
-                        + " in the DDP constructor (find_unused_parameters=True makes the reducer walk the autograd graph after "
-                        + "every forward and keeps the buckets in construction order)";
-                wrong.add("NCCL tuning (NCCL_ALGO, NCCL_PROTO, channels): the collectives are not what changed");
-                wrong.add("a larger DDP bucket: the flag, not the bucket size, changed");
-            }
-            case BUCKETS -> {
-                fix = undo(changes) + " in the DDP constructor so that the gradients are bucketed as before (baseline: "
-                        + base(fb, Layer.BUCKETS) + ")";
-                wrong.add(
+        return evidence;
+    }
+
+    /** The fix of a configured change of {@code target} (acted on by a variable of {@code layer}). */
+    private static Remedy configuredRemedy(
+            Layer layer,
+            Layer target,
+            List<ConfigDiff.Change> changes,
+            String configDiff,
+            List<Layer> changedLayers,
+            Fingerprint fb) {
+        return switch (target) {
+            case CHANNELS ->
+                backToBaseline(
+                        changes,
+                        " in the job's environment so that NCCL chooses the channel count again",
+                        fb,
+                        Layer.CHANNELS,
+                        "a larger DDP bucket (bucket_cap_mb): the bucket is unchanged; a bigger message over fewer channels is still fewer channels",
+                        "blaming or replacing NVLink: the transport is unchanged (" + base(fb, Layer.TRANSPORT)
+                                + "); a channel cap is configuration, not a link fault",
+                        "forcing NCCL_ALGO or NCCL_PROTO: algorithm and protocol did not change");
+            case PROTOCOL ->
+                backToBaseline(
+                        changes,
+                        " so that the tuner picks the protocol per message size again",
+                        fb,
+                        Layer.PROTOCOL,
+                        "more channels (NCCL_MIN_NCHANNELS): the protocol, not the channel count, was forced",
+                        "a larger DDP bucket: a forced protocol stays forced at every size");
+            case ALGORITHM ->
+                backToBaseline(
+                        changes,
+                        " so that the tuner picks the algorithm again",
+                        fb,
+                        Layer.ALGORITHM,
+                        "more channels or another protocol: the algorithm was forced",
+                        "a larger DDP bucket: a forced algorithm stays forced at every size");
+            case TRANSPORT ->
+                new Remedy(
+                        undo(changes) + " so that peers connect over " + base(fb, Layer.TRANSPORT) + " again",
+                        List.of(
+                                "replacing NVLink or the GPUs: the configuration turned the peer path off; the links were never tried",
+                                "more channels or a larger bucket: the data still goes through the fallback transport"));
+            case NETWORK ->
+                new Remedy(
+                        network(changes, layer) + " (baseline: " + base(fb, Layer.NETWORK) + ")",
+                        List.of(
+                                "more channels or another NCCL_ALGO/NCCL_PROTO: they tune around a slower path between nodes; the "
+                                        + "network path itself changed",
+                                "blaming NVLink or the GPUs: the transport inside each node is unchanged ("
+                                        + base(fb, Layer.TRANSPORT) + ")",
+                                "a larger DDP bucket: every bucket still crosses the same network path"));
+            case THREADS ->
+                backToBaseline(
+                        changes,
+                        " so that NCCL sizes its thread blocks itself again",
+                        fb,
+                        Layer.THREADS,
+                        "more channels: the block size, not the channel count, changed",
+                        "a larger DDP bucket: the launch shape is set by the thread limit");
+            case DDP_CONFIG ->
+                new Remedy(
+                        undo(changes)
+                                + " in the DDP constructor (find_unused_parameters=True makes the reducer walk the autograd graph after "
+                                + "every forward and keeps the buckets in construction order)",
+                        List.of(
+                                "NCCL tuning (NCCL_ALGO, NCCL_PROTO, channels): the collectives are not what changed",
+                                "a larger DDP bucket: the flag, not the bucket size, changed"));
+            case BUCKETS ->
+                backToBaseline(
+                        changes,
+                        " in the DDP constructor so that the gradients are bucketed as before",
+                        fb,
+                        Layer.BUCKETS,
                         "NCCL tuning (NCCL_ALGO, NCCL_PROTO, channels): NCCL chose correctly for the new message sizes; the messages changed");
-            }
-            default -> {
-                fix = "revert " + configDiff + " (it changed " + Layer.joined(changedLayers) + ")";
-                wrong.add("tuning the layers downstream of the change one by one instead of reverting it");
-            }
-        }
-        // A changed cluster description acting on the network (a NIC's speed or GPUDirect) is the hardware's, not
-        // NCCL's.
-        String owner = target == Layer.NETWORK && layer != Layer.NETWORK ? Layer.Owner.HARDWARE : target.owner();
-        return new Diagnosis.RootCause(target, owner, change, evidence, fix, wrong, RERUN);
+            default ->
+                new Remedy(
+                        "revert " + configDiff + " (it changed " + Layer.joined(changedLayers) + ")",
+                        List.of("tuning the layers downstream of the change one by one instead of reverting it"));
+        };
+    }
+
+    /** The change undone {@code how} the baseline had it, which names its value of {@code layer}. */
+    private static Remedy backToBaseline(
+            List<ConfigDiff.Change> changes, String how, Fingerprint fb, Layer layer, String... wouldNotFix) {
+        return new Remedy(undo(changes) + how + " (baseline: " + base(fb, layer) + ")", List.of(wouldNotFix));
     }
 
     /**

@@ -64,36 +64,6 @@ final class StepStats {
             Diagnosis.Rule rule,
             int units,
             double unitSd) {
-        Comparison(
-                int nBaseline,
-                int nVariant,
-                int runsBaseline,
-                int runsVariant,
-                double baselineMedian,
-                double variantMedian,
-                double ratio,
-                double ciLow,
-                double ciHigh,
-                double ruleLow,
-                double ruleHigh,
-                Diagnosis.Rule rule) {
-            this(
-                    nBaseline,
-                    nVariant,
-                    runsBaseline,
-                    runsVariant,
-                    baselineMedian,
-                    variantMedian,
-                    ratio,
-                    ciLow,
-                    ciHigh,
-                    ruleLow,
-                    ruleHigh,
-                    rule,
-                    1,
-                    Double.NaN);
-        }
-
         /** Enough pairs of runs for the rule to decide at all ({@link Diagnosis.Rule#pairs()}). */
         boolean enoughPairs() {
             return units >= rule.pairs();
@@ -320,25 +290,10 @@ final class StepStats {
         double[] pa = concat(pa0.get(1));
         double[] pb = concat(pb0.get(1));
         int units = Math.min(ra.units, rb.units);
-        if (!(se > 0) || !(dfa >= 1 || dfb >= 1)) {
-            return new Comparison(
-                    pb.length,
-                    pa.length,
-                    rb.units,
-                    ra.units,
-                    median(pb.clone()),
-                    median(pa.clone()),
-                    Math.exp(mean),
-                    0,
-                    Double.POSITIVE_INFINITY,
-                    0,
-                    Double.POSITIVE_INFINITY,
-                    rule,
-                    units,
-                    Double.NaN);
-        }
-        double t = StudentT.quantile(1 - tail, df);
-        double t95 = StudentT.quantile(0.975, df);
+        // Neither side measures a spread between its pairs: no run-level verdict, an interval without bounds.
+        boolean spread = se > 0 && (dfa >= 1 || dfb >= 1);
+        double[] ci95 = spread ? ratioInterval(mean, se, StudentT.quantile(0.975, df)) : UNBOUNDED;
+        double[] decides = spread ? ratioInterval(mean, se, StudentT.quantile(1 - tail, df)) : UNBOUNDED;
         return new Comparison(
                 pb.length,
                 pa.length,
@@ -347,13 +302,21 @@ final class StepStats {
                 median(pb.clone()),
                 median(pa.clone()),
                 Math.exp(mean),
-                Math.exp(mean - t95 * se),
-                Math.exp(mean + t95 * se),
-                Math.exp(mean - t * se),
-                Math.exp(mean + t * se),
+                ci95[0],
+                ci95[1],
+                decides[0],
+                decides[1],
                 rule,
                 units,
-                se * Math.sqrt(units));
+                spread ? se * Math.sqrt(units) : Double.NaN);
+    }
+
+    /** A ratio's interval that excludes nothing. */
+    private static final double[] UNBOUNDED = {0, Double.POSITIVE_INFINITY};
+
+    /** The ratio's interval from a mean log ratio, its standard error and the t quantile. */
+    private static double[] ratioInterval(double meanLog, double se, double t) {
+        return new double[] {Math.exp(meanLog - t * se), Math.exp(meanLog + t * se)};
     }
 
     private static double[] logMedians(List<double[]> runs) {
