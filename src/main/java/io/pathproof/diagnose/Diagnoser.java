@@ -369,18 +369,7 @@ final class Diagnoser {
         }
         double change =
                 reg.baselineMedianMs() == null ? Double.NaN : Math.abs(reg.variantMedianMs() - reg.baselineMedianMs());
-        return new LoadComparison(
-                loadB,
-                loadV,
-                StepStats.compare(loadB.stepsWithoutWait(), loadV.stepsWithoutWait(), rule),
-                reg.verdict(),
-                compute,
-                jobCpu(loadB, loadV, rule),
-                change);
-    }
-
-    static StepStats.Comparison jobCpu(MachineLoad b, MachineLoad v, Diagnosis.Rule rule) {
-        return b.hasJobCpu() && v.hasJobCpu() ? StepStats.compare(b.jobCpuPerStep(), v.jobCpuPerStep(), rule) : null;
+        return LoadComparison.of(loadB, loadV, reg.verdict(), compute, change, rule);
     }
 
     static String loadNote(LoadComparison load) {

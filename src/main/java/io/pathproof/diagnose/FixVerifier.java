@@ -1,14 +1,9 @@
 package io.pathproof.diagnose;
 
 import static io.pathproof.diagnose.Diagnoser.any;
-import static io.pathproof.diagnose.Diagnoser.compute;
 import static io.pathproof.diagnose.Diagnoser.describe;
-import static io.pathproof.diagnose.Diagnoser.jobCpu;
-import static io.pathproof.diagnose.Diagnoser.pct;
-import static io.pathproof.diagnose.Diagnoser.ratio;
 import static io.pathproof.diagnose.Diagnoser.round;
 import static io.pathproof.diagnose.Diagnoser.steps;
-import static io.pathproof.diagnose.Diagnoser.undecided;
 
 import io.pathproof.accept.Verdict;
 import io.pathproof.evidence.Evidence;
@@ -68,6 +63,24 @@ final class FixVerifier {
     }
 
     /**
+     * What a verification found, in three kinds: {@code reasons} the fix is not shown (it is "not fixed"),
+     * {@code undecided} comparisons it rests on ("inconclusive"), and {@code notes} that change no verdict.
+     */
+    record Findings(List<String> reasons, List<String> undecided, List<String> notes) {
+        Findings() {
+            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        }
+    }
+
+    /** The step time as the verification judged it: against the baseline, the variant, and the fixed runs' band. */
+    private record StepTime(
+            Diagnosis.Regression regression,
+            Diagnosis.Regression againstVariant,
+            Double medianMs,
+            Double bandLowMs,
+            Double bandHighMs) {}
+
+    /**
      * The fixed run(s) ({@code v} here) against the baseline(s), and against the variant(s) where given. What a fix must
      * show: the baseline's path and configuration, correct replicas, and on the step time (seed common error 14) that
      * the variant's regression is gone — the fixed runs clearly faster than the variant, by the diagnose rule, whenever
@@ -77,29 +90,71 @@ final class FixVerifier {
      * A comparison the fix rests on that is inconclusive makes the verdict "inconclusive", never "fixed".
      */
     FixVerification verify(List<Evidence> variants, List<Evidence> again) {
-        List<String> reasons = new ArrayList<>();
-        List<String> undecided = new ArrayList<>();
-        List<String> notes = new ArrayList<>();
+        Findings found = new Findings();
+        List<String> reasons = found.reasons();
         List<Diagnosis.LayerDiff> differences = pathDifferences(reasons);
-        boolean equal = differences.isEmpty();
-        // A fix of a configuration root cause is checkable only if the configuration is the baseline's again.
+        Diagnosis.Correctness c = correctness();
+        reasons.addAll(notTheBaselines(c));
+        String nothing = nothingToFix(variants, found.undecided());
+        if (nothing != null) {
+            reasons.add(nothing);
+        }
+        int structural = reasons.size();
+        StepTime step = stepTime(variants, again, found);
+        boolean onlyStepTime = structural == 0
+                && (reasons.size() > structural || !found.undecided().isEmpty());
+        String verdict = nothing != null
+                ? FixVerification.NOTHING_TO_FIX
+                : !reasons.isEmpty()
+                        ? FixVerification.NOT_FIXED
+                        : !found.undecided().isEmpty() ? FixVerification.INCONCLUSIVE : FixVerification.FIXED;
+        List<String> why = new ArrayList<>(reasons);
+        why.addAll(found.undecided());
+        return new FixVerification(
+                FixVerification.SCHEMA,
+                b.runDir(),
+                v.runDir(),
+                verdict.equals(FixVerification.FIXED),
+                differences.isEmpty(),
+                differences,
+                c.verdict(),
+                step.medianMs(),
+                step.bandLowMs(),
+                step.bandHighMs(),
+                step.regression(),
+                why,
+                variants == null || variants.isEmpty() ? null : variants.get(0).runDir(),
+                step.againstVariant(),
+                onlyStepTime,
+                found.notes(),
+                verdict);
+    }
+
+    /**
+     * Why the fixed run is not the baseline's job again beside its path: a configuration that still differs (a fix of a
+     * configuration root cause is checkable only if the configuration is the baseline's again), or replicas that
+     * diverge or went unrecorded where the baseline recorded them.
+     */
+    private List<String> notTheBaselines(Diagnosis.Correctness c) {
+        List<String> reasons = new ArrayList<>();
         List<ConfigDiff.Change> still = ConfigDiff.diff(b, v);
         if (!still.isEmpty()) {
             reasons.add("configuration still differs from the baseline: " + describe(still));
         }
-        Diagnosis.Correctness c = correctness();
         if (c.verdict() == Verdict.FAIL) {
             reasons.add("correctness: " + c.evidence());
         }
         if (fb.correctness.known() && vs.stream().anyMatch(f -> !f.correctness.known())) {
             reasons.add("correctness: the fixed run has no replica digests, the baseline had them");
         }
-        String nothing = nothingToFix(variants, undecided);
-        if (nothing != null) {
-            reasons.add(nothing);
-        }
-        int structural = reasons.size();
-        // The fixed runs were made after the diagnosis's baselines, apart in time: never paired with them.
+        return reasons;
+    }
+
+    /**
+     * The fixed runs' step against the baseline and, where given, the variant. The fixed runs were made after the
+     * diagnosis's baselines, apart in time: never paired with them.
+     */
+    private StepTime stepTime(List<Evidence> variants, List<Evidence> again, Findings found) {
         Diagnosis.Regression reg = emulated() || !any(steps(bs)) || !any(steps(vs))
                 ? regression()
                 : regression(
@@ -107,92 +162,50 @@ final class FixVerifier {
                         loadB,
                         loadV,
                         "median of per-iteration step times (slowest rank)");
-        Diagnosis.Regression againstVariant = null;
-        Double median = null;
-        Double lo = null;
-        Double hi = null;
         if (!any(steps(bs)) || !any(steps(vs))) {
-            reasons.add("step time: " + reg.rule());
-        } else {
-            median = round(StepStats.median(StepStats.concat(steps(vs))), 4);
-            // Where the rule asks for pairs (prove), the fixed runs are judged only beside the baseline runs made next
-            // to
-            // them: against the first baselines, made minutes before at another load, the machine's drift is in the
-            // step.
-            List<String> slower = paired() ? List.of() : notSlower(bs, false, "the baseline", notes);
-            double[] band = band(bs);
-            List<Fingerprint> fa = again == null
-                    ? List.of()
-                    : again.stream()
-                            .map(Fingerprint::new)
-                            .filter(f -> f.steps.length > 0)
-                            .toList();
-            if (!fa.isEmpty() && paired()) {
-                slower = notSlower(
-                        fa,
-                        true,
-                        fa.size() == 1 ? "the baseline run beside it" : "the baseline runs beside them",
-                        notes);
-                band = band(fa);
-                reg = compared(fa, vs, MachineLoad.of(again), loadV);
-            } else if (!fa.isEmpty()) {
-                // Judged beside the baseline run(s) made right after the fixed run(s); the first baseline bounds the
-                // same
-                // configuration's spread across runs: a fixed step inside it is not slower than "the baseline" on this
-                // machine.
-                List<String> first = slower;
-                slower = notSlower(
-                        fa,
-                        true,
-                        fa.size() == 1 ? "the baseline run beside it" : "the baseline runs beside them",
-                        notes);
-                band = band(fa);
-                reg = compared(fa, vs, MachineLoad.of(again), loadV);
-                if (!slower.isEmpty() && first.isEmpty()) {
-                    notes.add("slower than the baseline run beside it (" + String.join("; ", slower)
-                            + ") but not than the first baseline: "
-                            + "inside the spread the baseline's own configuration showed across the two runs");
-                    slower = List.of();
-                }
-            }
-            lo = round(band[0], 4);
-            hi = round(band[1], 4);
-            reasons.addAll(slower);
-            againstVariant = againstVariant(variants, fa, reasons, undecided, notes);
-            if ("inconclusive".equals(reg.verdict()) && reasons.isEmpty() && undecided.isEmpty()) {
-                notes.add("against the baseline the step time is inconclusive (" + reg.why()
-                        + "): not slower by the rule; the fix rests on "
-                        + (againstVariant != null && "improvement".equals(againstVariant.verdict())
-                                ? "the variant's regression undone"
-                                : "the path, the " + "configuration and the replicas being the baseline's"));
+            found.reasons().add("step time: " + reg.rule());
+            return new StepTime(reg, null, null, null, null);
+        }
+        Double median = round(StepStats.median(StepStats.concat(steps(vs))), 4);
+        List<String> notes = found.notes();
+        // Where the rule asks for pairs (prove), the fixed runs are judged only beside the baseline runs made next to
+        // them: against the first baselines, made minutes before at another load, the machine's drift is in the step.
+        List<String> slower = paired() ? List.of() : notSlower(bs, false, "the baseline", notes);
+        double[] band = band(bs);
+        List<Fingerprint> fa = again == null
+                ? List.of()
+                : again.stream()
+                        .map(Fingerprint::new)
+                        .filter(f -> f.steps.length > 0)
+                        .toList();
+        if (!fa.isEmpty()) {
+            // Judged beside the baseline run(s) made right after the fixed run(s); without pairs, the first baseline
+            // bounds the same configuration's spread across runs: a fixed step inside it is not slower than "the
+            // baseline" on this machine.
+            List<String> first = slower;
+            slower = notSlower(
+                    fa, true, fa.size() == 1 ? "the baseline run beside it" : "the baseline runs beside them", notes);
+            band = band(fa);
+            reg = compared(fa, vs, MachineLoad.of(again), loadV);
+            if (!paired() && !slower.isEmpty() && first.isEmpty()) {
+                notes.add("slower than the baseline run beside it (" + String.join("; ", slower)
+                        + ") but not than the first baseline: "
+                        + "inside the spread the baseline's own configuration showed across the two runs");
+                slower = List.of();
             }
         }
-        boolean onlyStepTime = structural == 0 && (reasons.size() > structural || !undecided.isEmpty());
-        String verdict = nothing != null
-                ? FixVerification.NOTHING_TO_FIX
-                : !reasons.isEmpty()
-                        ? FixVerification.NOT_FIXED
-                        : !undecided.isEmpty() ? FixVerification.INCONCLUSIVE : FixVerification.FIXED;
-        List<String> why = new ArrayList<>(reasons);
-        why.addAll(undecided);
-        return new FixVerification(
-                FixVerification.SCHEMA,
-                b.runDir(),
-                v.runDir(),
-                verdict.equals(FixVerification.FIXED),
-                equal,
-                differences,
-                c.verdict(),
-                median,
-                lo,
-                hi,
-                reg,
-                why,
-                variants == null || variants.isEmpty() ? null : variants.get(0).runDir(),
-                againstVariant,
-                onlyStepTime,
-                notes,
-                verdict);
+        found.reasons().addAll(slower);
+        Diagnosis.Regression againstVariant = againstVariant(variants, fa, found);
+        if ("inconclusive".equals(reg.verdict())
+                && found.reasons().isEmpty()
+                && found.undecided().isEmpty()) {
+            notes.add("against the baseline the step time is inconclusive (" + reg.why()
+                    + "): not slower by the rule; the fix rests on "
+                    + (againstVariant != null && "improvement".equals(againstVariant.verdict())
+                            ? "the variant's regression undone"
+                            : "the path, the " + "configuration and the replicas being the baseline's"));
+        }
+        return new StepTime(reg, againstVariant, median, round(band[0], 4), round(band[1], 4));
     }
 
     /** The path layers whose value is not the baseline's, each also a reason the fix is not shown. */
@@ -321,19 +334,11 @@ final class FixVerifier {
     }
 
     /**
-     * The fixed runs against the variant runs, for each regression the variant showed against the baseline (the pair
-     * the diagnosis judged): its step time and, where it rose with the step, its compute outside communication. The fix
-     * must make each clearly better than the variant (the diagnose rule's improvement), else it did not undo that
-     * regression; where that comparison is inconclusive the fix is not yet shown ({@code undecided}). A load that fell
-     * after the variant speeds the fixed run up as a fix would; that is why the fixed run is also judged beside a
-     * baseline made under the same load (prove's A/B/A).
+     * The fixed runs against the variant runs ({@link VariantUndone}), or null where there is no variant, where either
+     * side's timings are emulated, where the variant's fault was the replicas, not a step time, and where the variant
+     * has no step times.
      */
-    private Diagnosis.Regression againstVariant(
-            List<Evidence> variants,
-            List<Fingerprint> beside,
-            List<String> reasons,
-            List<String> undecided,
-            List<String> notes) {
+    private Diagnosis.Regression againstVariant(List<Evidence> variants, List<Fingerprint> beside, Findings found) {
         if (variants == null
                 || variants.isEmpty()
                 || emulated()
@@ -344,130 +349,20 @@ final class FixVerifier {
                 && variantDiagnosis.rootCause() != null
                 && variantDiagnosis.rootCause().layer() == Layer.CORRECTNESS) {
             // The fault shown was the replicas diverging, not a step time: the fix undoes it when the fixed run's
-            // replicas
-            // agree (judged above). A step the variant lost meanwhile is the machine's drift or the fault's own small
-            // cost,
-            // and the fixed run is still held to a step not slower than the baseline beside it.
-            notes.add(
-                    "the variant's root cause is correctness (replicas diverged): the fix is judged on the replicas, the "
-                            + "path and a step not slower than the baseline, not on the variant's step time");
+            // replicas agree (judged above). A step the variant lost meanwhile is the machine's drift or the fault's
+            // own
+            // small cost, and the fixed run is still held to a step not slower than the baseline beside it.
+            found.notes()
+                    .add(
+                            "the variant's root cause is correctness (replicas diverged): the fix is judged on the replicas, the "
+                                    + "path and a step not slower than the baseline, not on the variant's step time");
             return null;
         }
         List<Fingerprint> fx = variants.stream().map(Fingerprint::new).toList();
         if (!any(steps(fx))) {
-            notes.add("the variant has no step times: the fixed run is judged against the baseline alone");
+            found.notes().add("the variant has no step times: the fixed run is judged against the baseline alone");
             return null;
         }
-        MachineLoad lx = MachineLoad.of(variants);
-        StepStats.Comparison regressed = StepStats.compare(steps(bs), steps(fx), rule);
-        // With pairs, each side against the baseline runs made next to it: the drift between the diagnosis and the fix
-        // cancels in each pair, as it cannot in the fixed runs against variant runs made minutes earlier.
-        boolean byPairs = paired() && !beside.isEmpty();
-        StepStats.Comparison c = byPairs
-                ? StepStats.compareRatios(steps(beside), steps(vs), steps(bs), steps(fx), rule)
-                : StepStats.compareUnpaired(steps(fx), steps(vs), rule);
-        Diagnosis.Regression r = regression(
-                c,
-                byPairs ? null : lx,
-                byPairs ? null : loadV,
-                (byPairs
-                                ? "fixed against the variant, each over the "
-                                        + "baseline runs made next to it: the ratio (fixed / baseline beside it) / (variant / baseline beside it)"
-                                : "fixed against the variant: " + "median of per-iteration step times")
-                        + "; the variant's regression is undone when the fixed run is an improvement on it (ratio <= "
-                        + (1 - StepStats.MIN_EFFECT) + " and the rule's interval below 1)");
-        StepStats.Comparison variantCompute =
-                any(compute(bs)) && any(compute(fx)) ? StepStats.compare(compute(bs), compute(fx), rule) : null;
-        boolean loadOnly = regressed.regression()
-                && loadB != null
-                && lx != null
-                && new LoadComparison(
-                                loadB,
-                                lx,
-                                StepStats.compare(loadB.stepsWithoutWait(), lx.stepsWithoutWait(), rule),
-                                regressed.verdict(),
-                                variantCompute,
-                                jobCpu(loadB, lx, rule),
-                                Math.abs(regressed.variantMedian() - regressed.baselineMedian()))
-                        .explains();
-        if (!regressed.regression()) {
-            notes.add(String.format(
-                    Locale.ROOT,
-                    "the variant's step did not regress against the baseline (%s: %s): no step-time regression to "
-                            + "undo, the fix is judged on the path, the replicas and a step not slower than the baseline",
-                    ratio(regressed),
-                    regressed.verdict()));
-        } else if (loadOnly) {
-            // As diagnose says of that pair: the machine, not the job, slowed the variant, so there is no job
-            // regression to undo.
-            notes.add(String.format(
-                    Locale.ROOT,
-                    "the variant's slower step against the baseline (%s) is confounded by machine load (the "
-                            + "variant waited %.3f ms per step for a CPU, the baseline %.3f ms): no step-time regression of the job to undo",
-                    ratio(regressed),
-                    lx.runQueueMs(),
-                    loadB.runQueueMs()));
-        } else if (!c.improvement()) {
-            String what = String.format(
-                    Locale.ROOT,
-                    "the fixed run's step median %.3f ms against the variant's %.3f ms (%s; %s interval %.3f..%.3f)",
-                    c.variantMedian(),
-                    c.baselineMedian(),
-                    ratio(c),
-                    pct(rule.level()),
-                    c.ruleLow(),
-                    c.ruleHigh());
-            // Undecided against the variant but decidedly slower than the baseline: whatever the fixed run is, it kept
-            // a
-            // regression. Judged like with like: beside the baseline run(s) made right after the fixed run(s) where
-            // there
-            // are any; a load that rose since the first baseline slows the fixed run as a kept regression would.
-            boolean stillSlower = (beside.isEmpty()
-                            ? StepStats.compareUnpaired(steps(bs), steps(vs), rule)
-                            : StepStats.compare(steps(beside), steps(vs), rule))
-                    .regression();
-            if (c.decided() || stillSlower) {
-                reasons.add("the variant's regression is not undone: " + what + " is not clearly faster"
-                        + (c.decided()
-                                ? ""
-                                : ", and the fixed run is still slower than the baseline"
-                                        + (beside.isEmpty() ? "" : " run beside it")));
-            } else {
-                undecided.add("whether the variant's regression is undone is inconclusive: " + what + "; "
-                        + undecided(c, c.stepsNeeded()));
-            }
-        }
-        // As diagnose: a compute rise counts only with a step that rose with it (alone it is the load moving time
-        // around),
-        // or where diagnose named compute on its own rise with the step undecided (the step at least 2 % slower): the
-        // fix of
-        // that diagnosis must undo the compute it named.
-        boolean computeNamed = !regressed.regression()
-                && variantCompute != null
-                && variantCompute.regression()
-                && regressed.ratio() >= 1 + StepStats.MIN_EFFECT;
-        if ((regressed.regression() && !loadOnly || computeNamed)
-                && variantCompute != null
-                && any(compute(vs))
-                && variantCompute.regression()) {
-            StepStats.Comparison k = byPairs
-                    ? StepStats.compareRatios(compute(beside), compute(vs), compute(bs), compute(fx), rule)
-                    : StepStats.compareUnpaired(compute(fx), compute(vs), rule);
-            if (!k.improvement()) {
-                String what = String.format(
-                        Locale.ROOT,
-                        "compute outside communication %.3f ms per step in the fixed run against the variant's "
-                                + "%.3f ms (%s)",
-                        k.variantMedian(),
-                        k.baselineMedian(),
-                        ratio(k));
-                if (k.decided()) {
-                    reasons.add("the variant's compute regression is not undone: " + what);
-                } else {
-                    undecided.add("whether the variant's compute regression is undone is inconclusive: " + what);
-                }
-            }
-        }
-        return r;
+        return new VariantUndone(d, fx, MachineLoad.of(variants), beside).judge(found);
     }
 }

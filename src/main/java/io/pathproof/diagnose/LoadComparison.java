@@ -14,6 +14,30 @@ record LoadComparison(
         StepStats.Comparison jobCpu,
         double stepChangeMs) {
     /**
+     * The two sides' loads compared by {@code rule} for a step judged {@code stepVerdict} that changed by
+     * {@code stepChangeMs}: the steps without each rank's run-queue wait, and the job's CPU time per step where both
+     * recorded it.
+     */
+    static LoadComparison of(
+            MachineLoad baseline,
+            MachineLoad variant,
+            String stepVerdict,
+            StepStats.Comparison compute,
+            double stepChangeMs,
+            Diagnosis.Rule rule) {
+        return new LoadComparison(
+                baseline,
+                variant,
+                StepStats.compare(baseline.stepsWithoutWait(), variant.stepsWithoutWait(), rule),
+                stepVerdict,
+                compute,
+                baseline.hasJobCpu() && variant.hasJobCpu()
+                        ? StepStats.compare(baseline.jobCpuPerStep(), variant.jobCpuPerStep(), rule)
+                        : null,
+                stepChangeMs);
+    }
+
+    /**
      * The step changed, the slower run's ranks waited longer for a CPU by at least the change, and either without that
      * wait the step did not change, or the compute estimate did not move with the step, or the job's CPU work did not.
      * A rank's wall time holds its own run-queue wait but also the time it sleeps in the AllReduce while a peer waits
