@@ -33,20 +33,39 @@ public final class Explainer {
      * is no regression here otherwise.
      */
     public static List<Answer> explain(Prediction p, Evidence run, Diagnosis diagnosis) {
-        List<Answer> a = new ArrayList<>();
         int ranks = p.inputs().path("ranks").asInt();
         List<Bucket> steady = p.buckets().rebuilt().isEmpty()
                 ? p.buckets().construction()
                 : p.buckets().rebuilt();
         Bucket first = steady.get(0);
-        long elements = first.bytes() / first.dtype().elementSize();
         CollectivePrediction c = p.collectives().stream()
                 .filter(x -> x.bucket() == first.index())
                 .findFirst()
                 .orElse(null);
         CommunicatorPrediction comm = p.communicator();
+        return new ArrayList<>(List.of(
+                payload(p, steady, first),
+                bucketReady(first),
+                hookTiming(run),
+                streamDependency(),
+                endEventAndWatchdog(),
+                tuningBeforePlan(),
+                algorithmInSource(p, c),
+                channels(p, c, comm, run),
+                steps(c, comm, ranks),
+                busFactor(c, first, ranks),
+                p2pAgainstGdr(comm),
+                kernelName(c),
+                replicaEquality(run),
+                regressionSeparated(diagnosis),
+                rightFix(diagnosis),
+                newBucketShape()));
+    }
 
-        a.add(new Answer(
+    /** The first steady bucket's payload in elements. */
+    private static Answer payload(Prediction p, List<Bucket> steady, Bucket first) {
+        long elements = first.bytes() / first.dtype().elementSize();
+        return new Answer(
                 1,
                 "How many elements does the bucket's parameter payload hold?",
                 String.format(
@@ -58,42 +77,61 @@ public final class Explainer {
                         elements,
                         p.buckets().parameterCount(),
                         steady.size()),
-                "workload shapes and dtypes; ddp bucket plan"));
-        a.add(new Answer(
+                "workload shapes and dtypes; ddp bucket plan");
+    }
+
+    private static Answer bucketReady(Bucket first) {
+        return new Answer(
                 2,
                 "When does DDP consider a bucket ready?",
                 "When the Reducer has marked every variable of the bucket ready (its pending count reaches 0) during backward; "
                         + "buckets are then reduced strictly in index order, so bucket " + first.index() + " with "
                         + first.params().size()
                         + " parameter(s) launches once all of them have gradients and all lower-index buckets have launched.",
-                "reducer.cpp mark_variable_ready / mark_bucket_ready"));
-        a.add(new Answer(
+                "reducer.cpp mark_variable_ready / mark_bucket_ready");
+    }
+
+    private static Answer hookTiming(Evidence run) {
+        return new Answer(
                 3,
                 "How does the comm hook's ready time differ from GPU completion?",
                 "The hook runs on the host when the bucket is ready, before any NCCL work is even enqueued; the returned Future "
                         + "completes later on the host, and the GPU finishes the AllReduce kernel later still (CUDA end event). "
                         + hookGaps(run),
-                run == null ? "ProcessGroupNCCL source" : "hook records of the run (three boundaries per bucket)"));
-        a.add(new Answer(
+                run == null ? "ProcessGroupNCCL source" : "hook records of the run (three boundaries per bucket)");
+    }
+
+    private static Answer streamDependency() {
+        return new Answer(
                 4,
                 "Why does ProcessGroupNCCL need a stream dependency?",
                 "The gradient is produced on the user's compute stream but NCCL runs on its own stream; syncStream records an "
                         + "event on the user stream and makes the NCCL stream wait for it, or NCCL could read the bucket before the "
                         + "gradient copy into it has finished.",
-                "ProcessGroupNCCL::collective syncStream"));
-        a.add(new Answer(
+                "ProcessGroupNCCL::collective syncStream");
+    }
+
+    private static Answer endEventAndWatchdog() {
+        return new Answer(
                 5,
                 "What do the Work end event and the watchdog each do?",
                 "ncclEndEvent is recorded on the NCCL stream after ncclAllReduce and marks GPU completion of this Work; the "
                         + "watchdog thread polls queued Works, retires completed ones (flight recorder state) and times out stuck ones.",
-                "ProcessGroupNCCL.cpp workEnqueue / watchdogHandler"));
-        a.add(new Answer(
+                "ProcessGroupNCCL.cpp workEnqueue / watchdogHandler");
+    }
+
+    private static Answer tuningBeforePlan() {
+        return new Answer(
                 6,
                 "Does NCCL tuning happen before or after task/plan?",
                 "Before: ncclPrepareTasks calls getAlgoInfo (cost table, algorithm/protocol, channel and thread counts) and only "
                         + "then are tasks scheduled into the plan (scheduleCollTasksToPlan) and launched.",
-                "enqueue.cc ncclPrepareTasks → scheduleCollTasksToPlan"));
-        a.add(new Answer(
+                "enqueue.cc ncclPrepareTasks → scheduleCollTasksToPlan");
+    }
+
+    /** The chosen algorithm and protocol as nccl_common.h numbers them. */
+    private static Answer algorithmInSource(Prediction p, CollectivePrediction c) {
+        return new Answer(
                 7,
                 "How do Algo " + (c == null ? "?" : c.algorithmId()) + "/proto " + (c == null ? "?" : c.protocolId())
                         + " bind to fixed source?",
@@ -110,8 +148,11 @@ public final class Explainer {
                                 c.protocol(),
                                 c.tunerTimeUs() == null ? "?" : c.tunerTimeUs().toPlainString(),
                                 masked(p)),
-                "predicted tuning table"));
-        a.add(new Answer(
+                "predicted tuning table");
+    }
+
+    private static Answer channels(Prediction p, CollectivePrediction c, CommunicatorPrediction comm, Evidence run) {
+        return new Answer(
                 8,
                 "How are the channels shown by both INIT and the kernel?",
                 comm == null
@@ -124,39 +165,46 @@ public final class Explainer {
                                 c == null ? "?" : Integer.toString(c.gridX()),
                                 observedChannels(run)),
                 "predicted communicator and launch shape"
-                        + (run == null ? "" : "; INIT lines and kernel trace of the run")));
-        a.add(steps(c, comm, ranks));
-        a.add(busFactor(c, first, ranks));
-        a.add(new Answer(
+                        + (run == null ? "" : "; INIT lines and kernel trace of the run"));
+    }
+
+    private static Answer p2pAgainstGdr(CommunicatorPrediction comm) {
+        return new Answer(
                 11,
                 "What is the difference between P2P direct and GDR?",
                 "P2P moves data GPU↔GPU inside a node (NVLink or PCIe, buffers mapped by CUDA IPC/cuMem); GPUDirect RDMA is a NIC "
                         + "reading/writing GPU memory for the inter-node NET transport. Predicted transport here: "
                         + (comm == null ? "none (gloo)" : comm.transport()) + ".",
-                "p2p.cc vs net.cc"));
-        a.add(new Answer(
+                "p2p.cc vs net.cc");
+    }
+
+    private static Answer kernelName(CollectivePrediction c) {
+        return new Answer(
                 12,
                 "Why can the kernel name not prove the protocol?",
                 "NCCL emits one __global__ kernel per (collective, type, ring-or-tree), named with the Sum and LL suffixes; every "
                         + "other protocol runs inside it as a device function picked at run time. Predicted symbol: "
                         + (c == null || c.kernelName() == null ? "none" : c.kernelName()) + ", running protocol "
                         + (c == null ? "?" : c.protocol()) + ".",
-                "device/generate.py best_kernel"));
-        a.add(new Answer(
+                "device/generate.py best_kernel");
+    }
+
+    private static Answer replicaEquality(Evidence run) {
+        return new Answer(
                 13,
                 "What does replica equality add?",
                 "Numerical correctness: a kernel that ran proves execution, not that every rank ends with the same parameters. "
                         + replicas(run),
-                run == null ? "method" : "replica digests of the run"));
-        a.add(regressionSeparated(diagnosis));
-        a.add(rightFix(diagnosis));
-        a.add(new Answer(
+                run == null ? "method" : "replica digests of the run");
+    }
+
+    private static Answer newBucketShape() {
+        return new Answer(
                 16,
                 "Can you write a prediction for a new bucket shape before running it?",
                 "Yes: pathproof predict --workload FILE (JSON, or one JSON object per parameter dumped from a real model) "
                         + "--topology … --nccl … --torch … -o pred.json seals it; then run and accept against that file.",
-                "pathproof predict"));
-        return a;
+                "pathproof predict");
     }
 
     /**

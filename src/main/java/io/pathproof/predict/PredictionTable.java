@@ -13,6 +13,17 @@ public final class PredictionTable {
 
     public static String render(Prediction p) {
         StringBuilder sb = new StringBuilder();
+        scenario(sb, p);
+        buckets(sb, p.buckets());
+        communicator(sb, p.communicator());
+        collectives(sb, p.collectives());
+        assumptions(sb, p.assumptions());
+        seal(sb, p.seal());
+        return sb.toString();
+    }
+
+    /** The scenario's name, ranks, versions, backend and the environment it sets. */
+    private static void scenario(StringBuilder sb, Prediction p) {
         var in = p.inputs();
         sb.append("pathproof prediction — scenario ")
                 .append(in.path("name").asText())
@@ -28,7 +39,10 @@ public final class PredictionTable {
         if (!in.path("env").isEmpty()) {
             sb.append("env: ").append(in.path("env").toString()).append('\n');
         }
-        Prediction.Buckets b = p.buckets();
+    }
+
+    /** The DDP bucket plans: as constructed and, where DDP rebuilds them, as rebuilt. */
+    private static void buckets(StringBuilder sb, Prediction.Buckets b) {
         sb.append(String.format(
                 Locale.ROOT, "%nparameters: %d taking gradients, %,d bytes%n", b.parameterCount(), b.parameterBytes()));
         bucketTable(
@@ -41,110 +55,125 @@ public final class PredictionTable {
         if (!b.rebuilt().isEmpty() && b.firstRebuiltIteration() >= 0) {
             bucketTable(sb, "rebuilt buckets (iterations " + b.firstRebuiltIteration() + "..)", b.rebuilt());
         }
-        CommunicatorPrediction c = p.communicator();
-        if (c != null) {
-            sb.append("\ncommunicator\n");
-            if (c.cannotPredict() != null) {
-                sb.append("  ").append(c.cannotPredict()).append('\n');
-            }
-            // Which rows each note leaves UNPROVEN in accept, so the table and the JSON say the same.
-            c.voids().forEach((note, fields) -> sb.append("  voids ")
-                    .append(String.join(", ", fields))
-                    .append(": ")
-                    .append(note)
-                    .append('\n'));
+    }
+
+    private static void communicator(StringBuilder sb, CommunicatorPrediction c) {
+        if (c == null) {
+            return;
+        }
+        sb.append("\ncommunicator\n");
+        if (c.cannotPredict() != null) {
+            sb.append("  ").append(c.cannotPredict()).append('\n');
+        }
+        // Which rows each note leaves UNPROVEN in accept, so the table and the JSON say the same.
+        c.voids().forEach((note, fields) -> sb.append("  voids ")
+                .append(String.join(", ", fields))
+                .append(": ")
+                .append(note)
+                .append('\n'));
+        sb.append(String.format(
+                Locale.ROOT,
+                "  collChannels %d, p2pChannels %d (%d per peer), nvlsChannels %d, transport %s%n",
+                c.collChannels(),
+                c.p2pChannels(),
+                c.p2pChannelsPerPeer(),
+                c.nvlsChannels(),
+                c.transport()));
+        graph(sb, "ring graph", c.ringGraph());
+        graph(sb, "tree graph", c.treeGraph());
+        if (c.channelsInitLine() != null) {
+            sb.append("  INIT: ").append(c.channelsInitLine()).append('\n');
+        }
+        if (c.threadThresholdsLine() != null) {
+            sb.append("  INIT: ").append(c.threadThresholdsLine()).append('\n');
+        }
+        if (!c.trees().isEmpty()) {
+            sb.append("  INIT (rank 0): Trees ").append(c.trees().get(0)).append('\n');
+        }
+    }
+
+    /** One row per bucket's AllReduce, then the lines NCCL prints for it. */
+    private static void collectives(StringBuilder sb, List<CollectivePrediction> collectives) {
+        if (collectives.isEmpty()) {
+            return;
+        }
+        sb.append("\ncollectives (AllReduce SUM, one per bucket)\n");
+        sb.append(String.format(
+                Locale.ROOT,
+                "  %6s %12s %-7s %-7s %13s %4s %6s %6s %6s %9s %14s %-20s %12s%n",
+                "bucket",
+                "bytes",
+                "algo",
+                "proto",
+                "tunerTimeUs",
+                "ch",
+                "gridX",
+                "blockX",
+                "RS+AG",
+                "busFactor",
+                "busBytes",
+                "transport",
+                "expectedUs"));
+        for (CollectivePrediction x : collectives) {
             sb.append(String.format(
                     Locale.ROOT,
-                    "  collChannels %d, p2pChannels %d (%d per peer), nvlsChannels %d, transport %s%n",
-                    c.collChannels(),
-                    c.p2pChannels(),
-                    c.p2pChannelsPerPeer(),
-                    c.nvlsChannels(),
-                    c.transport()));
-            graph(sb, "ring graph", c.ringGraph());
-            graph(sb, "tree graph", c.treeGraph());
-            if (c.channelsInitLine() != null) {
-                sb.append("  INIT: ").append(c.channelsInitLine()).append('\n');
+                    "  %6d %12d %-7s %-7s %13s %4d %6d %6d %6s %9.4f %14d %-20s %12s%n",
+                    x.bucket(),
+                    x.bytes(),
+                    x.algorithm() + "(" + x.algorithmId() + ")",
+                    x.protocol() + "(" + x.protocolId() + ")",
+                    x.tunerTimeUs() == null ? "-" : x.tunerTimeUs().toPlainString(),
+                    x.channels(),
+                    x.gridX(),
+                    x.blockX(),
+                    x.reduceScatterSteps() + "+" + x.allGatherSteps(),
+                    x.busFactor(),
+                    x.busBytes(),
+                    x.transport(),
+                    x.expectedTimeUs() == null ? "-" : x.expectedTimeUs().toPlainString()));
+        }
+        for (CollectivePrediction x : collectives) {
+            if (x.tuningLine() != null) {
+                sb.append("  TUNING (bucket ")
+                        .append(x.bucket())
+                        .append("): ")
+                        .append(x.tuningLine())
+                        .append('\n');
             }
-            if (c.threadThresholdsLine() != null) {
-                sb.append("  INIT: ").append(c.threadThresholdsLine()).append('\n');
-            }
-            if (!c.trees().isEmpty()) {
-                sb.append("  INIT (rank 0): Trees ").append(c.trees().get(0)).append('\n');
+            if (x.kernelName() != null) {
+                sb.append("  kernel symbol (bucket ")
+                        .append(x.bucket())
+                        .append("): ")
+                        .append(x.kernelName())
+                        .append("  — the symbol's suffix is not the protocol\n");
             }
         }
-        if (!p.collectives().isEmpty()) {
-            sb.append("\ncollectives (AllReduce SUM, one per bucket)\n");
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "  %6s %12s %-7s %-7s %13s %4s %6s %6s %6s %9s %14s %-20s %12s%n",
-                    "bucket",
-                    "bytes",
-                    "algo",
-                    "proto",
-                    "tunerTimeUs",
-                    "ch",
-                    "gridX",
-                    "blockX",
-                    "RS+AG",
-                    "busFactor",
-                    "busBytes",
-                    "transport",
-                    "expectedUs"));
-            for (CollectivePrediction x : p.collectives()) {
-                sb.append(String.format(
-                        Locale.ROOT,
-                        "  %6d %12d %-7s %-7s %13s %4d %6d %6d %6s %9.4f %14d %-20s %12s%n",
-                        x.bucket(),
-                        x.bytes(),
-                        x.algorithm() + "(" + x.algorithmId() + ")",
-                        x.protocol() + "(" + x.protocolId() + ")",
-                        x.tunerTimeUs() == null ? "-" : x.tunerTimeUs().toPlainString(),
-                        x.channels(),
-                        x.gridX(),
-                        x.blockX(),
-                        x.reduceScatterSteps() + "+" + x.allGatherSteps(),
-                        x.busFactor(),
-                        x.busBytes(),
-                        x.transport(),
-                        x.expectedTimeUs() == null ? "-" : x.expectedTimeUs().toPlainString()));
-            }
-            for (CollectivePrediction x : p.collectives()) {
-                if (x.tuningLine() != null) {
-                    sb.append("  TUNING (bucket ")
-                            .append(x.bucket())
-                            .append("): ")
-                            .append(x.tuningLine())
-                            .append('\n');
-                }
-                if (x.kernelName() != null) {
-                    sb.append("  kernel symbol (bucket ")
-                            .append(x.bucket())
-                            .append("): ")
-                            .append(x.kernelName())
-                            .append("  — the symbol's suffix is not the protocol\n");
-                }
-            }
-            sb.append(
-                    "  tunerTimeUs is NCCL's cost-model estimate; expectedUs is pathproof's link-bandwidth estimate of the kernel."
-                            + " Neither is a measurement.\n");
+        sb.append(
+                "  tunerTimeUs is NCCL's cost-model estimate; expectedUs is pathproof's link-bandwidth estimate of the kernel."
+                        + " Neither is a measurement.\n");
+    }
+
+    private static void assumptions(StringBuilder sb, List<String> assumptions) {
+        if (assumptions.isEmpty()) {
+            return;
         }
-        if (!p.assumptions().isEmpty()) {
-            sb.append("\nassumptions\n");
-            for (String a : p.assumptions()) {
-                sb.append("  - ").append(a).append('\n');
-            }
+        sb.append("\nassumptions\n");
+        for (String a : assumptions) {
+            sb.append("  - ").append(a).append('\n');
         }
-        if (p.seal() != null) {
-            sb.append("\nseal: sha256 ")
-                    .append(p.seal().sha256())
-                    .append(", created ")
-                    .append(p.seal().createdAt())
-                    .append(", ")
-                    .append(p.seal().tool())
-                    .append('\n');
+    }
+
+    private static void seal(StringBuilder sb, Prediction.Seal seal) {
+        if (seal == null) {
+            return;
         }
-        return sb.toString();
+        sb.append("\nseal: sha256 ")
+                .append(seal.sha256())
+                .append(", created ")
+                .append(seal.createdAt())
+                .append(", ")
+                .append(seal.tool())
+                .append('\n');
     }
 
     private static void bucketTable(StringBuilder sb, String title, List<Bucket> buckets) {
