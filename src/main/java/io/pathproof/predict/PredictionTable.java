@@ -114,24 +114,7 @@ public final class PredictionTable {
                 "busBytes",
                 "transport",
                 "expectedUs"));
-        for (CollectivePrediction x : collectives) {
-            sb.append(String.format(
-                    Locale.ROOT,
-                    "  %6d %12d %-7s %-7s %13s %4d %6d %6d %6s %9.4f %14d %-20s %12s%n",
-                    x.bucket(),
-                    x.bytes(),
-                    x.algorithm() + "(" + x.algorithmId() + ")",
-                    x.protocol() + "(" + x.protocolId() + ")",
-                    x.tunerTimeUs() == null ? "-" : x.tunerTimeUs().toPlainString(),
-                    x.channels(),
-                    x.gridX(),
-                    x.blockX(),
-                    x.reduceScatterSteps() + "+" + x.allGatherSteps(),
-                    x.busFactor(),
-                    x.busBytes(),
-                    x.transport(),
-                    x.expectedTimeUs() == null ? "-" : x.expectedTimeUs().toPlainString()));
-        }
+        collectives.forEach(x -> sb.append(row(x)));
         for (CollectivePrediction x : collectives) {
             if (x.tuningLine() != null) {
                 sb.append("  TUNING (bucket ")
@@ -151,6 +134,26 @@ public final class PredictionTable {
         sb.append(
                 "  tunerTimeUs is NCCL's cost-model estimate; expectedUs is pathproof's link-bandwidth estimate of the kernel."
                         + " Neither is a measurement.\n");
+    }
+
+    /** A collective's row: NCCL's choice, its launch shape and the two time estimates. */
+    private static String row(CollectivePrediction x) {
+        return String.format(
+                Locale.ROOT,
+                "  %6d %12d %-7s %-7s %13s %4d %6d %6d %6s %9.4f %14d %-20s %12s%n",
+                x.bucket(),
+                x.bytes(),
+                x.algorithm() + "(" + x.algorithmId() + ")",
+                x.protocol() + "(" + x.protocolId() + ")",
+                x.tunerTimeUs() == null ? "-" : x.tunerTimeUs().toPlainString(),
+                x.channels(),
+                x.gridX(),
+                x.blockX(),
+                x.reduceScatterSteps() + "+" + x.allGatherSteps(),
+                x.busFactor(),
+                x.busBytes(),
+                x.transport(),
+                x.expectedTimeUs() == null ? "-" : x.expectedTimeUs().toPlainString());
     }
 
     private static void assumptions(StringBuilder sb, List<String> assumptions) {
