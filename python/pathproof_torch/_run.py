@@ -212,6 +212,8 @@ class Run:
                 _files.merge_manifest(self.dir, {
                     "harnessEnd": _files.now_iso(), "harnessFinished": True, "hookedIterations": sorted(w.hooked),
                     "profiledIterations": list(w.profiled) if w.profiled else None,
+                    # Each step row carries its rank's load; the machine's size is said once.
+                    "machineLoad": {"cpuCount": os.cpu_count()},
                     "instrumentation": self.instrumentation_facts()})
         except Exception as e:  # noqa: BLE001
             print("pathproof: finishing the evidence failed: %r" % (e,), file=sys.stderr, flush=True)

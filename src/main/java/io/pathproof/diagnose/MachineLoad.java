@@ -8,9 +8,10 @@ import java.util.Locale;
 import java.util.TreeMap;
 
 /**
- * The machine's load during one run, or during the runs of one configuration pooled, as the harness records it beside
- * each measured step (manifest {@code machineLoad.ranks[]}: wall ms, process CPU ms, the main thread's run-queue wait
- * from {@code /proc/thread-self/schedstat}, the 1-minute load average). Run-queue wait is time the rank was runnable
+ * The machine's load during one run, or during the runs of one configuration pooled, as every rank records it beside
+ * each measured step ({@link Evidence.StepLoad}: process CPU ms, the main thread's run-queue wait from
+ * {@code /proc/thread-self/schedstat}, the 1-minute load average; the step rows of the stand-in harness and of a
+ * user's own job alike, so a user's job is judged with the same load evidence). Run-queue wait is time the rank was runnable
  * but not running: the machine was busy with something else. {@code jobWaitMs}: the median over steps of that wait
  * summed over the ranks, the most the machine can have added to one synchronous step. A step that is slower only by
  * that much is slower because of the machine, not the job (an A/A pair three minutes apart on a shared
@@ -45,35 +46,26 @@ record MachineLoad(
         List<Double> loads = new ArrayList<>();
         Integer cpuCount = null;
         for (Evidence e : runs) {
-            JsonNode m = e == null || e.manifest() == null ? null : e.manifest().path("machineLoad");
-            if (m == null || !m.path("ranks").isArray()) {
+            if (e == null || e.steps() == null) {
                 return null;
             }
             TreeMap<Integer, Double> perIt = new TreeMap<>();
             TreeMap<Integer, Double> cpuPerIt = new TreeMap<>();
             TreeMap<Integer, Double> waitPerIt = new TreeMap<>();
-            for (JsonNode r : m.path("ranks")) {
-                JsonNode its = r.path("iterations");
-                for (int i = 0; i < its.size(); i++) {
-                    JsonNode wall = r.path("wallMs").path(i);
-                    JsonNode wait = r.path("runQueueMs").path(i);
-                    if (!wall.isNumber() || !wait.isNumber()) {
-                        continue;
-                    }
-                    // The slowest rank gates a synchronous step; without its wait, what the job itself took.
-                    perIt.merge(its.get(i).asInt(), Math.max(0.0, wall.asDouble() - wait.asDouble()), Math::max);
-                    waits.add(wait.asDouble());
-                    waitPerIt.merge(its.get(i).asInt(), wait.asDouble(), Double::sum);
-                    if (r.path("cpuMs").path(i).isNumber()) {
-                        cpus.add(r.path("cpuMs").path(i).asDouble());
-                        // The job's work in this step: the CPU time of all its ranks together, whatever the machine
-                        // gave them.
-                        cpuPerIt.merge(
-                                its.get(i).asInt(), r.path("cpuMs").path(i).asDouble(), Double::sum);
-                    }
-                    if (r.path("loadavg1").path(i).isNumber()) {
-                        loads.add(r.path("loadavg1").path(i).asDouble());
-                    }
+            for (Evidence.Step s : e.steps()) {
+                Evidence.StepLoad l = s.load();
+                if (!s.measured() || l == null || l.runQueueMs() == null) {
+                    continue;
+                }
+                // The slowest rank gates a synchronous step; without its wait, what the job itself took.
+                perIt.merge(s.iteration(), Math.max(0.0, s.ms() - l.runQueueMs()), Math::max);
+                waits.add(l.runQueueMs());
+                waitPerIt.merge(s.iteration(), l.runQueueMs(), Double::sum);
+                cpus.add(l.cpuMs());
+                // The job's work in this step: the CPU time of all its ranks together, whatever the machine gave them.
+                cpuPerIt.merge(s.iteration(), l.cpuMs(), Double::sum);
+                if (l.loadavg1() != null) {
+                    loads.add(l.loadavg1());
                 }
             }
             if (perIt.isEmpty()) {
@@ -83,8 +75,11 @@ record MachineLoad(
             jobCpu.add(
                     cpuPerIt.values().stream().mapToDouble(Double::doubleValue).toArray());
             jobWaits.addAll(waitPerIt.values());
-            if (cpuCount == null && m.path("cpuCount").canConvertToInt()) {
-                cpuCount = m.path("cpuCount").asInt();
+            JsonNode count = e.manifest() == null
+                    ? null
+                    : e.manifest().path("machineLoad").path("cpuCount");
+            if (cpuCount == null && count != null && count.canConvertToInt()) {
+                cpuCount = count.asInt();
             }
         }
         if (without.isEmpty()) {

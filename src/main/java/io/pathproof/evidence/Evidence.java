@@ -510,7 +510,25 @@ public record Evidence(
             double ms,
             boolean measured,
             Source source,
-            @JsonInclude(JsonInclude.Include.NON_NULL) HostPhases hostPhases) {}
+            @JsonInclude(JsonInclude.Include.NON_NULL) HostPhases hostPhases,
+            @JsonInclude(JsonInclude.Include.NON_NULL) StepLoad load) {}
+
+    /**
+     * What the machine gave one rank during one step, from the step row's {@code cpuMs} (the process's CPU time),
+     * {@code runQueueMs} (the main thread runnable but not running, {@code /proc/thread-self/schedstat}'s second field:
+     * the machine busy with something else) and {@code loadavg1}. Written by the stand-in harness and by the
+     * instrumentation of a user's own job alike; {@code runQueueMs} is absent where the kernel keeps no schedstat.
+     */
+    public record StepLoad(
+            double cpuMs,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Double runQueueMs,
+            Double loadavg1) {
+        public StepLoad {
+            if (cpuMs < 0 || runQueueMs != null && runQueueMs < 0) {
+                throw new IllegalArgumentException("fields cpuMs, runQueueMs: negative");
+            }
+        }
+    }
 
     /**
      * A step's phase boundaries, {@code time.time_ns()} of the rank's host (the clock of the hook records): forward

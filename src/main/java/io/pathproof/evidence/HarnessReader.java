@@ -224,8 +224,31 @@ public final class HarnessReader {
                 // The step's time stands on its own: a bad boundary costs the bars, not the step.
                 problems.add(new Problem(src.file(), src.line(), e.getMessage()));
             }
-            out.add(new Evidence.Step(rank, iteration, ms.asDouble(), phase.equals("measured"), src, host));
+            Evidence.StepLoad load = null;
+            try {
+                load = stepLoad(n);
+            } catch (IllegalArgumentException e) {
+                // As the phases: a bad load figure costs the load evidence of this step, not the step.
+                problems.add(new Problem(src.file(), src.line(), e.getMessage()));
+            }
+            out.add(new Evidence.Step(rank, iteration, ms.asDouble(), phase.equals("measured"), src, host, load));
         });
+    }
+
+    /** A step row's machine load: none in rows without {@code cpuMs}; a problem where a figure is not a number. */
+    private static Evidence.StepLoad stepLoad(JsonNode n) {
+        if (!n.has("cpuMs")) {
+            return null;
+        }
+        for (String f : List.of("cpuMs", "runQueueMs", "loadavg1")) {
+            if (n.has(f) && !n.get(f).isNumber() && !n.get(f).isNull()) {
+                throw new IllegalArgumentException("field " + f + ": not a number");
+            }
+        }
+        return new Evidence.StepLoad(
+                n.get("cpuMs").asDouble(),
+                n.path("runQueueMs").isNumber() ? n.get("runQueueMs").asDouble() : null,
+                n.path("loadavg1").isNumber() ? n.get("loadavg1").asDouble() : null);
     }
 
     private static final List<String> PHASE_FIELDS = List.of(

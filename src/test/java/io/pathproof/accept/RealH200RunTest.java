@@ -85,6 +85,7 @@ class RealH200RunTest {
                     s.path("ms").asDouble(),
                     "measured".equals(s.path("phase").asText()),
                     Source.line(DIR + "/steps-rank0.jsonl", line++),
+                    null,
                     null));
         }
         JsonNode rep = Json.mapper().readTree(text("replicas.json"));

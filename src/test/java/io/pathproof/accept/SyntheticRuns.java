@@ -340,7 +340,13 @@ public final class SyntheticRuns {
                 }
                 double ms = comp + comm;
                 steps.add(new Evidence.Step(
-                        r, it, ms, it >= s.warmup, Source.line(s.runDir + "/steps.jsonl", it * s.ranks + r + 1), null));
+                        r,
+                        it,
+                        ms,
+                        it >= s.warmup,
+                        Source.line(s.runDir + "/steps.jsonl", it * s.ranks + r + 1),
+                        null,
+                        null));
                 t += (long) (ms * 1e6) + 100_000;
             }
         }

@@ -338,7 +338,7 @@ public final class DiagnosePowerBench {
     static Evidence run(String name, double[] ms) {
         List<Evidence.Step> steps = new ArrayList<>();
         for (int i = 0; i < ms.length; i++) {
-            steps.add(new Evidence.Step(0, i, ms[i], true, Source.line(name + "/steps.jsonl", i + 1), null));
+            steps.add(new Evidence.Step(0, i, ms[i], true, Source.line(name + "/steps.jsonl", i + 1), null, null));
         }
         return Evidence.builder().runDir(name).steps(steps).build();
     }

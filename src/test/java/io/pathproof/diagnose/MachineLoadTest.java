@@ -2,7 +2,6 @@ package io.pathproof.diagnose;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.accept.SyntheticRuns;
 import io.pathproof.core.Json;
@@ -33,15 +32,9 @@ class MachineLoadTest {
         manifest.put("schema", "pathproof.run/1");
         manifest.put("backend", "gloo");
         manifest.put("worldSize", 4);
-        ArrayNode ranks = manifest.putObject("machineLoad").put("cpuCount", 2).putArray("ranks");
+        manifest.putObject("machineLoad").put("cpuCount", 2);
         int line = 1;
         for (int r = 0; r < 4; r++) {
-            ObjectNode rl = ranks.addObject().put("rank", r);
-            ArrayNode its = rl.putArray("iterations");
-            ArrayNode wall = rl.putArray("wallMs");
-            ArrayNode cpu = rl.putArray("cpuMs");
-            ArrayNode wait = rl.putArray("runQueueMs");
-            ArrayNode load = rl.putArray("loadavg1");
             long t = 1_000_000_000L;
             for (int it = 0; it < 40; it++) {
                 double noise = 1 + 0.03 * (rnd.nextDouble() - 0.5);
@@ -74,15 +67,10 @@ class MachineLoadTest {
                         done1,
                         null,
                         Source.line(dir + "/hook.jsonl", line + 1)));
-                steps.add(new Evidence.Step(r, it, ms, it >= 4, Source.line(dir + "/steps.jsonl", line), null));
+                Evidence.StepLoad load =
+                        it >= 4 ? new Evidence.StepLoad(ms - w - 0.5, w, waitMs > 1 ? 6.0 : 4.0) : null;
+                steps.add(new Evidence.Step(r, it, ms, it >= 4, Source.line(dir + "/steps.jsonl", line), null, load));
                 line += 2;
-                if (it >= 4) {
-                    its.add(it);
-                    wall.add(ms);
-                    cpu.add(ms - w - 0.5);
-                    wait.add(w);
-                    load.add(waitMs > 1 ? 6.0 : 4.0);
-                }
                 t += (long) (ms * 1e6) + 200_000L;
             }
         }

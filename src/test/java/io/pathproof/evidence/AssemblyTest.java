@@ -30,7 +30,7 @@ class AssemblyTest {
                         List.of(new Evidence.BucketRecord(0, 0, 0, 67108864L, true, List.of("w"), 1L, 2L, 3L, s)),
                         Map.of("0", JsonNodeFactory.instance.objectNode()),
                         List.of()),
-                List.of(new Evidence.Step(0, 0, 12.5, true, s, null)),
+                List.of(new Evidence.Step(0, 0, 12.5, true, s, null, null)),
                 null,
                 List.of(),
                 JsonNodeFactory.instance.objectNode().put("tool", "pathproof"),

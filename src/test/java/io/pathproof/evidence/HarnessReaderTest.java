@@ -61,6 +61,28 @@ class HarnessReaderTest {
         assertThat(h.manifest().path("complete").asBoolean()).isTrue();
     }
 
+    /** Every rank writes what the machine gave it beside each step; a bad figure costs the load, not the step. */
+    @Test
+    void eachStepCarriesItsRanksLoad(@TempDir Path dir) throws Exception {
+        Files.writeString(
+                dir.resolve("steps-rank1.jsonl"),
+                "{\"rank\": 1, \"iteration\": 0, \"ms\": 12.5, \"phase\": \"warmup\", \"cpuMs\": 9.0, \"loadavg1\": 2.5}\n"
+                        + "{\"rank\": 1, \"iteration\": 1, \"ms\": 11.0, \"phase\": \"measured\", \"cpuMs\": 8.5,"
+                        + " \"runQueueMs\": 1.25, \"loadavg1\": 2.5}\n"
+                        + "{\"rank\": 1, \"iteration\": 2, \"ms\": 11.0, \"phase\": \"measured\", \"cpuMs\": 8.5,"
+                        + " \"runQueueMs\": \"soon\"}\n"
+                        + "{\"rank\": 1, \"iteration\": 3, \"ms\": 11.0, \"phase\": \"measured\"}\n");
+        HarnessFacts h = HarnessReader.read(dir);
+        assertThat(h.steps())
+                .extracting(Evidence.Step::load)
+                .containsExactly(
+                        new Evidence.StepLoad(9.0, null, 2.5), new Evidence.StepLoad(8.5, 1.25, 2.5), null, null);
+        assertThat(h.problems()).singleElement().satisfies(p -> {
+            assertThat(p.line()).isEqualTo(3);
+            assertThat(p.message()).contains("runQueueMs");
+        });
+    }
+
     @Test
     void badLinesBecomeProblemsNamingFileAndLineAndTheRestIsKept() throws Exception {
         Path dir = testdata("bad");
