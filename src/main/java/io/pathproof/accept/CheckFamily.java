@@ -13,9 +13,9 @@ import java.util.Map;
 
 /**
  * What every check family shares: the prediction, the evidence view, the reason NCCL rows are N/A on a gloo run, the
- * table the rows are added to, the kinds of evidence a row may cite, and look-ups several families need (ranks,
- * communicators, dtypes, TUNING lines, a bucket's kernels). One family per group of rows, so a new row has an
- * obvious home.
+ * table the rows are added to, and look-ups several families need (ranks, communicators, dtypes, TUNING lines, a
+ * bucket's kernels). The kinds of evidence a row may cite are {@link io.pathproof.evidence.EvidenceKind}. One family
+ * per group of rows, so a new row has an obvious home.
  */
 abstract class CheckFamily {
     static final String HOOK = "hook";

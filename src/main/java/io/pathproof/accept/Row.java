@@ -1,5 +1,6 @@
 package io.pathproof.accept;
 
+import io.pathproof.evidence.EvidenceKind;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,7 +18,7 @@ final class Row {
     private String expected = "";
     private String observed = "";
     private Verdict verdict = Verdict.UNPROVEN;
-    private final Set<String> kinds = new LinkedHashSet<>();
+    private final Set<EvidenceKind> kinds = new LinkedHashSet<>();
     private final List<String> provenance = new ArrayList<>();
     private int dropped;
 
@@ -47,7 +48,7 @@ final class Row {
         return this;
     }
 
-    Row kind(String k) {
+    Row kind(EvidenceKind k) {
         kinds.add(k);
         return this;
     }
