@@ -18,18 +18,6 @@ import java.util.Map;
  * per group of rows, so a new row has an obvious home.
  */
 abstract class CheckFamily {
-    static final String HOOK = "hook";
-    static final String STEPS = "steps";
-    static final String NCCL_LOG = "nccl-log";
-    static final String KERNEL = "kernel-trace";
-    static final String REPLICAS = "replicas";
-    static final String MANIFEST = "manifest";
-    static final String FR = "flight-recorder";
-    static final String DDP_LOGGING = "ddp-logging";
-    static final String DDP_LOG = "ddp-log";
-    static final String SEAL = "seal";
-    static final String PROFILER = "nccl-profiler";
-
     /** The state shared by the families of one acceptance. */
     record Context(Prediction p, EvidenceView v, String glooReason, List<AcceptanceRow> rows) {}
 

@@ -97,8 +97,7 @@ final class LaunchChecks extends CheckFamily {
             obs.add("TUNING channel range gives " + used + " channel(s)");
             verdict = Verdict.worst(verdict, ok ? Verdict.PASS : Verdict.FAIL);
         }
-        r.observed(String.join("; ", obs));
-        r.verdict(verdict);
+        r.judged(verdict, String.join("; ", obs));
         rows.add(r.build());
     }
 

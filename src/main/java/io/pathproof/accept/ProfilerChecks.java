@@ -126,7 +126,7 @@ final class ProfilerChecks extends CheckFamily {
         String text = (mine.size() == 1 ? obs.get(0) : String.join("; ", obs) + " (" + calls + " calls)")
                 + (wrong.isEmpty() ? "" : "; differs in " + String.join(", ", wrong))
                 + (unknown.isEmpty() ? "" : "; not judged: " + String.join(", ", new TreeSet<>(unknown)));
-        return r.observed(text).verdict(verdict).build();
+        return r.judged(verdict, text).build();
     }
 
     /**

@@ -38,16 +38,6 @@ final class Row {
         return this;
     }
 
-    Row observed(String s) {
-        observed = s;
-        return this;
-    }
-
-    Row verdict(Verdict v) {
-        verdict = v;
-        return this;
-    }
-
     Row kind(EvidenceKind k) {
         kinds.add(k);
         return this;
@@ -69,28 +59,27 @@ final class Row {
         return provenance.size();
     }
 
-    Row pass(String obs) {
+    /** The verdict and what the run showed that decided it. */
+    Row judged(Verdict v, String obs) {
+        verdict = v;
         observed = obs;
-        verdict = Verdict.PASS;
         return this;
+    }
+
+    Row pass(String obs) {
+        return judged(Verdict.PASS, obs);
     }
 
     Row fail(String obs) {
-        observed = obs;
-        verdict = Verdict.FAIL;
-        return this;
+        return judged(Verdict.FAIL, obs);
     }
 
     Row unproven(String obs) {
-        observed = obs;
-        verdict = Verdict.UNPROVEN;
-        return this;
+        return judged(Verdict.UNPROVEN, obs);
     }
 
     Row na(String obs) {
-        observed = obs;
-        verdict = Verdict.NOT_APPLICABLE;
-        return this;
+        return judged(Verdict.NOT_APPLICABLE, obs);
     }
 
     AcceptanceRow build() {

@@ -23,15 +23,17 @@ final class SealChecks extends CheckFamily {
     }
 
     void seal() {
+        // The seal itself is the evidence, whether it holds or not.
         Row r = new Row("seal", "prediction seal intact")
-                .expected("SHA-256 over the prediction, its creation time and tool");
+                .expected("SHA-256 over the prediction, its creation time and tool")
+                .kind(EvidenceKind.SEAL);
         try {
             PredictionIo.verify(p, "prediction");
-            r.kind(EvidenceKind.SEAL).prov("prediction seal (sha256 over content + createdAt + tool)");
+            r.prov("prediction seal (sha256 over content + createdAt + tool)");
             r.pass("sha256 " + p.seal().sha256() + " matches (created "
                     + p.seal().createdAt() + " by " + p.seal().tool() + ")");
         } catch (PathproofException ex) {
-            r.kind(EvidenceKind.SEAL).prov("prediction seal").fail(ex.getMessage());
+            r.prov("prediction seal").fail(ex.getMessage());
         }
         rows.add(r.build());
     }
