@@ -331,6 +331,29 @@ public record Evidence(
             Long sumDurNs,
             String clock,
             Source source) {
+        /** This record standing for {@code calls} records like it: how many, how many did not end, their durations. */
+        ProfiledColl aggregated(long calls, long incomplete, Long minDurNs, Long maxDurNs, Long sumDurNs) {
+            return new ProfiledColl(
+                    rank,
+                    commId,
+                    event,
+                    func,
+                    count,
+                    datatype,
+                    algorithm,
+                    protocol,
+                    channels,
+                    warps,
+                    calls,
+                    incomplete,
+                    firstSeq,
+                    minDurNs,
+                    maxDurNs,
+                    sumDurNs,
+                    clock,
+                    source);
+        }
+
         /** Threads per block (warps × 32), or null. */
         public Integer threads() {
             return warps == null ? null : warps * 32;
