@@ -2,6 +2,7 @@ package io.pathproof.accept;
 
 import io.pathproof.core.Xml;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +20,7 @@ final class AcceptanceFormat {
                 clip(r.expected(), 48),
                 clip(r.observed(), 72),
                 r.verdict().label(),
-                String.join(",", r.evidence())
+                EvidenceKind.join(",", r.evidence())
             });
         }
         int[] w = new int[head.length];
@@ -89,7 +90,7 @@ final class AcceptanceFormat {
                 kinds.add(k.kind() + " " + k.completeRanks().size() + "/"
                         + (in.worldSize() == null ? "?" : in.worldSize()));
             } else {
-                absent.add(k.kind());
+                absent.add(k.kind().label());
             }
         }
         long unproven = t.rows().stream()
@@ -149,7 +150,7 @@ final class AcceptanceFormat {
                     .append(" | **")
                     .append(r.verdict().label())
                     .append("** | ")
-                    .append(md(String.join(", ", r.evidence())))
+                    .append(md(EvidenceKind.join(", ", r.evidence())))
                     .append(" | ")
                     .append(md(String.join(", ", r.provenance())))
                     .append(" |\n");
@@ -180,7 +181,7 @@ final class AcceptanceFormat {
                     .append(xml(r.id()))
                     .append("\">");
             String detail = "expected: " + r.expected() + "; observed: " + r.observed() + "; evidence: "
-                    + String.join(",", r.evidence()) + "; provenance: " + String.join(", ", r.provenance());
+                    + EvidenceKind.join(",", r.evidence()) + "; provenance: " + String.join(", ", r.provenance());
             switch (r.verdict()) {
                 case FAIL ->
                     sb.append("<failure message=\"")

@@ -1,5 +1,6 @@
 package io.pathproof.accept;
 
+import io.pathproof.evidence.EvidenceKind;
 import java.util.List;
 
 /**
@@ -14,7 +15,7 @@ public record AcceptanceRow(
         String expected,
         String observed,
         Verdict verdict,
-        List<String> evidence,
+        List<EvidenceKind> evidence,
         List<String> provenance) {
     public AcceptanceRow {
         if (id == null || id.isBlank() || check == null || verdict == null) {

@@ -27,18 +27,6 @@ public record AcceptanceTable(
         rows = rows == null ? List.of() : List.copyOf(rows);
     }
 
-    /** The table before the integrity of each rank's evidence joined it. */
-    public AcceptanceTable(
-            String schema,
-            String prediction,
-            String run,
-            String backend,
-            Verdict verdict,
-            Counts counts,
-            List<AcceptanceRow> rows) {
-        this(schema, prediction, run, backend, verdict, counts, rows, null);
-    }
-
     /** How many rows got each verdict. */
     public record Counts(int pass, int fail, int unproven, int notApplicable) {}
 

@@ -1,6 +1,7 @@
 package io.pathproof.accept;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.nccl.CollectivePrediction;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ final class BandwidthChecks extends CheckFamily {
         for (Evidence.Coll cl : v.colls()) {
             if (cl.op() != null && cl.op().equalsIgnoreCase("AllReduce") && cl.count() * dt.size() == c.bytes()) {
                 bytes = cl.count() * dt.size();
-                r.kind(NCCL_LOG).prov(EvidenceView.src(cl.source()));
+                r.kind(EvidenceKind.NCCL_LOG).prov(EvidenceView.src(cl.source()));
                 break;
             }
         }
@@ -41,7 +42,7 @@ final class BandwidthChecks extends CheckFamily {
             for (Evidence.BucketRecord b : v.hooks()) {
                 if (b.index() == c.bucket() && b.bytes() == c.bytes()) {
                     bytes = b.bytes();
-                    r.kind(HOOK).prov(EvidenceView.src(b.source()));
+                    r.kind(EvidenceKind.HOOK).prov(EvidenceView.src(b.source()));
                     break;
                 }
             }
@@ -55,7 +56,8 @@ final class BandwidthChecks extends CheckFamily {
                 for (List<FlightBuckets.Collective> it : byIt.values()) {
                     if (c.bucket() < it.size() && it.get(c.bucket()).wireBytes() == c.bytes()) {
                         bytes = it.get(c.bucket()).wireBytes();
-                        r.kind(FR).prov(EvidenceView.src(it.get(c.bucket()).source()));
+                        r.kind(EvidenceKind.FLIGHT_RECORDER)
+                                .prov(EvidenceView.src(it.get(c.bucket()).source()));
                         break found;
                     }
                 }
@@ -69,7 +71,7 @@ final class BandwidthChecks extends CheckFamily {
                     .build());
             return;
         }
-        r.kind(NCCL_LOG);
+        r.kind(EvidenceKind.NCCL_LOG);
         long bus = Math.round(bytes * 2.0 * (n - 1) / n);
         String obs = bus + " B (" + bytes + " B × 2(" + n + "−1)/" + n + ")";
         if (bus == c.busBytes()) {
@@ -126,7 +128,7 @@ final class BandwidthChecks extends CheckFamily {
             return;
         }
         if (Double.isNaN(ceiling)) {
-            rows.add(r.kind(KERNEL)
+            rows.add(r.kind(EvidenceKind.KERNEL_TRACE)
                     .unproven("the prediction holds no expected kernel time")
                     .build());
             return;
@@ -136,7 +138,7 @@ final class BandwidthChecks extends CheckFamily {
                 ? durs.get(durs.size() / 2)
                 : (durs.get(durs.size() / 2 - 1) + durs.get(durs.size() / 2)) / 2;
         double bw = c.busBytes() / (med * 1000.0);
-        r.kind(KERNEL);
+        r.kind(EvidenceKind.KERNEL_TRACE);
         String obs = String.format(
                 Locale.ROOT,
                 "%.2f GB/s = %.0f%% of the ceiling (median kernel %.1f us of %d)",

@@ -3,6 +3,7 @@ package io.pathproof.accept;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.ddp.Bucket;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.predict.Prediction;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +40,7 @@ final class BucketChecks extends CheckFamily {
         for (Map.Entry<String, JsonNode> en : new TreeMap<>(v.ddpLogging()).entrySet()) {
             JsonNode t = en.getValue() == null ? null : en.getValue().get("total_parameter_size_bytes");
             if (t != null && t.canConvertToLong()) {
-                r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), "total_parameter_size_bytes"));
+                r.kind(EvidenceKind.DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), "total_parameter_size_bytes"));
                 obs.add("rank " + en.getKey() + ": " + t.asLong() + " B (DDP logging)");
                 bad |= t.asLong() != b.parameterBytes();
             }
@@ -48,7 +49,7 @@ final class BucketChecks extends CheckFamily {
         for (Evidence.DdpLogMessage m : v.ddpLog("ddp-initialized")) {
             Long t = number(m.value("total_parameter_size_bytes"));
             if (t != null) {
-                r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
+                r.kind(EvidenceKind.DDP_LOG).prov(EvidenceView.src(m.source()));
                 obs.add(rank(m) + ": " + t + " B (DDP's debug log)");
                 bad |= t != b.parameterBytes();
             }
@@ -62,7 +63,8 @@ final class BucketChecks extends CheckFamily {
             for (Evidence.BucketRecord br : first.getValue()) {
                 sum += br.bytes();
             }
-            r.kind(HOOK).prov(EvidenceView.src(first.getValue().get(0).source()));
+            r.kind(EvidenceKind.HOOK)
+                    .prov(EvidenceView.src(first.getValue().get(0).source()));
             obs.add("rank " + en.getKey() + ": " + sum + " B in the buckets of iteration " + first.getKey()
                     + " (hook)");
             bad |= sum != b.parameterBytes();
@@ -207,7 +209,7 @@ final class BucketChecks extends CheckFamily {
             }
         }
         if (ph.groups > 0) {
-            r.kind(HOOK);
+            r.kind(EvidenceKind.HOOK);
         }
     }
 
@@ -232,10 +234,12 @@ final class BucketChecks extends CheckFamily {
                         ph.bad.add("rank " + en.getKey() + " iteration " + it.getKey() + ": " + got.size()
                                 + " AllReduce(s) of " + got + " elements in its backward (flight recorder; predicted "
                                 + ph.expNumel + ")");
-                        r.kind(FR).prov(EvidenceView.src(it.getValue().get(0).source()));
+                        r.kind(EvidenceKind.FLIGHT_RECORDER)
+                                .prov(EvidenceView.src(it.getValue().get(0).source()));
                     }
                 } else if (r.provenanceSize() < 3) {
-                    r.kind(FR).prov(EvidenceView.src(it.getValue().get(0).source()));
+                    r.kind(EvidenceKind.FLIGHT_RECORDER)
+                            .prov(EvidenceView.src(it.getValue().get(0).source()));
                 }
             }
         }
@@ -257,7 +261,7 @@ final class BucketChecks extends CheckFamily {
                 continue;
             }
             ph.logs++;
-            ph.r.kind(DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), ph.loggingKey));
+            ph.r.kind(EvidenceKind.DDP_LOGGING).prov(v.ddpLoggingCite(en.getKey(), ph.loggingKey));
             if (!got.equals(ph.exp)) {
                 ph.logBad.add("rank " + en.getKey() + " " + ph.loggingKey + " " + got);
             }
@@ -272,7 +276,7 @@ final class BucketChecks extends CheckFamily {
                 continue;
             }
             ph.printed++;
-            ph.r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
+            ph.r.kind(EvidenceKind.DDP_LOG).prov(EvidenceView.src(m.source()));
             if (!got.equals(ph.exp)) {
                 ph.logBad.add(rank(m) + " DDP's debug log bucket_sizes " + got);
             }
@@ -293,7 +297,7 @@ final class BucketChecks extends CheckFamily {
                 continue;
             }
             if (got.size() != ph.expected.size() || !got.equals(limits)) {
-                r.kind(DDP_LOG).prov(EvidenceView.src(m.source()));
+                r.kind(EvidenceKind.DDP_LOG).prov(EvidenceView.src(m.source()));
                 ph.logBad.add(rank(m) + " DDP's debug log: " + got.size() + " bucket(s) rebuilt with size limits " + got
                         + " (predicted " + ph.expected.size() + " with limits " + limits + ")");
             } else {

@@ -13,23 +13,11 @@ import java.util.Map;
 
 /**
  * What every check family shares: the prediction, the evidence view, the reason NCCL rows are N/A on a gloo run, the
- * table the rows are added to, the kinds of evidence a row may cite, and look-ups several families need (ranks,
- * communicators, dtypes, TUNING lines, a bucket's kernels). One family per group of rows, so a new row has an
- * obvious home.
+ * table the rows are added to, and look-ups several families need (ranks, communicators, dtypes, TUNING lines, a
+ * bucket's kernels). The kinds of evidence a row may cite are {@link io.pathproof.evidence.EvidenceKind}. One family
+ * per group of rows, so a new row has an obvious home.
  */
 abstract class CheckFamily {
-    static final String HOOK = "hook";
-    static final String STEPS = "steps";
-    static final String NCCL_LOG = "nccl-log";
-    static final String KERNEL = "kernel-trace";
-    static final String REPLICAS = "replicas";
-    static final String MANIFEST = "manifest";
-    static final String FR = "flight-recorder";
-    static final String DDP_LOGGING = "ddp-logging";
-    static final String DDP_LOG = "ddp-log";
-    static final String SEAL = "seal";
-    static final String PROFILER = "nccl-profiler";
-
     /** The state shared by the families of one acceptance. */
     record Context(Prediction p, EvidenceView v, String glooReason, List<AcceptanceRow> rows) {}
 

@@ -1,6 +1,7 @@
 package io.pathproof.accept;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
 import io.pathproof.nccl.NcclAlgorithm;
@@ -55,7 +56,7 @@ final class DecisionChecks extends CheckFamily {
             }
         }
         if (!matching.isEmpty()) {
-            r.kind(NCCL_LOG);
+            r.kind(EvidenceKind.NCCL_LOG);
             List<String> bad = new ArrayList<>();
             Set<Integer> ranks = new TreeSet<>();
             for (Evidence.Coll cl : matching) {
@@ -80,7 +81,8 @@ final class DecisionChecks extends CheckFamily {
                         + String.join("; ", bad.subList(0, Math.min(3, bad.size()))));
             }
         } else if (!otherCounts.isEmpty()) {
-            r.kind(NCCL_LOG).fail("no AllReduce of " + count + " elements; COLL lines show counts " + otherCounts);
+            r.kind(EvidenceKind.NCCL_LOG)
+                    .fail("no AllReduce of " + count + " elements; COLL lines show counts " + otherCounts);
         } else {
             boolean fr = addFlightRecorder(r, count, dt);
             if (fr) {
@@ -102,7 +104,7 @@ final class DecisionChecks extends CheckFamily {
                     && fr.inputSizes() != null
                     && fr.inputSizes().size() == 1
                     && numel(fr.inputSizes().get(0)) == count) {
-                r.kind(FR).prov(EvidenceView.src(fr.source()));
+                r.kind(EvidenceKind.FLIGHT_RECORDER).prov(EvidenceView.src(fr.source()));
                 return true;
             }
         }
@@ -179,7 +181,7 @@ final class DecisionChecks extends CheckFamily {
                 r.prov(EvidenceView.src(t.source()));
             }
         }
-        r.kind(NCCL_LOG);
+        r.kind(EvidenceKind.NCCL_LOG);
         if (seen.size() == 1 && seen.contains(exp)) {
             r.prov(EvidenceView.src(ts.get(0).source()));
             r.pass(exp + " in " + ts.size() + " distinct TUNING line(s)");
@@ -232,7 +234,7 @@ final class DecisionChecks extends CheckFamily {
                         : "NCCL " + v.evidence().nccl().version();
                 // From 2.24 the time moved to a TRACE-only line (enqueue.cc:2068@v2.30.7-1): nothing to compare at
                 // INFO.
-                rows.add(r.kind(NCCL_LOG)
+                rows.add(r.kind(EvidenceKind.NCCL_LOG)
                         .prov(EvidenceView.src(ts.get(0).source()))
                         .na("not applicable (" + ver + " prints no tuner time at INFO)")
                         .build());
@@ -241,7 +243,7 @@ final class DecisionChecks extends CheckFamily {
             }
             return;
         }
-        r.kind(NCCL_LOG);
+        r.kind(EvidenceKind.NCCL_LOG);
         // %f prints 6 decimals: equal when they agree to the printed precision.
         BigDecimal exp = c.tunerTimeUs().setScale(6, RoundingMode.HALF_EVEN);
         List<String> bad = new ArrayList<>();
@@ -286,7 +288,7 @@ final class DecisionChecks extends CheckFamily {
         for (Evidence.Communicator c : ourCommunicators()) {
             if (!EvidenceView.list(c.rings()).isEmpty()) {
                 seen = c.rings();
-                r.kind(NCCL_LOG).prov(EvidenceView.src(c.source()));
+                r.kind(EvidenceKind.NCCL_LOG).prov(EvidenceView.src(c.source()));
                 break;
             }
         }
@@ -354,7 +356,7 @@ final class DecisionChecks extends CheckFamily {
         for (Evidence.Communicator c : ourCommunicators()) {
             if (c.collChannels() != null) {
                 seen.add(c.collChannels());
-                r.kind(NCCL_LOG).prov(EvidenceView.src(c.source()));
+                r.kind(EvidenceKind.NCCL_LOG).prov(EvidenceView.src(c.source()));
             }
         }
         if (seen.isEmpty()) {

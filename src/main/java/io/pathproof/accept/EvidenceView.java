@@ -2,6 +2,7 @@ package io.pathproof.accept;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.FileKind;
 import io.pathproof.evidence.Source;
 import java.time.Instant;
@@ -189,7 +190,7 @@ final class EvidenceView {
      * A fact as a row cites it: its value, the kind of evidence it was read from, and where — a file (and line) that was
      * read, or words that say what it is where the fact has no file of its own ("ddp logging rank 0 backend_name").
      */
-    record Cited(String value, String kind, String where) {}
+    record Cited(String value, EvidenceKind kind, String where) {}
 
     /** The backend named by the manifest, DDP's own logging or DDP's debug log ({@code backend_name}), lower case. */
     String backend() {
@@ -204,7 +205,7 @@ final class EvidenceView {
             if (b.isTextual() && !b.asText().isBlank()) {
                 return new Cited(
                         b.asText().trim().toLowerCase(Locale.ROOT),
-                        CheckFamily.MANIFEST,
+                        EvidenceKind.MANIFEST,
                         manifestFile() + " (" + k + ")");
             }
         }
@@ -213,7 +214,7 @@ final class EvidenceView {
             if (b != null && b.isTextual()) {
                 return new Cited(
                         b.asText().trim().toLowerCase(Locale.ROOT),
-                        CheckFamily.DDP_LOGGING,
+                        EvidenceKind.DDP_LOGGING,
                         ddpLoggingCite(log.getKey(), "backend_name"));
             }
         }
@@ -221,7 +222,7 @@ final class EvidenceView {
             String b = m.value("backend_name");
             if (b != null && !b.isBlank()) {
                 return new Cited(
-                        b.trim().toLowerCase(Locale.ROOT), CheckFamily.DDP_LOG, src(m.source()) + " (backend_name)");
+                        b.trim().toLowerCase(Locale.ROOT), EvidenceKind.DDP_LOG, src(m.source()) + " (backend_name)");
             }
         }
         return null;
@@ -237,10 +238,10 @@ final class EvidenceView {
         if (n == null || n.version() == null || n.versionSource() == null) {
             return null;
         }
-        String kind = CheckFamily.NCCL_LOG;
+        EvidenceKind kind = EvidenceKind.NCCL_LOG;
         for (Evidence.FileRead f : list(e.files())) {
             if (f.path().equals(n.versionSource().file())) {
-                kind = f.kind() == FileKind.FLIGHT_RECORDER ? CheckFamily.FR : CheckFamily.NCCL_LOG;
+                kind = f.kind() == FileKind.FLIGHT_RECORDER ? EvidenceKind.FLIGHT_RECORDER : EvidenceKind.NCCL_LOG;
             }
         }
         return new Cited(n.version(), kind, n.versionSource().toString());

@@ -1,6 +1,7 @@
 package io.pathproof.accept;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.nccl.CollectivePrediction;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,7 +51,7 @@ final class LaunchChecks extends CheckFamily {
                 rows.add(r.unproven("no kernel trace for rank " + rank).build());
                 return;
             }
-            r.kind(KERNEL);
+            r.kind(EvidenceKind.KERNEL_TRACE);
             if (v.allReduceKernels(rank, single).isEmpty()) {
                 r.pass("no NCCL AllReduce kernel on rank " + rank);
             } else {
@@ -60,7 +61,7 @@ final class LaunchChecks extends CheckFamily {
             return;
         }
         if (!mine.isEmpty()) {
-            r.kind(KERNEL);
+            r.kind(EvidenceKind.KERNEL_TRACE);
             Map<String, Integer> shapes = new TreeMap<>();
             boolean bad = false;
             for (Evidence.Kernel k : mine) {
@@ -88,7 +89,7 @@ final class LaunchChecks extends CheckFamily {
         for (Evidence.Tuning t : tuningFor(c.bytes())) {
             if (t.channelLo() != null && t.channelHi() != null && (t.rank() == null || t.rank() == rank)) {
                 used.add(t.channelHi() - t.channelLo() + 1);
-                r.kind(NCCL_LOG).prov(EvidenceView.src(t.source()));
+                r.kind(EvidenceKind.NCCL_LOG).prov(EvidenceView.src(t.source()));
             }
         }
         if (!used.isEmpty()) {
@@ -96,8 +97,7 @@ final class LaunchChecks extends CheckFamily {
             obs.add("TUNING channel range gives " + used + " channel(s)");
             verdict = Verdict.worst(verdict, ok ? Verdict.PASS : Verdict.FAIL);
         }
-        r.observed(String.join("; ", obs));
-        r.verdict(verdict);
+        r.judged(verdict, String.join("; ", obs));
         rows.add(r.build());
     }
 
@@ -120,7 +120,7 @@ final class LaunchChecks extends CheckFamily {
             rows.add(r.unproven("no kernel trace").build());
             return;
         }
-        r.kind(KERNEL);
+        r.kind(EvidenceKind.KERNEL_TRACE);
         if (!ks.isEmpty()) {
             r.prov(EvidenceView.src(ks.get(0).source()));
         }

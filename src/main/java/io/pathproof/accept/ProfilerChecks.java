@@ -1,6 +1,7 @@
 package io.pathproof.accept;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.NcclAlgorithm;
 import io.pathproof.nccl.NcclProtocol;
@@ -95,7 +96,7 @@ final class ProfilerChecks extends CheckFamily {
     /** Each matching record's algorithm, protocol, channels and threads against the prediction; the worst verdict. */
     private AcceptanceRow judge(
             Row r, CollectivePrediction c, String algo, String proto, List<Evidence.ProfiledColl> mine) {
-        r.kind(PROFILER);
+        r.kind(EvidenceKind.NCCL_PROFILER);
         List<String> obs = new ArrayList<>();
         List<String> unknown = new ArrayList<>();
         Set<String> wrong = new TreeSet<>();
@@ -125,7 +126,7 @@ final class ProfilerChecks extends CheckFamily {
         String text = (mine.size() == 1 ? obs.get(0) : String.join("; ", obs) + " (" + calls + " calls)")
                 + (wrong.isEmpty() ? "" : "; differs in " + String.join(", ", wrong))
                 + (unknown.isEmpty() ? "" : "; not judged: " + String.join(", ", new TreeSet<>(unknown)));
-        return r.observed(text).verdict(verdict).build();
+        return r.judged(verdict, text).build();
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.pathproof.accept;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Source;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,7 @@ final class ReplicaChecks extends CheckFamily {
             rows.add(r.unproven("no replica digests").build());
             return;
         }
-        r.kind(REPLICAS).prov(EvidenceView.src(rep.source()));
+        r.kind(EvidenceKind.REPLICAS).prov(EvidenceView.src(rep.source()));
         List<Evidence.Digest> ds = EvidenceView.list(rep.digests());
         Map<String, List<Integer>> byDigest = new TreeMap<>();
         for (Evidence.Digest d : ds) {
@@ -116,7 +117,7 @@ final class ReplicaChecks extends CheckFamily {
                     .build());
             return;
         }
-        r.kind(HOOK);
+        r.kind(EvidenceKind.HOOK);
         if (bad == 0) {
             r.prov(EvidenceView.src(hs.get(0).source()));
         }
@@ -160,7 +161,7 @@ final class ReplicaChecks extends CheckFamily {
             if (f.kind() != null && INCONSISTENT.contains(f.kind())) {
                 bad.add(f.kind() + ": " + f.message());
                 if (f.kind().equals("witness-disagreement")) {
-                    r.kind(PROFILER);
+                    r.kind(EvidenceKind.NCCL_PROFILER);
                 }
                 for (Source s : EvidenceView.list(f.sources())) {
                     r.prov(EvidenceView.src(s));
@@ -168,7 +169,7 @@ final class ReplicaChecks extends CheckFamily {
             }
         }
         if (!bad.isEmpty()) {
-            rows.add(r.kind(NCCL_LOG).fail(String.join("; ", bad)).build());
+            rows.add(r.kind(EvidenceKind.NCCL_LOG).fail(String.join("; ", bad)).build());
             return;
         }
         Set<Integer> ranks = new TreeSet<>();
@@ -184,7 +185,7 @@ final class ReplicaChecks extends CheckFamily {
             rows.add(r.unproven("NCCL facts of fewer than two ranks").build());
             return;
         }
-        rows.add(r.kind(NCCL_LOG)
+        rows.add(r.kind(EvidenceKind.NCCL_LOG)
                 .pass("no disagreement among the NCCL facts of " + ranks.size() + " ranks " + spans(ranks))
                 .build());
     }

@@ -1,5 +1,6 @@
 package io.pathproof.accept;
 
+import io.pathproof.evidence.EvidenceKind;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,7 +18,7 @@ final class Row {
     private String expected = "";
     private String observed = "";
     private Verdict verdict = Verdict.UNPROVEN;
-    private final Set<String> kinds = new LinkedHashSet<>();
+    private final Set<EvidenceKind> kinds = new LinkedHashSet<>();
     private final List<String> provenance = new ArrayList<>();
     private int dropped;
 
@@ -37,17 +38,7 @@ final class Row {
         return this;
     }
 
-    Row observed(String s) {
-        observed = s;
-        return this;
-    }
-
-    Row verdict(Verdict v) {
-        verdict = v;
-        return this;
-    }
-
-    Row kind(String k) {
+    Row kind(EvidenceKind k) {
         kinds.add(k);
         return this;
     }
@@ -68,28 +59,27 @@ final class Row {
         return provenance.size();
     }
 
-    Row pass(String obs) {
+    /** The verdict and what the run showed that decided it. */
+    Row judged(Verdict v, String obs) {
+        verdict = v;
         observed = obs;
-        verdict = Verdict.PASS;
         return this;
+    }
+
+    Row pass(String obs) {
+        return judged(Verdict.PASS, obs);
     }
 
     Row fail(String obs) {
-        observed = obs;
-        verdict = Verdict.FAIL;
-        return this;
+        return judged(Verdict.FAIL, obs);
     }
 
     Row unproven(String obs) {
-        observed = obs;
-        verdict = Verdict.UNPROVEN;
-        return this;
+        return judged(Verdict.UNPROVEN, obs);
     }
 
     Row na(String obs) {
-        observed = obs;
-        verdict = Verdict.NOT_APPLICABLE;
-        return this;
+        return judged(Verdict.NOT_APPLICABLE, obs);
     }
 
     AcceptanceRow build() {

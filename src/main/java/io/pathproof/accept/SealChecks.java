@@ -3,6 +3,7 @@ package io.pathproof.accept;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.PathproofException;
 import io.pathproof.ddp.BucketPlanner;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.predict.PredictionIo;
 import io.pathproof.scenario.Version;
 import java.time.Instant;
@@ -22,15 +23,17 @@ final class SealChecks extends CheckFamily {
     }
 
     void seal() {
+        // The seal itself is the evidence, whether it holds or not.
         Row r = new Row("seal", "prediction seal intact")
-                .expected("SHA-256 over the prediction, its creation time and tool");
+                .expected("SHA-256 over the prediction, its creation time and tool")
+                .kind(EvidenceKind.SEAL);
         try {
             PredictionIo.verify(p, "prediction");
-            r.kind(SEAL).prov("prediction seal (sha256 over content + createdAt + tool)");
+            r.prov("prediction seal (sha256 over content + createdAt + tool)");
             r.pass("sha256 " + p.seal().sha256() + " matches (created "
                     + p.seal().createdAt() + " by " + p.seal().tool() + ")");
         } catch (PathproofException ex) {
-            r.kind(SEAL).prov("prediction seal").fail(ex.getMessage());
+            r.prov("prediction seal").fail(ex.getMessage());
         }
         rows.add(r.build());
     }
@@ -61,7 +64,8 @@ final class SealChecks extends CheckFamily {
         } else if (start == null) {
             r.unproven("run start unknown: no manifest start time, no flight-recorder timestamps");
         } else {
-            r.kind(start.what().startsWith("manifest") ? MANIFEST : FR).prov(start.where() + " (" + start.what() + ")");
+            r.kind(start.what().startsWith("manifest") ? EvidenceKind.MANIFEST : EvidenceKind.FLIGHT_RECORDER)
+                    .prov(start.where() + " (" + start.what() + ")");
             if (created.isBefore(start.time())) {
                 r.pass("run started " + start.time() + " (" + start.what() + ")");
             } else {
@@ -95,7 +99,7 @@ final class SealChecks extends CheckFamily {
         Long ns = null;
         String where = null;
         String what = null;
-        String kind = HOOK;
+        EvidenceKind kind = EvidenceKind.HOOK;
         var hooks = v.hooksByRankIteration().get(0);
         List<io.pathproof.evidence.Evidence.BucketRecord> first = hooks == null ? null : hooks.get(0);
         if (first != null) {
@@ -116,7 +120,7 @@ final class SealChecks extends CheckFamily {
                 ns = firstFr.get(0).createdNs();
                 where = EvidenceView.src(firstFr.get(0).source());
                 what = "rank 0 entered its first gradient AllReduce (flight recorder, iteration 0)";
-                kind = FR;
+                kind = EvidenceKind.FLIGHT_RECORDER;
             }
         }
         if (ns == null) {
@@ -125,7 +129,7 @@ final class SealChecks extends CheckFamily {
                     ns = st.hostPhases().backwardStartNs();
                     where = EvidenceView.src(st.source());
                     what = "rank 0 started its first backward (step phases, iteration 0)";
-                    kind = STEPS;
+                    kind = EvidenceKind.STEPS;
                 }
             }
         }
@@ -169,7 +173,7 @@ final class SealChecks extends CheckFamily {
                     .build());
             return;
         }
-        r.kind(MANIFEST);
+        r.kind(EvidenceKind.MANIFEST);
         boolean match = false;
         for (String f : found) {
             String[] kv = f.split("=", 2);
@@ -269,7 +273,8 @@ final class SealChecks extends CheckFamily {
     private EvidenceView.Cited recordedVersion(String lib) {
         JsonNode got = v.manifestAt("versions", lib);
         if (got.isTextual() && !got.asText().isBlank()) {
-            return new EvidenceView.Cited(got.asText(), MANIFEST, v.manifestFile() + " (versions." + lib + ")");
+            return new EvidenceView.Cited(
+                    got.asText(), EvidenceKind.MANIFEST, v.manifestFile() + " (versions." + lib + ")");
         }
         return lib.equals("nccl") ? v.ncclVersionCited() : null;
     }
@@ -333,7 +338,7 @@ final class SealChecks extends CheckFamily {
         Integer ws = null;
         String from = null;
         JsonNode m = v.manifestAt("worldSize");
-        String kind = MANIFEST;
+        EvidenceKind kind = EvidenceKind.MANIFEST;
         if (m.canConvertToInt()) {
             ws = m.asInt();
             from = v.manifestFile() + " (worldSize)";
@@ -343,7 +348,7 @@ final class SealChecks extends CheckFamily {
                 if (x != null && x.canConvertToInt()) {
                     ws = x.asInt();
                     from = v.ddpLoggingCite(log.getKey(), "world_size");
-                    kind = DDP_LOGGING;
+                    kind = EvidenceKind.DDP_LOGGING;
                     break;
                 }
             }
@@ -354,7 +359,7 @@ final class SealChecks extends CheckFamily {
                 if (x != null && x.matches("\\d+")) {
                     ws = Integer.valueOf(x);
                     from = EvidenceView.src(msg.source()) + " (world_size)";
-                    kind = DDP_LOG;
+                    kind = EvidenceKind.DDP_LOG;
                     break;
                 }
             }

@@ -1,6 +1,7 @@
 package io.pathproof.accept;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Source;
 import io.pathproof.nccl.CommunicatorPrediction;
 import java.util.ArrayList;
@@ -75,7 +76,7 @@ final class TransportChecks extends CheckFamily {
                 r.unproven(
                         "no connector lines (NCCL_DEBUG_SUBSYS without P2P/INIT, or connections made after the log ended)");
             } else {
-                r.kind(NCCL_LOG);
+                r.kind(EvidenceKind.NCCL_LOG);
                 r.unproven("transports " + ts + " seen, but no per-peer connector line");
             }
             rows.add(r.build());
@@ -86,7 +87,7 @@ final class TransportChecks extends CheckFamily {
                             "transport/" + en.getKey(),
                             "transport from rank " + en.getKey().replace("->", " to rank "))
                     .expected(exp == null ? "(none predicted)" : exp)
-                    .kind(NCCL_LOG);
+                    .kind(EvidenceKind.NCCL_LOG);
             for (Source s : sources.get(en.getKey())) {
                 if (r.provenanceSize() >= 2) {
                     break;
@@ -194,7 +195,7 @@ final class TransportChecks extends CheckFamily {
                         "transport-mechanism/" + peer,
                         "transport mechanism from rank " + peer.replace("->", " to rank "))
                 .expected(String.join(", ", predictedKinds))
-                .kind(NCCL_LOG);
+                .kind(EvidenceKind.NCCL_LOG);
         for (Source s : srcs) {
             if (m.provenanceSize() >= 2) {
                 break;

@@ -59,29 +59,12 @@ final class Witnesses {
     }
 
     static List<String> one(String name, Evidence e) {
-        List<Evidence.BucketRecord> hooks = e.ddp() == null || e.ddp().buckets() == null
-                ? List.of()
-                : e.ddp().buckets();
-        Evidence.Nccl n = e.nccl();
         return switch (name) {
-            case "hook-ready" -> cite(hooks, b -> b.readyNs() != null, Evidence.BucketRecord::source);
-            case "hook-future" -> cite(hooks, b -> b.futureDoneNs() != null, Evidence.BucketRecord::source);
-            case "hook-bytes" -> cite(hooks, b -> b.bytes() > 0, Evidence.BucketRecord::source);
-            case "ddp-logging" ->
-                e.ddp() == null
-                                || e.ddp().logging() == null
-                                || e.ddp().logging().isEmpty()
-                        ? List.of()
-                        : e.ddp().logging().keySet().stream()
-                                .sorted()
-                                .limit(MAX)
-                                .map(k -> "ddp logging " + k)
-                                .toList();
-            case "param-comms-range" ->
-                cite(
-                        e.ranges(),
-                        r -> r.name() != null && r.name().contains("record_param_comms"),
-                        Evidence.Range::source);
+            case "hook-ready" -> cite(hooks(e), b -> b.readyNs() != null, Evidence.BucketRecord::source);
+            case "hook-future" -> cite(hooks(e), b -> b.futureDoneNs() != null, Evidence.BucketRecord::source);
+            case "hook-bytes" -> cite(hooks(e), b -> b.bytes() > 0, Evidence.BucketRecord::source);
+            case "ddp-logging" -> ddpLogging(e);
+            case "param-comms-range" -> cite(e.ranges(), r -> named(r, "record_param_comms"), Evidence.Range::source);
             case "nccl-range" ->
                 cite(
                         e.ranges(),
@@ -92,67 +75,87 @@ final class Witnesses {
                         e.flightRecorder(),
                         f -> f.profilingName() != null && f.profilingName().equals("nccl:all_reduce"),
                         Evidence.FlightRecord::source);
-            case "comm-init" ->
-                n == null || n.communicators() == null
-                        ? List.of()
-                        : cite(
-                                n.communicators().stream()
-                                        .flatMap(c -> c.rankInits() == null ? Stream.empty() : c.rankInits().stream())
-                                        .toList(),
-                                r -> true,
-                                Evidence.RankInit::source);
+            case "comm-init" -> cite(rankInits(e), r -> true, Evidence.RankInit::source);
             case "init-channels" ->
-                n == null || n.communicators() == null
-                        ? List.of()
-                        : cite(n.communicators(), c -> c.collChannels() != null, Evidence.Communicator::source);
-            case "coll-line" ->
-                n == null
-                        ? List.of()
-                        : cite(
-                                n.colls(),
-                                c -> c.op() != null
-                                        && c.op().toLowerCase(Locale.ROOT).contains("allreduce"),
-                                Evidence.Coll::source);
-            case "tuning-line" ->
-                n == null ? List.of() : cite(n.tuning(), t -> t.algorithm() != null, Evidence.Tuning::source);
-            case "tuning-channels" ->
-                n == null ? List.of() : cite(n.tuning(), t -> t.channelLo() != null, Evidence.Tuning::source);
+                cite(communicators(e), c -> c.collChannels() != null, Evidence.Communicator::source);
+            case "coll-line" -> cite(colls(e), Witnesses::allReduce, Evidence.Coll::source);
+            case "tuning-line" -> cite(tuning(e), t -> t.algorithm() != null, Evidence.Tuning::source);
+            case "tuning-channels" -> cite(tuning(e), t -> t.channelLo() != null, Evidence.Tuning::source);
             case "nccl-kernel" -> cite(ncclKernels(e), k -> true, Evidence.Kernel::source);
             case "nccl-kernel-grid" -> cite(ncclKernels(e), k -> k.grid() != null, Evidence.Kernel::source);
             case "nccl-kernel-block" -> cite(ncclKernels(e), k -> k.block() != null, Evidence.Kernel::source);
-            case "ring-kernel" ->
-                cite(
-                        ncclKernels(e),
-                        k -> k.name() != null
-                                && k.name().toUpperCase(Locale.ROOT).contains("RING"),
-                        Evidence.Kernel::source);
-            case "connection" ->
-                n == null || n.communicators() == null
-                        ? List.of()
-                        : cite(
-                                n.communicators().stream()
-                                        .flatMap(c ->
-                                                c.connections() == null ? Stream.empty() : c.connections().stream())
-                                        .toList(),
-                                c -> true,
-                                Evidence.Connection::source);
-            case "p2p-connection" ->
-                n == null || n.communicators() == null
-                        ? List.of()
-                        : cite(
-                                n.communicators().stream()
-                                        .flatMap(c ->
-                                                c.connections() == null ? Stream.empty() : c.connections().stream())
-                                        .toList(),
-                                c -> c.transport() != null && c.transport().startsWith("P2P"),
-                                Evidence.Connection::source);
-            case "replicas" ->
-                e.replicas() == null
-                                || e.replicas().equal() == null
-                                || e.replicas().source() == null
-                        ? List.of()
-                        : List.of(e.replicas().source().toString());
+            case "ring-kernel" -> cite(ncclKernels(e), Witnesses::ringKernel, Evidence.Kernel::source);
+            case "connection" -> cite(connections(e), c -> true, Evidence.Connection::source);
+            case "p2p-connection" -> cite(connections(e), Witnesses::p2p, Evidence.Connection::source);
+            case "replicas" -> replicas(e);
             default -> throw new IllegalStateException("call graph model: unknown witness '" + name + "'");
         };
+    }
+
+    private static List<Evidence.BucketRecord> hooks(Evidence e) {
+        return e.ddp() == null || e.ddp().buckets() == null
+                ? List.of()
+                : e.ddp().buckets();
+    }
+
+    /** The first keys of DDP's logging data, each a citation. */
+    private static List<String> ddpLogging(Evidence e) {
+        if (e.ddp() == null || e.ddp().logging() == null || e.ddp().logging().isEmpty()) {
+            return List.of();
+        }
+        return e.ddp().logging().keySet().stream()
+                .sorted()
+                .limit(MAX)
+                .map(k -> "ddp logging " + k)
+                .toList();
+    }
+
+    private static boolean named(Evidence.Range r, String part) {
+        return r.name() != null && r.name().contains(part);
+    }
+
+    private static List<Evidence.Communicator> communicators(Evidence e) {
+        Evidence.Nccl n = e.nccl();
+        return n == null || n.communicators() == null ? List.of() : n.communicators();
+    }
+
+    private static List<Evidence.RankInit> rankInits(Evidence e) {
+        return communicators(e).stream()
+                .flatMap(c -> c.rankInits() == null ? Stream.empty() : c.rankInits().stream())
+                .toList();
+    }
+
+    private static List<Evidence.Connection> connections(Evidence e) {
+        return communicators(e).stream()
+                .flatMap(c -> c.connections() == null ? Stream.empty() : c.connections().stream())
+                .toList();
+    }
+
+    private static List<Evidence.Coll> colls(Evidence e) {
+        return e.nccl() == null ? List.of() : e.nccl().colls();
+    }
+
+    private static List<Evidence.Tuning> tuning(Evidence e) {
+        return e.nccl() == null ? List.of() : e.nccl().tuning();
+    }
+
+    private static boolean allReduce(Evidence.Coll c) {
+        return c.op() != null && c.op().toLowerCase(Locale.ROOT).contains("allreduce");
+    }
+
+    private static boolean ringKernel(Evidence.Kernel k) {
+        return k.name() != null && k.name().toUpperCase(Locale.ROOT).contains("RING");
+    }
+
+    private static boolean p2p(Evidence.Connection c) {
+        return c.transport() != null && c.transport().startsWith("P2P");
+    }
+
+    private static List<String> replicas(Evidence e) {
+        return e.replicas() == null
+                        || e.replicas().equal() == null
+                        || e.replicas().source() == null
+                ? List.of()
+                : List.of(e.replicas().source().toString());
     }
 }

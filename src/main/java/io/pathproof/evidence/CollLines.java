@@ -69,6 +69,14 @@ final class CollLines {
     private CommRank lastCollComm;
     private final CommRank.CollKey collProbe = new CommRank.CollKey();
     private final CommRank.TuneKey tuneProbe = new CommRank.TuneKey();
+    /** The COLL line being read: its fields, and the walk's position in its bytes (no allocation per line). */
+    private long collCount;
+
+    private long collDatatype;
+    private long collRedOp;
+    private long collPointer;
+    private long collNRanks;
+    private int at;
 
     CollLines(NcclLogReader r) {
         this.r = r;
@@ -113,88 +121,113 @@ final class CollLines {
      * token, no search.
      */
     private void coll(byte[] b, int s, int opEnd, int e) {
-        int p = opEnd + OPCOUNT.length;
-        int opCountEnd = Bytes.tokenEnd(b, p, e);
-        int q = opCountEnd;
-        long count = Bytes.NONE;
-        long datatype = Bytes.NONE;
-        long redOp = Bytes.NONE;
-        long ptr = Bytes.NONE;
-        long nRanks = Bytes.NONE;
-        if (Bytes.startsWith(b, q, e, SENDBUFF)) {
-            q = Bytes.tokenEnd(b, q + SENDBUFF.length, e);
-            if (Bytes.startsWith(b, q, e, RECVBUFF)) {
-                q = Bytes.tokenEnd(b, q + RECVBUFF.length, e);
-                if (Bytes.startsWith(b, q, e, COUNT)) {
-                    int v = q + COUNT.length;
-                    q = Bytes.tokenEnd(b, v, e);
-                    count = Bytes.parseLong(b, v, q);
-                    if (Bytes.startsWith(b, q, e, DATATYPE)) {
-                        v = q + DATATYPE.length;
-                        q = Bytes.tokenEnd(b, v, e);
-                        datatype = Bytes.parseLong(b, v, q);
-                        if (Bytes.startsWith(b, q, e, OP)) {
-                            v = q + OP.length;
-                            q = Bytes.tokenEnd(b, v, e);
-                            redOp = Bytes.parseLong(b, v, q);
-                            if (Bytes.startsWith(b, q, e, ROOT)) {
-                                q = Bytes.tokenEnd(b, q + ROOT.length, e);
-                                if (Bytes.startsWith(b, q, e, COMM)) {
-                                    v = q + COMM.length;
-                                    q = Bytes.tokenEnd(b, v, e);
-                                    ptr = Bytes.startsWith(b, v, q, NIL) ? 0 : Bytes.parseHex(b, v, q);
-                                    if (Bytes.startsWith(b, q, e, NRANKS_SP)) {
-                                        v = q + NRANKS_SP.length;
-                                        q = Bytes.digitsEnd(b, v, e);
-                                        nRanks = q < e && b[q] == ']' ? Bytes.parseLong(b, v, q) : Bytes.NONE;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if (count == Bytes.NONE
-                || datatype == Bytes.NONE
-                || redOp == Bytes.NONE
-                || ptr == Bytes.NONE
-                || nRanks == Bytes.NONE
-                || datatype > Integer.MAX_VALUE
-                || redOp > Integer.MAX_VALUE
-                || nRanks > Integer.MAX_VALUE) {
+        int opCountFrom = opEnd + OPCOUNT.length;
+        int opCountEnd = Bytes.tokenEnd(b, opCountFrom, e);
+        collFields(b, opCountEnd, e);
+        if (!collUnderstood()) {
             r.out.problem(
                     r.lineNo,
                     "COLL line not understood (expected opCount … count … datatype … op … comm … [nranks=…])");
             return;
         }
-        CommRank cr = r.comms.byPointer(ptr);
+        CommRank cr = collComm();
+        CommRank.CollKey k = collProbe;
+        k.op = op(b, s, opEnd);
+        k.count = collCount;
+        k.datatype = (int) collDatatype;
+        k.redOp = (int) collRedOp;
+        k.nRanks = (int) collNRanks;
+        lastEnqueueThread = r.prefix.threadKey;
+        lastEnqueueOp = k.op;
+        lastEnqueueCount = collCount;
+        lastEnqueueDatatype = (int) collDatatype;
+        CommRank.Agg a = cr.colls.get(k);
+        if (a == null) {
+            cr.colls.put(
+                    k.copy(),
+                    new CommRank.Agg(Source.line(r.file, r.lineNo), Bytes.string(b, opCountFrom, opCountEnd), 1));
+        } else {
+            a.n++;
+        }
+        cr.facts++;
+        r.out.facts++;
+    }
+
+    /**
+     * Walks the COLL line's tokens after its opCount from {@code q} into {@link #collCount} … {@link #collNRanks}, in
+     * the order NCCL prints them; a field past the first token out of place stays {@link Bytes#NONE}.
+     */
+    private void collFields(byte[] b, int q, int e) {
+        collCount = Bytes.NONE;
+        collDatatype = Bytes.NONE;
+        collRedOp = Bytes.NONE;
+        collPointer = Bytes.NONE;
+        collNRanks = Bytes.NONE;
+        at = q;
+        if (!skip(b, SENDBUFF, e) || !skip(b, RECVBUFF, e) || !Bytes.startsWith(b, at, e, COUNT)) {
+            return;
+        }
+        collCount = number(b, COUNT, e);
+        if (!Bytes.startsWith(b, at, e, DATATYPE)) {
+            return;
+        }
+        collDatatype = number(b, DATATYPE, e);
+        if (!Bytes.startsWith(b, at, e, OP)) {
+            return;
+        }
+        collRedOp = number(b, OP, e);
+        if (!skip(b, ROOT, e) || !Bytes.startsWith(b, at, e, COMM)) {
+            return;
+        }
+        int v = at + COMM.length;
+        at = Bytes.tokenEnd(b, v, e);
+        collPointer = Bytes.startsWith(b, v, at, NIL) ? 0 : Bytes.parseHex(b, v, at);
+        if (Bytes.startsWith(b, at, e, NRANKS_SP)) {
+            v = at + NRANKS_SP.length;
+            at = Bytes.digitsEnd(b, v, e);
+            collNRanks = at < e && b[at] == ']' ? Bytes.parseLong(b, v, at) : Bytes.NONE;
+        }
+    }
+
+    /** Steps over {@code key} and the token after it when the line has {@code key} at {@link #at}. */
+    private boolean skip(byte[] b, byte[] key, int e) {
+        if (!Bytes.startsWith(b, at, e, key)) {
+            return false;
+        }
+        at = Bytes.tokenEnd(b, at + key.length, e);
+        return true;
+    }
+
+    /** The decimal token after {@code key} at {@link #at}, {@link #at} moved past it. */
+    private long number(byte[] b, byte[] key, int e) {
+        int v = at + key.length;
+        at = Bytes.tokenEnd(b, v, e);
+        return Bytes.parseLong(b, v, at);
+    }
+
+    private boolean collUnderstood() {
+        return collCount != Bytes.NONE
+                && collDatatype != Bytes.NONE
+                && collRedOp != Bytes.NONE
+                && collPointer != Bytes.NONE
+                && collNRanks != Bytes.NONE
+                && collDatatype <= Integer.MAX_VALUE
+                && collRedOp <= Integer.MAX_VALUE
+                && collNRanks <= Integer.MAX_VALUE;
+    }
+
+    /** The communicator the COLL line names, now its thread's last: its TUNING and launch lines follow. */
+    private CommRank collComm() {
+        CommRank cr = r.comms.byPointer(collPointer);
         if (cr.nRanks == null) {
-            cr.nRanks = (int) nRanks;
+            cr.nRanks = (int) collNRanks;
         }
         if (r.prefix.threadKey != lastCollThread || cr != lastCollComm) {
             lastCollByThread.put(r.prefix.threadKey, cr);
             lastCollThread = r.prefix.threadKey;
             lastCollComm = cr;
         }
-        CommRank.CollKey k = collProbe;
-        k.op = op(b, s, opEnd);
-        k.count = count;
-        k.datatype = (int) datatype;
-        k.redOp = (int) redOp;
-        k.nRanks = (int) nRanks;
-        lastEnqueueThread = r.prefix.threadKey;
-        lastEnqueueOp = k.op;
-        lastEnqueueCount = count;
-        lastEnqueueDatatype = (int) datatype;
-        CommRank.Agg a = cr.colls.get(k);
-        if (a == null) {
-            cr.colls.put(k.copy(), new CommRank.Agg(Source.line(r.file, r.lineNo), Bytes.string(b, p, opCountEnd), 1));
-        } else {
-            a.n++;
-        }
-        cr.facts++;
-        r.out.facts++;
+        return cr;
     }
 
     /**

@@ -161,32 +161,37 @@ final class CommRank {
         }
     }
 
-    /** Key of a COLL line; mutable so that the reader can probe without allocating. */
-    static final class CollKey {
+    /**
+     * A key the reader fills in place to probe a map without allocating; {@link #copy} is the one the map keeps. Its
+     * fields are numbers and strings, so the field-by-field copy of {@link Object#clone} is a whole copy.
+     */
+    abstract static class ProbeKey<K extends ProbeKey<K>> implements Cloneable {
+        @SuppressWarnings("unchecked")
+        K copy() {
+            try {
+                return (K) clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    /** Key of a COLL line. */
+    static final class CollKey extends ProbeKey<CollKey> {
         String op;
         long count;
         int datatype;
         int redOp;
         int nRanks;
 
-        CollKey copy() {
-            CollKey k = new CollKey();
-            k.op = op;
-            k.count = count;
-            k.datatype = datatype;
-            k.redOp = redOp;
-            k.nRanks = nRanks;
-            return k;
-        }
-
         @Override
         public boolean equals(Object o) {
             return o instanceof CollKey k
+                    && k.op.equals(op)
                     && k.count == count
                     && k.datatype == datatype
                     && k.redOp == redOp
-                    && k.nRanks == nRanks
-                    && k.op.equals(op);
+                    && k.nRanks == nRanks;
         }
 
         @Override
@@ -196,7 +201,7 @@ final class CommRank {
     }
 
     /** Key of a TUNING line; the time is kept exactly as printed (unscaled digits and scale). */
-    static final class TuneKey {
+    static final class TuneKey extends ProbeKey<TuneKey> {
         String op;
         long bytes;
         String algorithm;
@@ -207,21 +212,6 @@ final class CommRank {
         int timeScale = -1;
         int channelLo = -1;
         int channelHi = -1;
-
-        TuneKey copy() {
-            TuneKey k = new TuneKey();
-            k.op = op;
-            k.bytes = bytes;
-            k.algorithm = algorithm;
-            k.algorithmId = algorithmId;
-            k.protocol = protocol;
-            k.protocolId = protocolId;
-            k.timeUnscaled = timeUnscaled;
-            k.timeScale = timeScale;
-            k.channelLo = channelLo;
-            k.channelHi = channelHi;
-            return k;
-        }
 
         @Override
         public boolean equals(Object o) {

@@ -61,12 +61,21 @@ import java.util.regex.Pattern;
  * order.
  */
 final class DdpLines {
-    static final String DEBUG_LEVEL = "debug-level";
-    static final String REDUCER_INITIALIZED = "reducer-initialized";
-    static final String DDP_INITIALIZED = "ddp-initialized";
-    static final String RUNTIME_STATS = "runtime-stats";
-    static final String BUCKETS_REBUILT = "buckets-rebuilt";
-    static final String BUCKETS_REBUILT_NOTICE = "buckets-rebuilt-notice";
+    /** The messages this family reads, each by the name its {@link Evidence.DdpLogMessage#message} has. */
+    enum Message {
+        DEBUG_LEVEL("debug-level"),
+        REDUCER_INITIALIZED("reducer-initialized"),
+        DDP_INITIALIZED("ddp-initialized"),
+        RUNTIME_STATS("runtime-stats"),
+        BUCKETS_REBUILT("buckets-rebuilt"),
+        BUCKETS_REBUILT_NOTICE("buckets-rebuilt-notice");
+
+        final String label;
+
+        Message(String label) {
+            this.label = label;
+        }
+    }
 
     private static final byte[] CPP = Bytes.ascii(".cpp:");
     private static final byte[] NOTICE_BYTES = Bytes.ascii("Reducer buckets have been rebuilt");
@@ -104,7 +113,7 @@ final class DdpLines {
 
     /** A message read, its rank not yet decided. */
     private static final class Pending {
-        final String message;
+        final Message message;
         final Map<String, String> values = new LinkedHashMap<>();
         final String printedAt;
         final Source source;
@@ -112,7 +121,7 @@ final class DdpLines {
         final Integer named;
         final Integer tagged;
 
-        Pending(String message, String printedAt, Source source, String thread, Integer named, Integer tagged) {
+        Pending(Message message, String printedAt, Source source, String thread, Integer named, Integer tagged) {
             this.message = message;
             this.printedAt = printedAt;
             this.source = source;
@@ -174,22 +183,24 @@ final class DdpLines {
         if (c.matches()) {
             cpp(c.group(2) + ":" + c.group(3), c.group(4), c.group(1), tag, tagged);
         } else if (text.contains(NOTICE)) {
-            add(new Pending(BUCKETS_REBUILT_NOTICE, null, here(), null, null, tagged));
+            add(new Pending(Message.BUCKETS_REBUILT_NOTICE, null, here(), null, null, tagged));
         }
     }
 
     private void cpp(String at, String m, String thread, String tag, Integer tagged) {
         Matcher x;
         if ((x = REDUCER.matcher(m)).find()) {
-            Pending p = add(new Pending(REDUCER_INITIALIZED, at, here(), thread, null, tagged));
+            Pending p = add(new Pending(Message.REDUCER_INITIALIZED, at, here(), thread, null, tagged));
             p.values.put("bucket_bytes_cap", x.group(1));
             p.values.put("first_bucket_bytes_cap", x.group(2));
         } else if ((x = DDP_INIT.matcher(m)).matches()) {
-            Pending p = add(new Pending(DDP_INITIALIZED, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
+            Pending p =
+                    add(new Pending(Message.DDP_INITIALIZED, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
             open.put(tag, p);
             last = p;
         } else if ((x = RUNTIME.matcher(m)).matches()) {
-            Pending p = add(new Pending(RUNTIME_STATS, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
+            Pending p =
+                    add(new Pending(Message.RUNTIME_STATS, at, here(), thread, Integer.valueOf(x.group(1)), tagged));
             p.values.put("rank", x.group(1));
             p.values.put("world_size", x.group(2));
             p.values.put("iteration", x.group(3));
@@ -198,20 +209,20 @@ final class DdpLines {
             open.put(tag, p);
             last = p;
         } else if ((x = REBUILT.matcher(m)).matches()) {
-            Pending p = add(new Pending(BUCKETS_REBUILT, at, here(), thread, null, tagged));
+            Pending p = add(new Pending(Message.BUCKETS_REBUILT, at, here(), thread, null, tagged));
             p.values.put("buckets", x.group(1));
             p.values.put("size_limits", x.group(2).strip());
         } else if ((x = DEBUG.matcher(m)).find()) {
-            Pending p = add(new Pending(DEBUG_LEVEL, at, here(), thread, null, tagged));
+            Pending p = add(new Pending(Message.DEBUG_LEVEL, at, here(), thread, null, tagged));
             p.values.put("level", x.group(1));
         } else if (m.contains(NOTICE)) {
-            add(new Pending(BUCKETS_REBUILT_NOTICE, at, here(), thread, null, tagged));
+            add(new Pending(Message.BUCKETS_REBUILT_NOTICE, at, here(), thread, null, tagged));
         }
     }
 
     /** True when {@code text} continues the open message {@code o} (and was read into it). */
     private static boolean continuation(Pending o, String text) {
-        if (o.message.equals(DDP_INITIALIZED)) {
+        if (o.message == Message.DDP_INITIALIZED) {
             Matcher kv = KEY_VALUE.matcher(text);
             if (kv.matches() && !CPP_LINE.matcher(text).matches()) {
                 o.values.put(kv.group(1), kv.group(2));
@@ -270,14 +281,14 @@ final class DdpLines {
                             : p.thread != null && rankOfThread.containsKey(p.thread)
                                     ? rankOfThread.get(p.thread)
                                     : r.fileRank != null ? r.fileRank : sole;
-            if (p.message.equals(DDP_INITIALIZED)
+            if (p.message == Message.DDP_INITIALIZED
                     && p.values.containsKey("rank")
                     && !p.values.get("rank").equals(String.valueOf(p.named))) {
                 r.out.problem(
                         p.source.line(),
                         "DDP Initialized names rank " + p.named + " but its rank line says " + p.values.get("rank"));
             }
-            r.ddpLog.add(new Evidence.DdpLogMessage(rank, p.message, p.values, p.printedAt, p.source));
+            r.ddpLog.add(new Evidence.DdpLogMessage(rank, p.message.label, p.values, p.printedAt, p.source));
         }
     }
 }

@@ -331,6 +331,29 @@ public record Evidence(
             Long sumDurNs,
             String clock,
             Source source) {
+        /** This record standing for {@code calls} records like it: how many, how many did not end, their durations. */
+        ProfiledColl aggregated(long calls, long incomplete, Long minDurNs, Long maxDurNs, Long sumDurNs) {
+            return new ProfiledColl(
+                    rank,
+                    commId,
+                    event,
+                    func,
+                    count,
+                    datatype,
+                    algorithm,
+                    protocol,
+                    channels,
+                    warps,
+                    calls,
+                    incomplete,
+                    firstSeq,
+                    minDurNs,
+                    maxDurNs,
+                    sumDurNs,
+                    clock,
+                    source);
+        }
+
         /** Threads per block (warps × 32), or null. */
         public Integer threads() {
             return warps == null ? null : warps * 32;
@@ -658,7 +681,7 @@ public record Evidence(
          * one rank ({@code kernels/rank2}, {@code launch-shape/rank2/bucket0}) only that rank's and the run's own. A row
          * that did not read a kind at all (world-size from the manifest, not from DDP logging) does not rest on its gaps.
          */
-        public List<Gap> gapsFor(String rowId, java.util.Collection<String> cited) {
+        public List<Gap> gapsFor(String rowId, java.util.Collection<EvidenceKind> cited) {
             Integer rank = rankOf(rowId);
             List<Gap> out = new java.util.ArrayList<>();
             for (KindCheck k : kinds) {
@@ -666,7 +689,7 @@ public record Evidence(
                     continue;
                 }
                 for (Gap g : gaps) {
-                    if (g.kind().equals(k.kind()) && (rank == null || g.rank() < 0 || g.rank() == rank)) {
+                    if (g.kind() == k.kind() && (rank == null || g.rank() < 0 || g.rank() == rank)) {
                         out.add(g);
                     }
                 }
@@ -688,10 +711,10 @@ public record Evidence(
      * ({@code expected}: some rank wrote it, or the manifest says every rank did) and the ranks whose file is whole.
      */
     public record KindCheck(
-            String kind,
+            EvidenceKind kind,
             String files,
             List<String> rows,
-            String evidence,
+            EvidenceKind evidence,
             String uses,
             boolean expected,
             List<Integer> completeRanks) {
@@ -716,7 +739,7 @@ public record Evidence(
      * 1-based line (0: the file as a whole) and what is wrong — missing, empty, a torn last line, a line that is not
      * JSON, another rank's records, iterations it does not cover.
      */
-    public record Gap(String kind, int rank, String file, long line, String problem) {
+    public record Gap(EvidenceKind kind, int rank, String file, long line, String problem) {
         /** {@code file:line}, or the file alone for the file as a whole. */
         public String where() {
             return line > 0 ? file + ":" + line : file;

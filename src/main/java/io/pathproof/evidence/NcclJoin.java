@@ -247,42 +247,19 @@ final class NcclJoin {
         CommRank first = g.stream().filter(cr -> cr.commId != null).findFirst().orElse(g.get(0));
         Set<Integer> ranks = new java.util.TreeSet<>();
         List<Evidence.RankInit> inits = new ArrayList<>();
-        List<String> trees = new ArrayList<>();
-        List<Evidence.Connection> connections = new ArrayList<>();
-        Set<String> transports = new LinkedHashSet<>();
-        boolean connectedRings = false;
-        boolean connectedTrees = false;
         for (CommRank cr : g) {
             Integer r = cr.effectiveRank(fileOf.get(cr).rank());
             if (r != null) {
                 ranks.add(r);
-                Evidence.EmulatedDevice emu = cr.emulatedSource == null
-                        ? null
-                        : new Evidence.EmulatedDevice(
-                                cr.realBusId,
-                                cr.reportedBusId != null ? cr.reportedBusId : cr.busId,
-                                cr.realCompCap,
-                                cr.reportedCompCap,
-                                cr.emulatedSource);
-                inits.add(new Evidence.RankInit(
-                        r,
-                        cr.cudaDev,
-                        cr.busId,
-                        cr.host,
-                        cr.pid,
-                        cr.nvmlDev,
-                        cr.initTotal,
-                        cr.initPhases,
-                        cr.source,
-                        emu,
-                        cr.launcherLabel));
+                inits.add(rankInit(cr, r));
             }
-            trees.addAll(cr.trees);
-            connections.addAll(cr.connections);
-            cr.connections.forEach(c -> transports.add(c.transport()));
-            connectedRings |= cr.connectedRings;
-            connectedTrees |= cr.connectedTrees;
         }
+        List<Evidence.Connection> connections = new ArrayList<>();
+        g.forEach(cr -> connections.addAll(cr.connections));
+        Set<String> transports = new LinkedHashSet<>();
+        connections.forEach(c -> transports.add(c.transport()));
+        boolean connectedRings = g.stream().anyMatch(cr -> cr.connectedRings);
+        boolean connectedTrees = g.stream().anyMatch(cr -> cr.connectedTrees);
         String label =
                 first.commId != null ? "communicator " + first.commId : "communicator of " + first.nRanks + " ranks";
         Integer nRanks = agree(g, fileOf, cr -> cr.nRanks, cr -> cr.source, "nRanks", label, findings);
@@ -298,29 +275,7 @@ final class NcclJoin {
                 g, fileOf, cr -> cr.p2pPerPeer, cr -> cr.channelsSource, "p2p channels per peer", label, findings);
         String thr = agree(
                 g, fileOf, cr -> cr.threadThresholds, cr -> cr.thresholdsSource, "threadThresholds", label, findings);
-        List<String> rings = new ArrayList<>();
-        List<Evidence.Graph> graphs = new ArrayList<>();
-        for (CommRank cr : g) {
-            if (rings.isEmpty() && !cr.rings.isEmpty()) {
-                rings.addAll(cr.rings.values());
-            }
-            // Every distinct search result: each rank searches its own node, so a cluster whose nodes differ (a slower
-            // NIC
-            // on one) prints other graphs on that node's ranks before the exchange takes the minimum
-            // (init.cc@v2.28.9-1).
-            for (Evidence.Graph x : cr.graphs) {
-                if (graphs.size() < 64 && graphs.stream().noneMatch(x::sameShape)) {
-                    graphs.add(x);
-                }
-            }
-        }
         Boolean trees3 = connectedTrees ? Boolean.TRUE : before222 && connectedRings ? Boolean.FALSE : null;
-        List<String> labels = new ArrayList<>();
-        for (CommRank cr : g) {
-            if (cr.launcherLabel != null && !labels.contains(cr.launcherLabel)) {
-                labels.add(cr.launcherLabel);
-            }
-        }
         return new Evidence.Communicator(
                 first.commId,
                 List.copyOf(ranks),
@@ -331,9 +286,9 @@ final class NcclJoin {
                 p2p,
                 perPeer,
                 nvls,
-                rings,
-                trees,
-                graphs,
+                rings(g),
+                trees(g),
+                graphs(g),
                 thr,
                 List.copyOf(transports),
                 connections,
@@ -341,7 +296,74 @@ final class NcclJoin {
                 trees3,
                 inits,
                 first.source,
-                labels);
+                launcherLabels(g));
+    }
+
+    private static Evidence.RankInit rankInit(CommRank cr, int rank) {
+        Evidence.EmulatedDevice emu = cr.emulatedSource == null
+                ? null
+                : new Evidence.EmulatedDevice(
+                        cr.realBusId,
+                        cr.reportedBusId != null ? cr.reportedBusId : cr.busId,
+                        cr.realCompCap,
+                        cr.reportedCompCap,
+                        cr.emulatedSource);
+        return new Evidence.RankInit(
+                rank,
+                cr.cudaDev,
+                cr.busId,
+                cr.host,
+                cr.pid,
+                cr.nvmlDev,
+                cr.initTotal,
+                cr.initPhases,
+                cr.source,
+                emu,
+                cr.launcherLabel);
+    }
+
+    /** The rings of the first rank that printed any. */
+    private static List<String> rings(List<CommRank> g) {
+        List<String> rings = new ArrayList<>();
+        for (CommRank cr : g) {
+            if (!cr.rings.isEmpty()) {
+                rings.addAll(cr.rings.values());
+                break;
+            }
+        }
+        return rings;
+    }
+
+    private static List<String> trees(List<CommRank> g) {
+        List<String> trees = new ArrayList<>();
+        g.forEach(cr -> trees.addAll(cr.trees));
+        return trees;
+    }
+
+    /**
+     * Every distinct search result: each rank searches its own node, so a cluster whose nodes differ (a slower NIC on
+     * one) prints other graphs on that node's ranks before the exchange takes the minimum (init.cc@v2.28.9-1).
+     */
+    private static List<Evidence.Graph> graphs(List<CommRank> g) {
+        List<Evidence.Graph> graphs = new ArrayList<>();
+        for (CommRank cr : g) {
+            for (Evidence.Graph x : cr.graphs) {
+                if (graphs.size() < 64 && graphs.stream().noneMatch(x::sameShape)) {
+                    graphs.add(x);
+                }
+            }
+        }
+        return graphs;
+    }
+
+    private static List<String> launcherLabels(List<CommRank> g) {
+        List<String> labels = new ArrayList<>();
+        for (CommRank cr : g) {
+            if (cr.launcherLabel != null && !labels.contains(cr.launcherLabel)) {
+                labels.add(cr.launcherLabel);
+            }
+        }
+        return labels;
     }
 
     private static <T> T firstNonNull(List<CommRank> g, java.util.function.Function<CommRank, T> f) {

@@ -192,26 +192,12 @@ final class NcclProfilerReader implements FormatReader {
     static List<Evidence.ProfiledColl> colls(Aggregates f) {
         List<Evidence.ProfiledColl> out = new ArrayList<>();
         for (Agg a : f.colls.values()) {
-            Evidence.ProfiledColl c = a.first;
-            out.add(new Evidence.ProfiledColl(
-                    c.rank(),
-                    c.commId(),
-                    c.event(),
-                    c.func(),
-                    c.count(),
-                    c.datatype(),
-                    c.algorithm(),
-                    c.protocol(),
-                    c.channels(),
-                    c.warps(),
+            out.add(a.first.aggregated(
                     a.calls,
                     a.incomplete,
-                    c.firstSeq(),
                     a.timed == 0 ? null : a.minDur,
                     a.timed == 0 ? null : a.maxDur,
-                    a.timed == 0 ? null : a.sumDur,
-                    c.clock(),
-                    c.source()));
+                    a.timed == 0 ? null : a.sumDur));
         }
         return out;
     }

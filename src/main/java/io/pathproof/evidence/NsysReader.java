@@ -132,42 +132,30 @@ final class NsysReader {
                 + col(cols, "blockX")
                 + ", " + col(cols, "blockY") + ", " + col(cols, "blockZ") + ", " + nameExpr + " FROM " + q(KERNELS)
                 + " k" + join + " ORDER BY k.\"start\"";
-        long row = 0;
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            while (rs.next()) {
-                Long start = longOrNull(rs, 1);
-                Long end = longOrNull(rs, 2);
-                String name = rs.getString(11);
-                if (start == null || end == null || name == null || end < start) {
-                    in.problem(
-                            row + 1,
-                            KERNELS + " row " + (row + 1) + ": start, end and name are required (end ≥ start)");
-                    row++;
-                    continue;
-                }
-                int[] grid = dims(rs, 5);
-                int[] block = dims(rs, 8);
-                long dur = end - start;
-                t.kernels.add(new Evidence.Kernel(
-                        in.rank,
-                        name,
-                        grid,
-                        block,
-                        BigDecimal.valueOf(dur, 3),
-                        start,
-                        dur,
-                        intOrNull(rs, 3),
-                        intOrNull(rs, 4),
-                        KernelNames.isNccl(name),
-                        null,
-                        Source.event(in.file, row),
-                        null,
-                        null));
-                in.facts++;
-                row++;
+        eachRow(c, sql, (rs, row, start, end) -> {
+            String name = rs.getString(11);
+            if (start == null || end == null || name == null || end < start) {
+                in.problem(row + 1, KERNELS + " row " + (row + 1) + ": start, end and name are required (end ≥ start)");
+                return;
             }
-        }
+            long dur = end - start;
+            t.kernels.add(new Evidence.Kernel(
+                    in.rank,
+                    name,
+                    dims(rs, 5),
+                    dims(rs, 8),
+                    BigDecimal.valueOf(dur, 3),
+                    start,
+                    dur,
+                    intOrNull(rs, 3),
+                    intOrNull(rs, 4),
+                    KernelNames.isNccl(name),
+                    null,
+                    Source.event(in.file, row),
+                    null,
+                    null));
+            in.facts++;
+        });
     }
 
     private static void nvtx(Connection c, Set<String> cols, boolean strings, Reading in, Facts.Trace.Builder t)
@@ -184,33 +172,27 @@ final class NsysReader {
         }
         String sql =
                 "SELECT k.\"start\", k.\"end\", " + text + " FROM " + q(NVTX) + " k" + join + " ORDER BY k.\"start\"";
-        long row = 0;
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            while (rs.next()) {
-                Long start = longOrNull(rs, 1);
-                Long end = longOrNull(rs, 2);
-                String name = rs.getString(3);
-                if (start != null && end != null && name != null && end >= start) {
-                    Source src = Source.event(in.file, row);
-                    if (t.ranges.size() < KinetoReader.MAX_RANGES) {
-                        t.ranges.add(new Evidence.Range(in.rank, name, "nvtx", start, end - start, src));
-                    }
-                    in.facts++;
-                    // NCCL's own NVTX ranges are named after the API call (ncclAllReduce); torch's are nccl:all_reduce.
-                    if (name.startsWith("nccl:")
-                            || name.startsWith("ncclAllReduce")
-                            || name.startsWith("ncclReduceScatter")
-                            || name.startsWith("ncclAllGather")
-                            || name.startsWith("ncclBroadcast")) {
-                        if (t.collectiveMarkers++ == 0) {
-                            t.firstCollectiveMarker = src;
-                        }
-                    }
-                }
-                row++;
+        eachRow(c, sql, (rs, row, start, end) -> {
+            String name = rs.getString(3);
+            if (start == null || end == null || name == null || end < start) {
+                return;
             }
-        }
+            Source src = Source.event(in.file, row);
+            if (t.ranges.size() < KinetoReader.MAX_RANGES) {
+                t.ranges.add(new Evidence.Range(in.rank, name, "nvtx", start, end - start, src));
+            }
+            in.facts++;
+            // NCCL's own NVTX ranges are named after the API call (ncclAllReduce); torch's are nccl:all_reduce.
+            if (name.startsWith("nccl:")
+                    || name.startsWith("ncclAllReduce")
+                    || name.startsWith("ncclReduceScatter")
+                    || name.startsWith("ncclAllGather")
+                    || name.startsWith("ncclBroadcast")) {
+                if (t.collectiveMarkers++ == 0) {
+                    t.firstCollectiveMarker = src;
+                }
+            }
+        });
     }
 
     /** Memcpy (copyKind from CUpti_ActivityMemcpyKind) and memset rows → copies[], in start order. */
@@ -224,31 +206,40 @@ final class NsysReader {
         String sql = "SELECT k.\"start\", k.\"end\", " + col(cols, "bytes") + ", " + col(cols, "deviceId") + ", "
                 + col(cols, "streamId") + ", " + (memset ? "NULL" : col(cols, "copyKind")) + " FROM " + q(table)
                 + " k ORDER BY k.\"start\"";
+        eachRow(c, sql, (rs, row, start, end) -> {
+            if (start == null || end == null || end < start) {
+                in.problem(row + 1, table + " row " + (row + 1) + ": start and end are required (end ≥ start)");
+            } else if (t.copies.size() < KinetoReader.MAX_RANGES) {
+                Integer kind = intOrNull(rs, 6);
+                String k = memset
+                        ? "memset"
+                        : kind != null && kind >= 0 && kind < COPY_KINDS.length ? COPY_KINDS[kind] : "unknown";
+                t.copies.add(new Evidence.Copy(
+                        in.rank,
+                        k,
+                        longOrNull(rs, 3),
+                        start,
+                        end - start,
+                        intOrNull(rs, 4),
+                        intOrNull(rs, 5),
+                        Source.event(in.file + ":" + table, row)));
+                in.facts++;
+            }
+        });
+    }
+
+    /** One row of a query whose first two columns are its start and end (null where not a whole number). */
+    private interface TimedRow {
+        void read(ResultSet rs, long row, Long start, Long end) throws SQLException;
+    }
+
+    /** Runs {@code sql}, whose first two columns are start and end, numbering its rows from 0. */
+    private static void eachRow(Connection c, String sql, TimedRow each) throws SQLException {
         long row = 0;
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
-                Long start = longOrNull(rs, 1);
-                Long end = longOrNull(rs, 2);
-                if (start == null || end == null || end < start) {
-                    in.problem(row + 1, table + " row " + (row + 1) + ": start and end are required (end ≥ start)");
-                } else if (t.copies.size() < KinetoReader.MAX_RANGES) {
-                    Integer kind = intOrNull(rs, 6);
-                    String k = memset
-                            ? "memset"
-                            : kind != null && kind >= 0 && kind < COPY_KINDS.length ? COPY_KINDS[kind] : "unknown";
-                    t.copies.add(new Evidence.Copy(
-                            in.rank,
-                            k,
-                            longOrNull(rs, 3),
-                            start,
-                            end - start,
-                            intOrNull(rs, 4),
-                            intOrNull(rs, 5),
-                            Source.event(in.file + ":" + table, row)));
-                    in.facts++;
-                }
-                row++;
+                each.read(rs, row++, longOrNull(rs, 1), longOrNull(rs, 2));
             }
         }
     }

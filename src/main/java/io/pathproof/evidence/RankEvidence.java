@@ -19,35 +19,35 @@ import java.util.regex.Pattern;
  */
 enum RankEvidence {
     HOOK(
-            "hook",
+            EvidenceKind.HOOK,
             "hook-rank(\\d+)\\.jsonl",
             Form.JSON_LINES,
             Cover.ITERATION_BUCKETS,
             List.of("parameter-bytes", "buckets", "completion-order", "bus-bytes"),
-            "hook",
+            EvidenceKind.HOOK,
             "diagnose: bucket layout, compute outside communication",
             m -> m.path("hookedIterations").isArray()
                     && !m.path("hookedIterations").isEmpty()),
     STEPS(
-            "steps",
+            EvidenceKind.STEPS,
             "steps-rank(\\d+)\\.jsonl",
             Form.JSON_LINES,
             Cover.ITERATIONS,
             List.of(),
-            "steps",
+            EvidenceKind.STEPS,
             "diagnose: step time, machine load",
             m -> m.path("iters").asInt(0) > 0 || userJob(m)),
     DDP_LOGGING(
-            "ddp-logging",
+            EvidenceKind.DDP_LOGGING,
             "ddp-logging-rank(\\d+)\\.json",
             Form.JSON_OBJECT,
             Cover.NONE,
             List.of("parameter-bytes", "buckets", "world-size"),
-            "ddp-logging",
+            EvidenceKind.DDP_LOGGING,
             "diagnose: DDP flags (ddp-config)",
             m -> m.path("harnessFinished").asBoolean(false)),
     NCCL_LOG(
-            "nccl-log",
+            EvidenceKind.NCCL_LOG,
             "nccl-rank(\\d+)\\.log",
             Form.TEXT_LINES,
             Cover.NONE,
@@ -62,25 +62,25 @@ enum RankEvidence {
                     "launch-shape",
                     "evidence-consistency",
                     "bus-bytes"),
-            "nccl-log",
+            EvidenceKind.NCCL_LOG,
             "diagnose: algorithm, protocol, transport, channels, NCCL env",
             m -> false),
     KERNEL_TRACE(
-            "kernel-trace",
+            EvidenceKind.KERNEL_TRACE,
             "trace-rank(\\d+)\\.json(?:\\.gz)?",
             Form.READER,
             Cover.NONE,
             List.of("launch-shape", "kernels", "busbw"),
-            "kernel-trace",
+            EvidenceKind.KERNEL_TRACE,
             "diagnose: threads, NCCL kernel time",
             m -> false),
     FLIGHT_RECORDER(
-            "flight-recorder",
+            EvidenceKind.FLIGHT_RECORDER,
             "flight-recorder-rank(\\d+)\\.json",
             Form.READER,
             Cover.NONE,
             List.of("collective", "predicted-before-run"),
-            "flight-recorder",
+            EvidenceKind.FLIGHT_RECORDER,
             "accept: second witness of each collective",
             m -> false),
     /**
@@ -88,22 +88,22 @@ enum RankEvidence {
      * instrumentation (manifest {@code instrumentation}) writes one per rank when it finishes.
      */
     REPLICA(
-            "replica",
+            EvidenceKind.REPLICA,
             "replica-rank(\\d+)\\.json",
             Form.JSON_OBJECT,
             Cover.NONE,
             List.of("replicas"),
-            "replicas",
+            EvidenceKind.REPLICAS,
             "diagnose: correctness",
             m -> m.path("harnessFinished").asBoolean(false) && userJob(m)),
     /** Rank 0's gathered digests of every rank: one file, one {@code digests[]} entry per rank. */
     REPLICAS(
-            "replicas",
+            EvidenceKind.REPLICAS,
             "(replicas)\\.json",
             Form.DIGESTS,
             Cover.NONE,
             List.of("replicas"),
-            "replicas",
+            EvidenceKind.REPLICAS,
             "diagnose: correctness",
             m -> m.path("harnessFinished").asBoolean(false) && !userJob(m));
 
@@ -141,25 +141,25 @@ enum RankEvidence {
         ITERATION_BUCKETS
     }
 
-    final String kind;
+    final EvidenceKind kind;
     final Pattern file;
     final Form form;
     final Cover cover;
     final List<String> rows;
     /** The kind of evidence an acceptance row cites when it read these files ({@code AcceptanceRow.evidence}). */
-    final String evidence;
+    final EvidenceKind evidence;
 
     final String uses;
     /** True where the run's manifest says every rank wrote this kind, so a kind missing on all ranks is a gap too. */
     final Predicate<JsonNode> promised;
 
     RankEvidence(
-            String kind,
+            EvidenceKind kind,
             String file,
             Form form,
             Cover cover,
             List<String> rows,
-            String evidence,
+            EvidenceKind evidence,
             String uses,
             Predicate<JsonNode> promised) {
         this.kind = kind;

@@ -54,14 +54,34 @@ final class RankIntegrity {
     }
 
     private Evidence.Integrity check() {
-        Map<RankEvidence, TreeMap<Integer, Path>> files = new EnumMap<>(RankEvidence.class);
         List<Path> names;
         try (Stream<Path> s = Files.list(dir)) {
             names = s.filter(Files::isRegularFile).sorted().toList();
         } catch (IOException e) {
             return null;
         }
+        Map<RankEvidence, TreeMap<Integer, Path>> files = byKindAndRank(names);
         TreeSet<Integer> seen = new TreeSet<>();
+        files.values()
+                .forEach(byRank -> byRank.keySet().stream().filter(r -> r >= 0).forEach(seen::add));
+        if (seen.isEmpty()
+                && manifest == null
+                && files.get(RankEvidence.REPLICAS).isEmpty()) {
+            return null;
+        }
+        WorldSize world = worldSize();
+        Set<Integer> ranks = ranks(world.size(), seen);
+        List<Evidence.KindCheck> kinds = new ArrayList<>();
+        for (RankEvidence k : RankEvidence.values()) {
+            kinds.add(kindCheck(k, files.get(k), ranks, world.size()));
+        }
+        return new Evidence.Integrity(
+                world.size() != null ? world.size() : ranks.isEmpty() ? null : ranks.size(), world.from(), kinds, gaps);
+    }
+
+    /** The files of each kind by rank (-1: the one file of a per-run kind). */
+    private static Map<RankEvidence, TreeMap<Integer, Path>> byKindAndRank(List<Path> names) {
+        Map<RankEvidence, TreeMap<Integer, Path>> files = new EnumMap<>(RankEvidence.class);
         for (RankEvidence k : RankEvidence.values()) {
             TreeMap<Integer, Path> byRank = new TreeMap<>();
             for (Path p : names) {
@@ -70,70 +90,66 @@ final class RankIntegrity {
                     // trace-rank0.json and trace-rank0.json.gz: one rank's trace; the first name (sorted) stands for
                     // it.
                     byRank.putIfAbsent(r, p);
-                    if (r >= 0) {
-                        seen.add(r);
-                    }
                 }
             }
             files.put(k, byRank);
         }
-        if (seen.isEmpty()
-                && manifest == null
-                && files.get(RankEvidence.REPLICAS).isEmpty()) {
-            return null;
-        }
-        Integer worldSize = null;
-        String from;
+        return files;
+    }
+
+    /** How many ranks ran, and where that was read; a null size when the manifest does not say. */
+    private record WorldSize(Integer size, String from) {}
+
+    private WorldSize worldSize() {
         if (manifest != null
                 && manifest.path("worldSize").canConvertToInt()
                 && manifest.path("worldSize").asInt() > 0) {
-            worldSize = manifest.path("worldSize").asInt();
-            from = "manifest worldSize";
-        } else if (manifest != null && manifest.path("nproc").asInt(0) > 0) {
-            worldSize = manifest.path("nproc").asInt()
-                    * Math.max(1, manifest.path("nnodes").asInt(1));
-            from = "manifest nproc × nnodes";
-        } else {
-            from = "the ranks the files name (no world size in the manifest)";
+            return new WorldSize(manifest.path("worldSize").asInt(), "manifest worldSize");
         }
+        if (manifest != null && manifest.path("nproc").asInt(0) > 0) {
+            return new WorldSize(
+                    manifest.path("nproc").asInt()
+                            * Math.max(1, manifest.path("nnodes").asInt(1)),
+                    "manifest nproc × nnodes");
+        }
+        return new WorldSize(null, "the ranks the files name (no world size in the manifest)");
+    }
+
+    /** The ranks that ran: 0 … world size - 1, else 0 … the highest rank a file names. */
+    private static Set<Integer> ranks(Integer worldSize, TreeSet<Integer> seen) {
         Set<Integer> ranks = new TreeSet<>();
-        if (worldSize != null) {
-            for (int r = 0; r < worldSize; r++) {
-                ranks.add(r);
-            }
-        } else if (!seen.isEmpty()) {
-            for (int r = 0; r <= seen.last(); r++) {
-                ranks.add(r);
+        int end = worldSize != null ? worldSize : seen.isEmpty() ? 0 : seen.last() + 1;
+        for (int r = 0; r < end; r++) {
+            ranks.add(r);
+        }
+        return ranks;
+    }
+
+    /** Checks the files of kind {@code k} where the run has or promises them; whole ranks are those without a gap. */
+    private Evidence.KindCheck kindCheck(
+            RankEvidence k, TreeMap<Integer, Path> byRank, Set<Integer> ranks, Integer worldSize) {
+        boolean expected = !byRank.isEmpty() || manifest != null && k.promised.test(manifest);
+        int before = gaps.size();
+        if (expected) {
+            if (k.perRun()) {
+                digests(k, byRank.get(-1), ranks);
+            } else {
+                perRank(k, byRank, ranks, worldSize);
             }
         }
-        List<Evidence.KindCheck> kinds = new ArrayList<>();
-        for (RankEvidence k : RankEvidence.values()) {
-            TreeMap<Integer, Path> byRank = files.get(k);
-            boolean expected = !byRank.isEmpty() || manifest != null && k.promised.test(manifest);
-            int before = gaps.size();
-            if (expected) {
-                if (k.perRun()) {
-                    digests(k, byRank.get(-1), ranks);
-                } else {
-                    perRank(k, byRank, ranks, worldSize);
-                }
-            }
-            Set<Integer> broken = new TreeSet<>();
-            for (Evidence.Gap g : gaps.subList(before, gaps.size())) {
-                broken.add(g.rank());
-            }
-            List<Integer> complete = new ArrayList<>();
-            if (expected) {
-                for (int r : ranks) {
-                    if (!broken.contains(r) && !broken.contains(-1)) {
-                        complete.add(r);
-                    }
-                }
-            }
-            kinds.add(new Evidence.KindCheck(k.kind, k.pattern(), k.rows, k.evidence, k.uses, expected, complete));
+        Set<Integer> broken = new TreeSet<>();
+        for (Evidence.Gap g : gaps.subList(before, gaps.size())) {
+            broken.add(g.rank());
         }
-        return new Evidence.Integrity(
-                worldSize != null ? worldSize : ranks.isEmpty() ? null : ranks.size(), from, kinds, gaps);
+        List<Integer> complete = new ArrayList<>();
+        if (expected) {
+            for (int r : ranks) {
+                if (!broken.contains(r) && !broken.contains(-1)) {
+                    complete.add(r);
+                }
+            }
+        }
+        return new Evidence.KindCheck(k.kind, k.pattern(), k.rows, k.evidence, k.uses, expected, complete);
     }
 
     // ------------------------------------------------------------------ one file per rank
@@ -225,94 +241,102 @@ final class RankIntegrity {
         boolean torn = bytes[bytes.length - 1] != '\n';
         String[] lines = text.split("\n", -1);
         int last = lines.length - (torn ? 0 : 1); // the empty string after a final newline is no line
-        Records rec = new Records();
-        rec.lines = last;
-        Map<String, Integer> firstAt = new HashMap<>();
-        int fileGaps = 0;
-        int otherRank = 0;
+        JsonLines file = new JsonLines(k, rank, p);
+        file.rec.lines = last;
         for (int i = 0; i < last; i++) {
-            String l = lines[i].strip();
-            int lineNo = i + 1;
-            boolean isLast = i == last - 1;
+            file.line(lines[i].strip(), i + 1, torn && i == last - 1);
+        }
+        file.end();
+        return file.rec;
+    }
+
+    /** One JSON-lines file being read: its records, each key's first line, and its gaps so far. */
+    private final class JsonLines {
+        final RankEvidence k;
+        final int rank;
+        final Path p;
+        final Records rec = new Records();
+        final Map<String, Integer> firstAt = new HashMap<>();
+        int fileGaps;
+        int otherRank;
+
+        JsonLines(RankEvidence k, int rank, Path p) {
+            this.k = k;
+            this.rank = rank;
+            this.p = p;
+        }
+
+        /** Line {@code lineNo}; {@code tornLast}: the file's last line, with no newline at its end. */
+        void line(String l, int lineNo, boolean tornLast) {
             if (l.isEmpty()) {
-                continue;
+                return;
             }
             JsonNode n;
             try {
                 n = Json.mapper().readTree(l);
             } catch (JsonProcessingException e) {
-                fileGaps = limited(
-                        k,
-                        rank,
-                        p,
+                gap(
                         lineNo,
-                        isLast && torn
+                        tornLast
                                 ? "the last line is cut mid-JSON (no newline at its end): the file was cut "
                                         + "while it was written"
-                                : "not JSON: " + Messages.json(e),
-                        fileGaps);
-                continue;
+                                : "not JSON: " + Messages.json(e));
+                return;
             }
-            if (isLast && torn) {
-                fileGaps = limited(
-                        k,
-                        rank,
-                        p,
-                        lineNo,
-                        "the last line has no newline at its end: the file may have been cut right after it",
-                        fileGaps);
+            if (tornLast) {
+                gap(lineNo, "the last line has no newline at its end: the file may have been cut right after it");
             }
             if (n == null || !n.isObject()) {
-                fileGaps = limited(k, rank, p, lineNo, "not a JSON object", fileGaps);
-                continue;
+                gap(lineNo, "not a JSON object");
+                return;
             }
             JsonNode rf = n.get("rank");
             if (rf != null && rf.canConvertToInt() && rf.asInt() != rank) {
                 if (otherRank++ == 0) {
-                    fileGaps = limited(
-                            k,
-                            rank,
-                            p,
+                    gap(
                             lineNo,
-                            "a record of rank " + rf.asInt() + " in rank " + rank + "'s file: not this rank's evidence",
-                            fileGaps);
+                            "a record of rank " + rf.asInt() + " in rank " + rank
+                                    + "'s file: not this rank's evidence");
                 }
-                continue;
+                return;
             }
             JsonNode it = n.get("iteration");
-            if (it == null || !it.canConvertToInt()) {
-                continue;
+            if (it != null && it.canConvertToInt()) {
+                record(n, it.asInt(), lineNo);
             }
-            int iteration = it.asInt();
-            String key = k.cover == RankEvidence.Cover.ITERATION_BUCKETS
-                    ? iteration + "/" + n.path("index").asInt(-1)
-                    : Integer.toString(iteration);
+        }
+
+        /** A record of this rank's iteration; one whose iteration (and bucket) came before is a gap. */
+        private void record(JsonNode n, int iteration, int lineNo) {
+            boolean buckets = k.cover == RankEvidence.Cover.ITERATION_BUCKETS;
+            String key = buckets ? iteration + "/" + n.path("index").asInt(-1) : Integer.toString(iteration);
             Integer first = firstAt.putIfAbsent(key, lineNo);
             if (first != null) {
-                fileGaps = limited(
-                        k,
-                        rank,
-                        p,
+                gap(
                         lineNo,
                         "iteration " + iteration
-                                + (k.cover == RankEvidence.Cover.ITERATION_BUCKETS
-                                        ? " bucket " + n.path("index").asInt(-1)
-                                        : "")
-                                + " recorded twice (first at line " + first + ")",
-                        fileGaps);
-                continue;
+                                + (buckets ? " bucket " + n.path("index").asInt(-1) : "")
+                                + " recorded twice (first at line " + first + ")");
+                return;
             }
             rec.iterations
                     .computeIfAbsent(iteration, x -> new TreeMap<>())
                     .put(n.path("index").asInt(0), n.path("isLast").asBoolean(false));
         }
-        if (otherRank > 1) {
-            fileGaps = limited(k, rank, p, 0, otherRank + " records of other ranks in all", fileGaps);
+
+        void end() {
+            if (otherRank > 1) {
+                gap(0, otherRank + " records of other ranks in all");
+            }
+            if (fileGaps > GAPS_PER_FILE) {
+                RankIntegrity.this.gap(
+                        k, rank, p, 0, (fileGaps - GAPS_PER_FILE) + " more gaps in this file not listed");
+            }
         }
-        if (fileGaps > GAPS_PER_FILE) {
-            gap(k, rank, p, 0, (fileGaps - GAPS_PER_FILE) + " more gaps in this file not listed");
+
+        private void gap(long line, String problem) {
+            fileGaps = limited(k, rank, p, line, problem, fileGaps);
         }
-        return rec;
     }
 
     /** Adds a gap unless this file already has its share; returns the file's gap count. */

@@ -21,6 +21,26 @@ final class Page {
         StringBuilder b = new StringBuilder(256 * 1024);
         String title =
                 s.proof() != null ? "pathproof proof — " + Sections.t(s.proof().scenario()) : "pathproof report";
+        head(b, title);
+        header(b, s, title);
+        // The proof first (verdict above, then the reveal, the timeline and the step charts), then the evidence behind
+        // it; the recorded GPU samples, which are not this proof, last and collapsed.
+        Sections.reveal(b, s);
+        Sections.timeline(b, s);
+        Sections.steps(b, s);
+        Sections.diagnosis(b, s);
+        Sections.acceptance(b, s.acceptance(), "Acceptance: sealed prediction against the baseline run", "acceptance");
+        Sections.callgraph(b, s);
+        Sections.answers(b, s);
+        Sections.warnings(b, s);
+        Sections.phases(b, s);
+        Sections.recorded(b, s);
+        footer(b, s);
+        return b.toString();
+    }
+
+    /** The document's head: the content policy, the error trap, uPlot's style and the page's own. */
+    private static void head(StringBuilder b, String title) {
         b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
                 .append(
                         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; ")
@@ -43,6 +63,10 @@ final class Page {
                 .append("</style>\n<style>")
                 .append(CSS)
                 .append("</style>\n</head>\n<body>\n");
+    }
+
+    /** The verdict, its reasons, what the run was and which backend branch ran. */
+    private static void header(StringBuilder b, Report.Source s, String title) {
         b.append("<header><h1>").append(Esc.html(title)).append("</h1>");
         b.append("<p class=\"verdict ")
                 .append(Report.good(s) ? "good" : Report.verdict(s).equals("INCONCLUSIVE") ? "undecided" : "bad")
@@ -71,19 +95,10 @@ final class Page {
                     .append("</p>");
         }
         b.append("</header>\n");
-        // The proof first (verdict above, then the reveal, the timeline and the step charts), then the evidence behind
-        // it;
-        // the recorded GPU samples, which are not this proof, last and collapsed.
-        Sections.reveal(b, s);
-        Sections.timeline(b, s);
-        Sections.steps(b, s);
-        Sections.diagnosis(b, s);
-        Sections.acceptance(b, s.acceptance(), "Acceptance: sealed prediction against the baseline run", "acceptance");
-        Sections.callgraph(b, s);
-        Sections.answers(b, s);
-        Sections.warnings(b, s);
-        Sections.phases(b, s);
-        Sections.recorded(b, s);
+    }
+
+    /** The error list the audit reads, the chart data and the scripts that draw and audit the page. */
+    private static void footer(StringBuilder b, Report.Source s) {
         b.append("<footer><pre id=\"page-errors\" data-count=\"0\"></pre>")
                 .append(
                         "<p>uPlot 1.6.30 (MIT) is inlined from its WebJar; this page makes no network request.</p></footer>\n");
@@ -96,7 +111,6 @@ final class Page {
                 .append("</script>\n<script>")
                 .append(AUDIT)
                 .append("</script>\n</body></html>\n");
-        return b.toString();
     }
 
     private static String meta(Report.Source s) {

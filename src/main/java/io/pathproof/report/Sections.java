@@ -8,6 +8,7 @@ import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.FixVerification;
 import io.pathproof.diagnose.Layer;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.explain.Explainer;
 import io.pathproof.proofdir.Proof;
 import java.util.ArrayList;
@@ -203,7 +204,7 @@ final class Sections {
                     .append("\">")
                     .append(Esc.html(v))
                     .append("</td><td>")
-                    .append(Esc.html(join(r.evidence(), ", ")))
+                    .append(Esc.html(EvidenceKind.join(", ", r.evidence())))
                     .append("</td><td class=\"prov\">")
                     .append(prov(r.provenance()))
                     .append("</td></tr>");

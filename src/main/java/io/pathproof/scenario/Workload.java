@@ -49,17 +49,8 @@ public record Workload(
      * The same parameters with other DDP constructor flags (e.g. command-line flags over a parameter dump, which carries
      * none). {@code bucketCapMb} null = torch's default.
      */
-    public Workload withDdpFlags(
-            Double bucketCapMb, boolean findUnusedParameters, boolean staticGraph, boolean gradientAsBucketView) {
-        return new Workload(
-                name,
-                parameters,
-                bucketCapMb,
-                findUnusedParameters,
-                staticGraph,
-                gradientAsBucketView,
-                readyOrder,
-                commHook);
+    public Workload withDdpFlags(Double bucketCapMb, boolean findUnused, boolean staticGraph, boolean asView) {
+        return new Workload(name, parameters, bucketCapMb, findUnused, staticGraph, asView, readyOrder, commHook);
     }
 
     /** The same workload with the gradient-ready order given (indices into the trainable parameters). */

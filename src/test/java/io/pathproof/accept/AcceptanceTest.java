@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.Json;
 import io.pathproof.ddp.Bucket;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.nccl.CollectivePrediction;
 import io.pathproof.nccl.CommunicatorPrediction;
 import io.pathproof.predict.Prediction;
@@ -71,7 +72,7 @@ class AcceptanceTest {
                         "bus-bytes/bucket0",
                         "busbw/bucket0");
         assertThat(t.row("launch-shape/rank2/bucket0").observed()).contains("gridX 12 blockX 544");
-        assertThat(t.row("launch-shape/rank2/bucket0").evidence()).containsExactly("kernel-trace");
+        assertThat(t.row("launch-shape/rank2/bucket0").evidence()).containsExactly(EvidenceKind.KERNEL_TRACE);
         assertThat(t.row("collective/bucket0").provenance().get(0)).startsWith("runs/baseline/nccl.rank0.log:");
         assertThat(t.row("bus-bytes/bucket0").observed()).startsWith("100663296 B");
     }
@@ -86,7 +87,7 @@ class AcceptanceTest {
         s.withTuning = false;
         AcceptanceRow r = accept(s).row("protocol/bucket0");
         assertThat(r.verdict()).isEqualTo(Verdict.UNPROVEN);
-        assertThat(r.evidence()).doesNotContain("kernel-trace");
+        assertThat(r.evidence()).doesNotContain(EvidenceKind.KERNEL_TRACE);
         // And a prediction of LL is not confirmed by an _LL symbol either.
         Prediction ll = withCollective(
                 SyntheticRuns.seedPrediction(),
@@ -124,7 +125,7 @@ class AcceptanceTest {
         s.kernelUs = 867.660767; // a kernel that happens to last exactly the tuner's estimate proves nothing about it
         AcceptanceRow r = accept(s).row("tuner-time/bucket0");
         assertThat(r.verdict()).isEqualTo(Verdict.UNPROVEN);
-        assertThat(r.evidence()).doesNotContain("kernel-trace");
+        assertThat(r.evidence()).doesNotContain(EvidenceKind.KERNEL_TRACE);
         // A TUNING line with another time fails even when the kernel matches the estimate.
         s.withTuning = true;
         s.tunerTimeUs = new BigDecimal("937.210000");
@@ -140,7 +141,8 @@ class AcceptanceTest {
         assertThat(t.row("tuner-time/bucket0").verdict()).isEqualTo(Verdict.NOT_APPLICABLE);
         assertThat(t.row("tuner-time/bucket0").observed()).contains("2.28.9");
         assertThat(t.row("algorithm/bucket0").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(t.row("launch-shape/rank0/bucket0").evidence()).contains("kernel-trace", "nccl-log");
+        assertThat(t.row("launch-shape/rank0/bucket0").evidence())
+                .contains(EvidenceKind.KERNEL_TRACE, EvidenceKind.NCCL_LOG);
         assertThat(t.verdict()).isEqualTo(Verdict.PASS);
         // Without a kernel trace, the TUNING range proves gridX but blockX stays unproven.
         s.withKernels = false;
@@ -322,7 +324,7 @@ class AcceptanceTest {
         AcceptanceRow r = accept(s).row("predicted-before-run");
         assertThat(r.verdict()).isEqualTo(Verdict.FAIL);
         assertThat(r.observed()).contains("common error 1");
-        assertThat(r.evidence()).containsExactly("manifest");
+        assertThat(r.evidence()).containsExactly(EvidenceKind.MANIFEST);
     }
 
     @Test
@@ -616,7 +618,7 @@ class AcceptanceTest {
         assertThat(mech.verdict()).isEqualTo(Verdict.UNPROVEN);
         assertThat(mech.observed()).startsWith("P2P/IPC").contains("cuMem support unknown");
         assertThat(mech.expected()).isEqualTo("P2P/CUMEM or P2P/IPC");
-        assertThat(mech.evidence()).containsExactly("nccl-log");
+        assertThat(mech.evidence()).containsExactly(EvidenceKind.NCCL_LOG);
         // A mechanism that is none of the alternatives fails; another family fails the family row.
         s.transport = "P2P/direct pointer";
         assertThat(Acceptance.accept(sealed(either), SyntheticRuns.build(s))

@@ -2,6 +2,7 @@ package io.pathproof.accept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -90,7 +91,7 @@ class CitationsTest {
         assertCitationsExist(t);
         AcceptanceRow backend = t.row("backend");
         assertThat(backend.verdict()).isEqualTo(Verdict.PASS);
-        assertThat(backend.evidence()).containsExactly("ddp-logging");
+        assertThat(backend.evidence()).containsExactly(EvidenceKind.DDP_LOGGING);
         assertThat(backend.provenance())
                 .containsExactly(dumps.resolve("ddp-state-0.json") + " (DDP logging rank 0 backend_name)");
         assertThat(t.row("world-size").provenance())
@@ -99,11 +100,11 @@ class CitationsTest {
         Path logs = copy(CAPTURES.resolve("torch-1.13-detail"), "logs", n -> n.endsWith(".log"));
         AcceptanceTable fromLogs = Acceptance.accept(p, Ingest.read(List.of(logs)));
         assertCitationsExist(fromLogs);
-        assertThat(fromLogs.row("backend").evidence()).containsExactly("ddp-log");
+        assertThat(fromLogs.row("backend").evidence()).containsExactly(EvidenceKind.DDP_LOG);
         assertThat(fromLogs.row("backend").provenance())
                 .containsExactly(logs.resolve("train-0.log") + ":19 (backend_name)");
         assertThat(fromLogs.row("world-size").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(fromLogs.row("world-size").evidence()).containsExactly("ddp-log");
+        assertThat(fromLogs.row("world-size").evidence()).containsExactly(EvidenceKind.DDP_LOG);
     }
 
     @Test

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.Json;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -39,7 +40,7 @@ class FlightBucketsTest {
     void withoutAHookEveryIterationsBucketsAreProvenFromTheFlightRecorder() {
         AcceptanceRow rebuilt = row(SAMPLE, "buckets-rebuilt");
         assertThat(rebuilt.verdict()).isEqualTo(Verdict.PASS);
-        assertThat(rebuilt.evidence()).contains("flight-recorder", "ddp-logging");
+        assertThat(rebuilt.evidence()).contains(EvidenceKind.FLIGHT_RECORDER, EvidenceKind.DDP_LOGGING);
         // 24 steps: iterations 1..23 carry the rebuilt buckets on each of the 4 ranks
         assertThat(rebuilt.observed())
                 .contains("in the backward of each of 92 rank×iteration(s) in the flight recorder"

@@ -11,6 +11,7 @@ import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.PredictionIo;
 import java.io.IOException;
@@ -201,7 +202,7 @@ class HostileEvidenceTest {
         damage(run, "ddp-logging-rank%d.json", Damage.EMPTIED);
         AcceptanceTable t = accept("gloo", run);
         assertThat(t.row("world-size").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(t.row("world-size").evidence()).containsExactly("manifest");
+        assertThat(t.row("world-size").evidence()).containsExactly(EvidenceKind.MANIFEST);
         assertThat(t.row("buckets-rebuilt").verdict()).isEqualTo(Verdict.UNPROVEN);
     }
 

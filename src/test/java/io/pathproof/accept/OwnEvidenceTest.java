@@ -3,6 +3,7 @@ package io.pathproof.accept;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -66,7 +67,7 @@ class OwnEvidenceTest {
         for (String id : List.of("buckets-construction", "buckets-rebuilt", "parameter-bytes", "world-size")) {
             AcceptanceRow r = t.row(id);
             assertThat(r.verdict()).as(r.toString()).isEqualTo(Verdict.PASS);
-            assertThat(r.evidence()).as(id).containsExactly("ddp-logging");
+            assertThat(r.evidence()).as(id).containsExactly(EvidenceKind.DDP_LOGGING);
         }
         assertThat(t.row("buckets-rebuilt").observed())
                 .contains("DDP logging rebuilt_bucket_sizes agrees on 2 rank(s)");
@@ -92,7 +93,7 @@ class OwnEvidenceTest {
             AcceptanceTable t = Acceptance.accept(prediction, Ingest.read(List.of(logsOnly(capture))));
             AcceptanceRow construction = t.row("buckets-construction");
             assertThat(construction.verdict()).as(capture + " " + construction).isEqualTo(Verdict.PASS);
-            assertThat(construction.evidence()).containsExactly("ddp-log");
+            assertThat(construction.evidence()).containsExactly(EvidenceKind.DDP_LOG);
             assertThat(construction.observed()).contains("DDP's debug log bucket_sizes agrees on 2 message(s)");
             assertThat(construction.provenance()).allSatisfy(p -> assertThat(p).matches(".*\\.log:\\d+"));
             // The rebuild line holds how many buckets and their limits, not their sizes: never a PASS on its own.
@@ -102,7 +103,7 @@ class OwnEvidenceTest {
                     .contains("3 bucket(s) rebuilt with size limits [1048576, 262144, 262144] on 2 rank(s),"
                             + " as predicted (it prints no sizes)");
             assertThat(t.row("parameter-bytes").verdict()).isEqualTo(Verdict.PASS);
-            assertThat(t.row("parameter-bytes").evidence()).containsExactly("ddp-log");
+            assertThat(t.row("parameter-bytes").evidence()).containsExactly(EvidenceKind.DDP_LOG);
             assertThat(t.counts().fail()).isZero();
         }
     }
@@ -120,7 +121,7 @@ class OwnEvidenceTest {
         AcceptanceRow rebuilt =
                 Acceptance.accept(prediction, Ingest.read(List.of(dir))).row("buckets-rebuilt");
         assertThat(rebuilt.verdict()).isEqualTo(Verdict.FAIL);
-        assertThat(rebuilt.evidence()).containsExactly("ddp-log");
+        assertThat(rebuilt.evidence()).containsExactly(EvidenceKind.DDP_LOG);
         assertThat(rebuilt.observed())
                 .contains("rank 1 DDP's debug log: 2 bucket(s) rebuilt with size limits [1048576, 26214400]");
         assertThat(rebuilt.provenance()).anySatisfy(p -> assertThat(p).endsWith("train-1.log:42"));
@@ -135,10 +136,11 @@ class OwnEvidenceTest {
                     dir.resolve("ddp-state-" + r + ".json"));
         }
         AcceptanceTable t = Acceptance.accept(prediction, Ingest.read(List.of(dir)));
-        assertThat(t.row("buckets-construction").evidence()).containsExactly("ddp-logging", "ddp-log");
-        assertThat(t.row("buckets-rebuilt").evidence()).containsExactly("ddp-logging");
+        assertThat(t.row("buckets-construction").evidence())
+                .containsExactly(EvidenceKind.DDP_LOGGING, EvidenceKind.DDP_LOG);
+        assertThat(t.row("buckets-rebuilt").evidence()).containsExactly(EvidenceKind.DDP_LOGGING);
         assertThat(t.row("buckets-rebuilt").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(t.row("parameter-bytes").evidence()).containsExactly("ddp-logging", "ddp-log");
+        assertThat(t.row("parameter-bytes").evidence()).containsExactly(EvidenceKind.DDP_LOGGING, EvidenceKind.DDP_LOG);
     }
 
     @Test
@@ -162,7 +164,7 @@ class OwnEvidenceTest {
         Prediction p211 = PredictionIo.readVerified(pred);
         AcceptanceTable logs = Acceptance.accept(p211, Ingest.read(List.of(logsOnly("torch-2.11-info"))));
         assertThat(logs.row("buckets-construction").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(logs.row("buckets-construction").evidence()).containsExactly("ddp-log");
+        assertThat(logs.row("buckets-construction").evidence()).containsExactly(EvidenceKind.DDP_LOG);
         assertThat(logs.row("buckets-rebuilt").observed())
                 .contains(
                         "4 bucket(s) rebuilt with size limits [262144, 262144, 262144, 262144] on 2 rank(s), as predicted");
@@ -178,7 +180,8 @@ class OwnEvidenceTest {
         assertThat(t.row("buckets-rebuilt").verdict()).isEqualTo(Verdict.PASS);
         assertThat(t.row("buckets-rebuilt").observed())
                 .contains("DDP logging rebuilt_bucket_sizes agrees on 2 rank(s)");
-        assertThat(t.row("buckets-construction").evidence()).containsExactly("ddp-logging", "ddp-log");
+        assertThat(t.row("buckets-construction").evidence())
+                .containsExactly(EvidenceKind.DDP_LOGGING, EvidenceKind.DDP_LOG);
         assertThat(t.counts().fail()).isZero();
     }
 

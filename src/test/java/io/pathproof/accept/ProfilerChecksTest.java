@@ -3,6 +3,7 @@ package io.pathproof.accept;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -88,7 +89,7 @@ class ProfilerChecksTest {
             assertThat(r.verdict()).as(r.id() + ": " + r.observed()).isEqualTo(Verdict.PASS);
             assertThat(r.expected()).isEqualTo("RING/SIMPLE, 24 channels, 544 threads for 67108864 B");
             assertThat(r.observed()).startsWith("RING/SIMPLE, 24 channels, 544 threads (17 warps) in 27 call(s)");
-            assertThat(r.evidence()).containsExactly("nccl-profiler");
+            assertThat(r.evidence()).containsExactly(EvidenceKind.NCCL_PROFILER);
             assertThat(r.provenance()).singleElement().asString().contains("nccl-profiler-rank" + rank + "-");
         }
         // The profiler rows come right after the launch-shape rows.
@@ -118,7 +119,7 @@ class ProfilerChecksTest {
         AcceptanceRow consistency = t.row("evidence-consistency");
         assertThat(consistency.verdict()).isEqualTo(Verdict.FAIL);
         assertThat(consistency.observed()).contains("witness-disagreement").contains("cross-rank-disagreement");
-        assertThat(consistency.evidence()).contains("nccl-profiler");
+        assertThat(consistency.evidence()).contains(EvidenceKind.NCCL_PROFILER);
         assertThat(t.verdict()).isEqualTo(Verdict.FAIL);
     }
 

@@ -7,6 +7,7 @@ import io.pathproof.core.Json;
 import io.pathproof.ddp.Bucket;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.FileKind;
 import io.pathproof.evidence.Source;
 import io.pathproof.nccl.CollectivePrediction;
@@ -238,7 +239,7 @@ class RealH200RunTest {
                 .isEqualTo(
                         "53/53 bucket records in order (53/53 with GPU-done); 4 GPU-done up to 72.1 us before future-done, within the "
                                 + "host-clock mapping of CUDA events");
-        assertThat(t.row("parameter-bytes").evidence()).containsExactly("ddp-logging", "hook");
+        assertThat(t.row("parameter-bytes").evidence()).containsExactly(EvidenceKind.DDP_LOGGING, EvidenceKind.HOOK);
         // The capture was made before pathproof's run recorded a prediction's seal: that row alone cannot be judged.
         assertThat(t.rows())
                 .filteredOn(r -> r.verdict() == Verdict.UNPROVEN)

@@ -2,6 +2,7 @@ package io.pathproof.accept;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.PredictionIo;
@@ -69,7 +70,7 @@ class VersionChecksTest {
                 .contains("1.13.0a0")
                 .contains("made for torch 2.11.0")
                 .contains("DDP's buckets");
-        assertThat(torch.evidence()).containsExactly("manifest");
+        assertThat(torch.evidence()).containsExactly(EvidenceKind.MANIFEST);
         assertThat(torch.provenance()).anySatisfy(e -> assertThat(e).contains("manifest.json (versions.torch)"));
     }
 
@@ -91,7 +92,7 @@ class VersionChecksTest {
         // NCCL says its own version in its log: the row is judged on it.
         AcceptanceRow nccl = row(run, "nccl-version");
         assertThat(nccl.verdict()).isEqualTo(Verdict.PASS);
-        assertThat(nccl.evidence()).containsExactly("nccl-log");
+        assertThat(nccl.evidence()).containsExactly(EvidenceKind.NCCL_LOG);
         assertThat(nccl.provenance()).singleElement().satisfies(p -> assertThat(p)
                 .matches(".*nccl-rank\\d\\.log:\\d+"));
     }
@@ -167,6 +168,6 @@ class VersionChecksTest {
         AcceptanceRow torch = t.row("torch-version");
         assertThat(torch.verdict()).isEqualTo(Verdict.PASS);
         assertThat(torch.observed()).isEqualTo("predicted for 1.13.1, ran 1.13.0a0: same bucket rules (torch-1.13)");
-        assertThat(torch.evidence()).containsExactly("manifest");
+        assertThat(torch.evidence()).containsExactly(EvidenceKind.MANIFEST);
     }
 }

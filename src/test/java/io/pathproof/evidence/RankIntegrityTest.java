@@ -66,9 +66,9 @@ class RankIntegrityTest {
         assertThat(in.kinds())
                 .filteredOn(Evidence.KindCheck::expected)
                 .extracting(Evidence.KindCheck::kind)
-                .containsExactly("hook", "steps");
+                .containsExactly(EvidenceKind.HOOK, EvidenceKind.STEPS);
         assertThat(in.kinds())
-                .filteredOn(k -> k.kind().equals("hook"))
+                .filteredOn(k -> k.kind() == EvidenceKind.HOOK)
                 .singleElement()
                 .satisfies(k -> assertThat(k.completeRanks()).containsExactly(0, 1));
     }
@@ -81,7 +81,7 @@ class RankIntegrityTest {
         Files.writeString(f, s.substring(0, s.length() - 1));
         assertThat(integrity(d).gaps()).singleElement().satisfies(g -> {
             assertThat(g.rank()).isEqualTo(1);
-            assertThat(g.kind()).isEqualTo("steps");
+            assertThat(g.kind()).isEqualTo(EvidenceKind.STEPS);
             assertThat(g.where()).isEqualTo(f + ":3");
             assertThat(g.problem()).startsWith("the last line has no newline at its end");
         });
@@ -157,7 +157,7 @@ class RankIntegrityTest {
         Files.writeString(
                 d.resolve("nccl-rank1.log"), "host:2:2 [1] NCCL INFO Bootstrap\nhost:2:2 [1] NCCL INFO comm 0x1 ra");
         assertThat(integrity(d).gaps()).singleElement().satisfies(g -> {
-            assertThat(g.kind()).isEqualTo("nccl-log");
+            assertThat(g.kind()).isEqualTo(EvidenceKind.NCCL_LOG);
             assertThat(g.where()).endsWith("nccl-rank1.log:2");
             assertThat(g.problem()).startsWith("the last line is torn");
         });
@@ -216,7 +216,7 @@ class RankIntegrityTest {
         assertThat(integrity(d).gaps()).isEmpty();
         Files.delete(d.resolve("replica-rank1.json"));
         assertThat(integrity(d).gaps()).singleElement().satisfies(g -> {
-            assertThat(g.kind()).isEqualTo("replica");
+            assertThat(g.kind()).isEqualTo(EvidenceKind.REPLICA);
             assertThat(g.rank()).isEqualTo(1);
         });
         // The stand-in job's finished run still owes its gathered replicas.json.
@@ -224,7 +224,7 @@ class RankIntegrityTest {
         Files.createDirectories(standIn);
         Files.writeString(standIn.resolve("manifest.json"), "{\"worldSize\": 1, \"harnessFinished\": true}");
         Files.writeString(standIn.resolve("ddp-logging-rank0.json"), "{\"rank\": 0}\n");
-        assertThat(integrity(standIn).gaps()).extracting(Evidence.Gap::kind).containsExactly("replicas");
+        assertThat(integrity(standIn).gaps()).extracting(Evidence.Gap::kind).containsExactly(EvidenceKind.REPLICAS);
     }
 
     @Test

@@ -1,0 +1,53 @@
+package io.pathproof.evidence;
+
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Collection;
+import java.util.stream.Collectors;
+
+/**
+ * A kind of evidence an acceptance row cites ({@code AcceptanceRow.evidence}) and a per-rank file of a run directory
+ * is ({@link Evidence.KindCheck}): one source the observation was read from, independent of the others. The label is
+ * how the JSON and the tables name it.
+ */
+public enum EvidenceKind {
+    /** The harness's gradient hook records ({@code hook-rank{r}.jsonl}). */
+    HOOK("hook"),
+    /** The harness's per-iteration step times ({@code steps-rank{r}.jsonl}). */
+    STEPS("steps"),
+    NCCL_LOG("nccl-log"),
+    KERNEL_TRACE("kernel-trace"),
+    /** One rank's own parameter digest ({@code replica-rank{r}.json}). */
+    REPLICA("replica"),
+    /** The parameter digests of every rank, compared. */
+    REPLICAS("replicas"),
+    MANIFEST("manifest"),
+    FLIGHT_RECORDER("flight-recorder"),
+    /** A dump of DDP's {@code _get_ddp_logging_data()}. */
+    DDP_LOGGING("ddp-logging"),
+    /** DDP's own debug log lines. */
+    DDP_LOG("ddp-log"),
+    /** The prediction's own seal. */
+    SEAL("seal"),
+    NCCL_PROFILER("nccl-profiler");
+
+    private final String label;
+
+    EvidenceKind(String label) {
+        this.label = label;
+    }
+
+    @JsonValue
+    public String label() {
+        return label;
+    }
+
+    /** The labels of {@code kinds}, in their order, between {@code sep}. */
+    public static String join(String sep, Collection<EvidenceKind> kinds) {
+        return kinds.stream().map(EvidenceKind::label).collect(Collectors.joining(sep));
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+}
