@@ -23,13 +23,13 @@ class TopoSystemTest {
 
     @Test
     void nvlinkCountTimesPerLinkBandwidthAndSearchInit() {
-        TopoSystem v100 = build(NcclVersionTable.v222(), Topologies.v100x4nv2("h", "0"), 4);
+        TopoSystem v100 = build(NcclVersionTable.named("2.22.x"), Topologies.v100x4nv2("h", "0"), 4);
         // topo.h SM70_NVLINK_BW 20 x 2 links; totalBw = sum of a GPU's NVLinks.
         assertThat(v100.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU][1].bw).isEqualTo(40.0f);
         assertThat(v100.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU][1].type).isEqualTo(PATH_NVL);
         assertThat(v100.maxBw).isEqualTo(40.0f);
         assertThat(v100.totalBw).isEqualTo(120.0f);
-        TopoSystem h200 = build(NcclVersionTable.v228(), Topologies.hopper("H200", 8, 18), 8);
+        TopoSystem h200 = build(NcclVersionTable.named("2.28.x"), Topologies.hopper("H200", 8, 18), 8);
         // 18 x SM90_NVLINK_BW (20.6) into the single NVS node; GPU -> NVS -> GPU is an NVL path of two hops.
         assertThat(h200.count(TopoSystem.NVS)).isEqualTo(1);
         assertThat(h200.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU][5].count).isEqualTo(2);
@@ -40,7 +40,7 @@ class TopoSystemTest {
 
     @Test
     void pciBandwidthFromGenerationAndWidth() {
-        NcclVersionTable t = NcclVersionTable.v228();
+        NcclVersionTable t = NcclVersionTable.named("2.28.x");
         assertThat(TopoSystem.pciBw(t, 3, 16)).isEqualTo(12.0f);
         assertThat(TopoSystem.pciBw(t, 4, 16)).isEqualTo(24.0f);
         assertThat(TopoSystem.pciBw(t, 5, 16)).isEqualTo(48.0f);
@@ -73,7 +73,7 @@ class TopoSystemTest {
                         gpus,
                         List.of(new Topology.NvLink(0, 3, 1), new Topology.NvLink(3, 4, 1)),
                         List.of())));
-        TopoSystem s = build(NcclVersionTable.v228(), topo, 5);
+        TopoSystem s = build(NcclVersionTable.named("2.28.x"), topo, 5);
         TopoSystem.Path[] p0 = s.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU];
         assertThat(PATH_NAMES[p0[1].type]).isEqualTo("PIX"); // one switch
         assertThat(PATH_NAMES[p0[2].type]).isEqualTo("PXB"); // two switches, no host bridge
