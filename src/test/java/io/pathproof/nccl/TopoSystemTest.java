@@ -17,7 +17,7 @@ class TopoSystemTest {
             ranks[i] = i;
         }
         TopoSystem s = TopoSystem.build(t, host, host.gpus().subList(0, ngpus), ranks, false, false, new ArrayList<>());
-        s.applyP2pLevel(null);
+        s.applyP2pLevel(null, false, null);
         return s;
     }
 
@@ -41,12 +41,12 @@ class TopoSystemTest {
     @Test
     void pciBandwidthFromGenerationAndWidth() {
         NcclVersionTable t = NcclVersionTable.named("2.28.x");
-        assertThat(TopoSystem.pciBw(t, 3, 16)).isEqualTo(12.0f);
-        assertThat(TopoSystem.pciBw(t, 4, 16)).isEqualTo(24.0f);
-        assertThat(TopoSystem.pciBw(t, 5, 16)).isEqualTo(48.0f);
-        assertThat(TopoSystem.pciBw(t, 4, 8)).isEqualTo(12.0f);
+        assertThat(TopoBuilder.pciBw(t, 3, 16)).isEqualTo(12.0f);
+        assertThat(TopoBuilder.pciBw(t, 4, 16)).isEqualTo(24.0f);
+        assertThat(TopoBuilder.pciBw(t, 5, 16)).isEqualTo(48.0f);
+        assertThat(TopoBuilder.pciBw(t, 4, 8)).isEqualTo(12.0f);
         // width 0 reads as 16, an unknown generation as the Gen3 fallback.
-        assertThat(TopoSystem.pciBw(t, 0, 0)).isEqualTo(12.0f);
+        assertThat(TopoBuilder.pciBw(t, 0, 0)).isEqualTo(12.0f);
     }
 
     @Test
