@@ -21,6 +21,11 @@ import java.util.Set;
  * the transport. {@link NcclModel#of} runs the steps in this order and keeps what they built.
  */
 final class CommInit {
+    /** The local transport where cuMem's support is not an input: either mechanism may be printed. */
+    private static final String CUMEM_OR_IPC = "P2P/CUMEM or P2P/IPC";
+
+    private static final String CUMEM_OR_IPC_READ = "P2P/CUMEM/read or P2P/IPC/read";
+
     /** One host with the GPUs that hold ranks of the communicator. */
     record Host(Topology.Node node, List<Topology.Gpu> gpus, int[] ranks) {}
 
@@ -452,9 +457,6 @@ final class CommInit {
         }
         return kinds.isEmpty() ? "none" : String.join(" + ", kinds) + (unknownCumem ? ": cuMem support unknown" : "");
     }
-
-    private static final String CUMEM_OR_IPC = "P2P/CUMEM or P2P/IPC";
-    private static final String CUMEM_OR_IPC_READ = "P2P/CUMEM/read or P2P/IPC/read";
 
     /** Between the GPUs of one host: P2P when every pair is within the P2P level, else SHM, else NET. */
     private static String localTransport(TopoSystem sys, Map<String, String> env, Version cuda, List<String> notes) {

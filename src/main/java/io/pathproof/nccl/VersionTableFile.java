@@ -66,8 +66,8 @@ final class VersionTableFile {
                 depth = depth(value);
                 if (key.equals("like")) {
                     Map<String, String> base = sections.get(value);
-                    if (base == null) {
-                        throw malformed(raw + " (no earlier section " + value + ")");
+                    if (base == null || !current.isEmpty()) {
+                        throw malformed(raw + " (like names an earlier section, first in a section)");
                     }
                     current.putAll(base);
                 } else if (depth > 0) {
