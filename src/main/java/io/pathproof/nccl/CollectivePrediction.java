@@ -87,28 +87,7 @@ public record CollectivePrediction(
 
     /** Returns the same prediction for another bucket index. */
     public CollectivePrediction forBucket(int index) {
-        return new CollectivePrediction(
-                index,
-                bytes,
-                algorithm,
-                algorithmId,
-                protocol,
-                protocolId,
-                tunerTimeUs,
-                channels,
-                gridX,
-                blockX,
-                reduceScatterSteps,
-                allGatherSteps,
-                busFactor,
-                busBytes,
-                transport,
-                expectedTimeUs,
-                kernelName,
-                tuningLine,
-                noKernel,
-                tuningTable,
-                wireDtype);
+        return Records.with(this, "bucket", index);
     }
 
     /**
@@ -116,28 +95,7 @@ public record CollectivePrediction(
      * a comm hook that compresses casts each bucket before the collective.
      */
     public CollectivePrediction onTheWire(String dtype) {
-        return new CollectivePrediction(
-                bucket,
-                bytes,
-                algorithm,
-                algorithmId,
-                protocol,
-                protocolId,
-                tunerTimeUs,
-                channels,
-                gridX,
-                blockX,
-                reduceScatterSteps,
-                allGatherSteps,
-                busFactor,
-                busBytes,
-                transport,
-                expectedTimeUs,
-                kernelName,
-                tuningLine,
-                noKernel,
-                tuningTable,
-                dtype);
+        return Records.with(this, "wireDtype", dtype);
     }
 
     /** One cell of the cost table: latency (µs), algorithm bandwidth (GB/s), time (µs; null = not available). */

@@ -16,16 +16,4 @@ public record GraphSummary(
         String typeIntra,
         String typeInter,
         boolean sameChannels,
-        @JsonInclude(JsonInclude.Include.NON_DEFAULT) int crossNic) {
-    /** A summary without crossNic (0: one NIC, or none used). */
-    public GraphSummary(
-            int pattern,
-            int nChannels,
-            double bwIntra,
-            double bwInter,
-            String typeIntra,
-            String typeInter,
-            boolean sameChannels) {
-        this(pattern, nChannels, bwIntra, bwInter, typeIntra, typeInter, sameChannels, 0);
-    }
-}
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) int crossNic) {}

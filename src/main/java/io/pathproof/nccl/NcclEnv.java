@@ -38,27 +38,11 @@ final class NcclEnv {
      * prefix is an error (ncclInvalidUsage). Returns the AllReduce row.
      */
     static int[] parseList(String var, String str, String[] names, int n, boolean prefixes) {
-        int[] list = new int[n];
         if (!prefixes) {
-            String s = str;
-            int def = 0;
-            int set = 1;
-            if (s.startsWith("^")) {
-                def = 1;
-                set = 0;
-                s = s.substring(1);
-            }
-            java.util.Arrays.fill(list, def);
-            for (String tok : s.split(",")) {
-                for (int i = 0; i < n; i++) {
-                    if (tok.trim().equalsIgnoreCase(names[i])) {
-                        list[i] = set;
-                    }
-                }
-            }
-            return list;
+            return selection(var, str, str, names, n, false);
         }
         String[] funcs = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
+        int[] list = new int[n];
         // Defaults as in ncclTopoTuneModel@v2.28.9-1:400-408: LL128 "2" (by rule), others 1.
         for (int i = 0; i < n; i++) {
             list[i] = names.length == 3 && i == 1 ? 2 : 1;
@@ -83,33 +67,35 @@ final class NcclEnv {
             if (!known) {
                 throw PathproofException.badInput(var + ": unrecognized prefix \"" + prefix + "\" in \"" + str + "\"");
             }
-            int unset = 0;
-            int set = 1;
-            if (elems.startsWith("^")) {
-                unset = 1;
-                set = 0;
-                elems = elems.substring(1);
-            }
-            int[] row = new int[n];
-            java.util.Arrays.fill(row, unset);
-            for (String tok : elems.split(",")) {
-                int e;
-                for (e = 0; e < n; e++) {
-                    if (tok.trim().equalsIgnoreCase(names[e])) {
-                        row[e] = set;
-                        break;
-                    }
-                }
-                if (e == n) {
-                    throw PathproofException.badInput(var + ": unrecognized element \"" + tok + "\" in \"" + str
-                            + "\" (known: " + String.join(",", java.util.Arrays.copyOf(names, n)) + ")");
-                }
-            }
+            int[] row = selection(var, str, elems, names, n, true);
             if (prefix == null || prefix.toLowerCase(Locale.ROOT).equals("allreduce")) {
                 list = row;
             }
         }
         return list;
+    }
+
+    /**
+     * One comma list of names: those named are 1, the others 0; a leading {@code ^} turns it round. An unknown name is
+     * ignored, or with {@code strict} an error naming the variable {@code var} and its value {@code str}.
+     */
+    private static int[] selection(String var, String str, String elems, String[] names, int n, boolean strict) {
+        boolean excluding = elems.startsWith("^");
+        int[] row = new int[n];
+        java.util.Arrays.fill(row, excluding ? 1 : 0);
+        for (String tok : (excluding ? elems.substring(1) : elems).split(",")) {
+            int e = 0;
+            while (e < n && !tok.trim().equalsIgnoreCase(names[e])) {
+                e++;
+            }
+            if (e < n) {
+                row[e] = excluding ? 0 : 1;
+            } else if (strict) {
+                throw PathproofException.badInput(var + ": unrecognized element \"" + tok + "\" in \"" + str
+                        + "\" (known: " + String.join(",", java.util.Arrays.copyOf(names, n)) + ")");
+            }
+        }
+        return row;
     }
 
     /** ncclMinNchannels (graph/connect.cc@v2.28.9-1:328-339): NCCL_MIN_NRINGS, then NCCL_MIN_NCHANNELS, in [0, MAX]. */

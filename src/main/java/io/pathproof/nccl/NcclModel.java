@@ -92,35 +92,77 @@ public final class NcclModel {
         }
         long count = nBytes / dtype.elementSize();
         if (nRanks == 1 || count == 0) {
-            // One rank: ncclAllReduce copies sendbuff to recvbuff (no kernel, no TUNING line); count 0 returns at once.
-            return new CollectivePrediction(
-                    bucketIndex,
-                    nBytes,
-                    "none",
-                    -1,
-                    "none",
-                    -1,
-                    null,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0,
-                    0.0,
-                    0L,
-                    nRanks == 1 ? "none (local copy)" : "none (empty)",
-                    null,
-                    null,
-                    null,
-                    true,
-                    List.of());
+            return noKernel(bucketIndex, nBytes);
         }
-        int na = table.numAlgorithms();
+        Choice c = choose(nBytes);
+        LaunchPlanner.Shape shape =
+                LaunchPlanner.plan(table, tuning, collChannels, c.algo, c.proto, nBytes, count, dtype.elementSize());
+        int steps = c.algo == RING ? nRanks - 1 : 0;
+        double busFactor = 2.0 * (nRanks - 1) / nRanks;
+        long busBytes = java.math.BigInteger.valueOf(nBytes)
+                .multiply(java.math.BigInteger.valueOf(2L * (nRanks - 1)))
+                .divide(java.math.BigInteger.valueOf(nRanks))
+                .longValueExact();
+        String kernel = "ncclDevKernel_AllReduce_Sum_" + unsignedSuffix(dtype) + "_"
+                + (c.algo == TREE ? NcclAlgorithm.TREE : NcclAlgorithm.RING) + "_LL";
+        return new CollectivePrediction(
+                bucketIndex,
+                nBytes,
+                NcclAlgorithm.ofId(c.algo).ncclName(),
+                c.algo,
+                NcclProtocol.ofId(c.proto).ncclName(),
+                c.proto,
+                fmt(c.time),
+                shape.gridX(),
+                shape.gridX(),
+                shape.blockX(),
+                steps,
+                steps,
+                busFactor,
+                busBytes,
+                transport,
+                expectedTime(busBytes, shape.gridX(), c.algo, c.proto),
+                kernel,
+                tuningLine(nBytes, c, shape),
+                false,
+                c.entries);
+    }
+
+    /** One rank: ncclAllReduce copies sendbuff to recvbuff (no kernel, no TUNING line); count 0 returns at once. */
+    private CollectivePrediction noKernel(int bucketIndex, long nBytes) {
+        return new CollectivePrediction(
+                bucketIndex,
+                nBytes,
+                "none",
+                -1,
+                "none",
+                -1,
+                null,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0.0,
+                0L,
+                nRanks == 1 ? "none (local copy)" : "none (empty)",
+                null,
+                null,
+                null,
+                true,
+                List.of());
+    }
+
+    /** The tuner's choice: the cheapest (algorithm, protocol), and every time it compared. */
+    private record Choice(int algo, int proto, float time, List<CollectivePrediction.TuningEntry> entries) {}
+
+    /** getAlgoInfo's selection over the cost table: the first strictly smallest time wins. */
+    private Choice choose(long nBytes) {
         float minTime = 3600000000.0f;
         int algo = -1;
         int proto = -1;
         List<CollectivePrediction.TuningEntry> entries = new ArrayList<>();
-        for (int a = 0; a < na; a++) {
+        for (int a = 0; a < table.numAlgorithms(); a++) {
             if (tuning.algoSkipped[a]) {
                 continue;
             }
@@ -143,49 +185,21 @@ public final class NcclModel {
             throw TuningModel.noAlgorithm(
                     NcclEnv.get(scenario.env(), "NCCL_ALGO"), NcclEnv.get(scenario.env(), "NCCL_PROTO"));
         }
-        LaunchPlanner.Shape shape =
-                LaunchPlanner.plan(table, tuning, collChannels, algo, proto, nBytes, count, dtype.elementSize());
-        String tuningLine;
+        return new Choice(algo, proto, minTime, entries);
+    }
+
+    /** The TUNING line this version prints for the choice. */
+    private String tuningLine(long nBytes, Choice c, LaunchPlanner.Shape shape) {
         if (table.tuningLine() == TuningLineFormat.BYTES_ALGO_PROTO_TIME) {
-            tuningLine = nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time "
-                    + fmt(minTime).toPlainString();
+            return nBytes + " Bytes -> Algo " + c.algo + " proto " + c.proto + " time "
+                    + fmt(c.time).toPlainString();
         } else if (table.tuningLine() == TuningLineFormat.FUNC_BYTES_ALGO_PROTO_TIME) {
-            tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + algo + " proto " + proto + " time "
-                    + fmt(minTime).toPlainString();
-        } else {
-            tuningLine = "AllReduce: " + nBytes + " Bytes -> Algo " + NcclAlgorithm.ofId(algo) + " proto "
-                    + NcclProtocol.ofId(proto) + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi()
-                    + "}";
+            return "AllReduce: " + nBytes + " Bytes -> Algo " + c.algo + " proto " + c.proto + " time "
+                    + fmt(c.time).toPlainString();
         }
-        int steps = algo == RING ? nRanks - 1 : 0;
-        double busFactor = 2.0 * (nRanks - 1) / nRanks;
-        long busBytes = java.math.BigInteger.valueOf(nBytes)
-                .multiply(java.math.BigInteger.valueOf(2L * (nRanks - 1)))
-                .divide(java.math.BigInteger.valueOf(nRanks))
-                .longValueExact();
-        String kernel = "ncclDevKernel_AllReduce_Sum_" + unsignedSuffix(dtype) + "_"
-                + (algo == TREE ? NcclAlgorithm.TREE : NcclAlgorithm.RING) + "_LL";
-        return new CollectivePrediction(
-                bucketIndex,
-                nBytes,
-                NcclAlgorithm.ofId(algo).ncclName(),
-                algo,
-                NcclProtocol.ofId(proto).ncclName(),
-                proto,
-                fmt(minTime),
-                shape.gridX(),
-                shape.gridX(),
-                shape.blockX(),
-                steps,
-                steps,
-                busFactor,
-                busBytes,
-                transport,
-                expectedTime(busBytes, shape.gridX(), algo, proto),
-                kernel,
-                tuningLine,
-                false,
-                entries);
+        return "AllReduce: " + nBytes + " Bytes -> Algo " + NcclAlgorithm.ofId(c.algo) + " proto "
+                + NcclProtocol.ofId(c.proto) + " channel{Lo..Hi}={" + shape.channelLo() + ".." + shape.channelHi()
+                + "}";
     }
 
     /**

@@ -5,16 +5,15 @@ import static io.pathproof.nccl.NcclVersionTable.*;
 import io.pathproof.core.PathproofException;
 import io.pathproof.scenario.Topology;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 /**
  * NCCL's view of one node (ncclTopoSystem, graph/topo.h): GPU, PCI, NVS, CPU, NIC and NET nodes joined by typed
  * links with a bandwidth, and the paths between them (graph/paths.cc ncclTopoComputePaths). Only the GPUs that hold a
  * rank of the communicator are in it, as in ncclTopoGetSystem; NET nodes only when the communicator spans nodes
- * (ncclTopoTrimSystem@v2.22.3-1 removes them otherwise, 2.28 sets system->inter = 0).
+ * (ncclTopoTrimSystem@v2.22.3-1 removes them otherwise, 2.28 sets system->inter = 0). {@link TopoBuilder} adds the
+ * nodes and links, {@link TopoPaths} computes the paths; this class holds them and answers what the search asks of
+ * them (local NICs and GPUs, GPUDirect RDMA, path bounds, bandwidth bounds).
  */
 final class TopoSystem {
     static final int GPU = 0;
@@ -111,6 +110,12 @@ final class TopoSystem {
     float maxBw;
     float totalBw;
 
+    /** p2p level of ncclTopoCheckP2p (paths.cc@v2.28.9-1:272-389) without the NVML check. */
+    int p2pLevel = PATH_PXB;
+
+    /** GPUDirect RDMA's farthest path type (NCCL_NET_GDR_LEVEL, default PXB; graph/paths.cc@v2.28.9-1:452-454). */
+    int gdrLevel = PATH_PXB;
+
     private TopoSystem(NcclVersionTable table, boolean inter) {
         this.table = table;
         this.inter = inter;
@@ -119,43 +124,10 @@ final class TopoSystem {
         }
     }
 
-    int count(int type) {
-        return nodes[type].size();
-    }
-
-    Node node(int type, int i) {
-        return nodes[type].get(i);
-    }
-
-    private Node create(int type, String name) {
-        Node n = new Node(type, name);
-        n.index = nodes[type].size();
-        nodes[type].add(n);
-        return n;
-    }
-
     /**
-     * ncclTopoConnectNodes (graph/topo.cc@v2.28.9-1:163-189): links to the same remote of the same type aggregate their
-     * bandwidth, and a node's links stay sorted by bandwidth, descending (stable).
-     */
-    static void connect(Node node, Node rem, int type, float bw) {
-        Link link = node.linkTo(rem, type);
-        if (link == null) {
-            link = new Link(type, 0f, rem);
-            node.links.add(link);
-        }
-        link.bw += bw;
-        node.links.remove(link);
-        int pos = 0;
-        while (pos < node.links.size() && node.links.get(pos).bw >= link.bw) {
-            pos++;
-        }
-        node.links.add(pos, link);
-    }
-
-    /**
-     * Builds the system of one host for the given GPUs (the ones holding ranks, in rank order). {@code inter}: the
-     * communicator spans more than this host (NET nodes are kept). Notes collect every input the model had to assume.
+     * Builds the system of one host for the given GPUs (the ones holding ranks, in rank order), with its paths.
+     * {@code inter}: the communicator spans more than this host (NET nodes are kept). Notes collect every input the
+     * model had to assume.
      */
     static TopoSystem build(
             NcclVersionTable table,
@@ -166,404 +138,33 @@ final class TopoSystem {
             boolean nvbDisable,
             List<String> notes) {
         TopoSystem s = new TopoSystem(table, inter);
-        Map<String, Node> byId = new HashMap<>();
-        s.addCpus(host, byId, notes);
-        Node firstCpu = s.node(CPU, 0);
-        s.addPciSwitches(host, byId, firstCpu);
-        Map<Integer, Node> gpuByIndex = s.addGpus(gpus, ranks, byId, firstCpu);
-        if (inter) {
-            s.addNets(host, byId, firstCpu);
-        }
-        s.addNvLinks(host, gpus, gpuByIndex);
-        s.connectCpus();
-        s.sortPciTree();
-        s.computePaths(nvbDisable);
+        TopoBuilder.add(s, host, gpus, ranks, notes);
+        new TopoPaths(s).computePaths(nvbDisable);
         s.searchInit();
         return s;
     }
 
-    /** CPUs first (the XML root's children). A host without CPU records gets one socket of unknown make. */
-    private void addCpus(Topology.Node host, Map<String, Node> byId, List<String> notes) {
-        if (host.cpus().isEmpty()) {
-            Node cpu = create(CPU, "cpu0");
-            cpu.arch = ARCH_X86;
-            byId.put("", cpu);
-            notes.add(host.hostname() + ": no CPU given; assumed one x86 socket of unknown vendor");
-        }
-        for (Topology.Cpu c : host.cpus()) {
-            Node cpu = create(CPU, c.id());
-            cpu.arch = arch(c.arch());
-            cpu.vendor = vendor(c.vendor());
-            cpu.model = c.vendor() == null ? "" : c.vendor().toLowerCase(Locale.ROOT);
-            byId.put(c.id(), cpu);
-        }
-    }
-
-    /** PCI switches in list order; parents resolved after creation. */
-    private void addPciSwitches(Topology.Node host, Map<String, Node> byId, Node firstCpu) {
-        for (Topology.PciSwitch p : host.pciSwitches()) {
-            Node pci = create(PCI, p.id());
-            pci.pciGen = p.gen();
-            pci.pciWidth = p.width();
-            byId.put(p.id(), pci);
-        }
-        for (Topology.PciSwitch p : host.pciSwitches()) {
-            Node pci = byId.get(p.id());
-            Node parent = p.parent() == null ? firstCpu : byId.get(p.parent());
-            float bw = pciBw(table, p.gen(), p.width());
-            connect(pci, parent, LINK_PCI, bw);
-            connect(parent, pci, LINK_PCI, bw);
-        }
-    }
-
-    /** GPUs holding ranks, in rank order (ncclTopoFillGpu per local rank); returns them by device index. */
-    private Map<Integer, Node> addGpus(List<Topology.Gpu> gpus, int[] ranks, Map<String, Node> byId, Node firstCpu) {
-        Map<Integer, Node> gpuByIndex = new HashMap<>();
-        for (int i = 0; i < gpus.size(); i++) {
-            Topology.Gpu g = gpus.get(i);
-            Node gpu = create(GPU, "gpu" + g.index());
-            gpu.cc = g.computeCapability();
-            gpu.rank = ranks[i];
-            gpu.dev = g.index();
-            gpuByIndex.put(g.index(), gpu);
-            Node parent = g.pciParent() == null ? firstCpu : byId.get(g.pciParent());
-            float bw = pciBw(table, g.pciGen(), g.pciWidth());
-            connect(gpu, parent, LINK_PCI, bw);
-            connect(parent, gpu, LINK_PCI, bw);
-        }
-        return gpuByIndex;
-    }
-
-    /** NICs and their NET ports (ncclTopoAddNic / ncclTopoAddNet), only for a communicator that spans hosts. */
-    private void addNets(Topology.Node host, Map<String, Node> byId, Node firstCpu) {
-        Map<String, Topology.PciSwitch> switches = new HashMap<>();
-        for (Topology.PciSwitch p : host.pciSwitches()) {
-            switches.put(p.id(), p);
-        }
-        int dev = 0;
-        for (Topology.Nic n : host.nics()) {
-            Node nic = create(NIC, n.name());
-            Node parent = n.pciParent() == null ? firstCpu : byId.get(n.pciParent());
-            Topology.PciSwitch sw = n.pciParent() == null ? null : switches.get(n.pciParent());
-            // The NIC's own PCIe link is not an input; it is taken to be as wide as the switch it hangs off. A NIC
-            // right
-            // under a socket is a bare <nic> there, as NCCL attaches a device without a PCI path (graph/xml.cc:939-940)
-            // and as pathproof writes one: joined to its CPU at LOC_BW (graph/topo.cc:556-557@v2.28.9-1).
-            float pbw = sw == null ? LOC_BW : pciBw(table, sw.gen(), sw.width());
-            connect(nic, parent, LINK_PCI, pbw);
-            connect(parent, nic, LINK_PCI, pbw);
-            Node net = create(NET, n.name());
-            // topo.cc@v2.28.9-1:371-373 net->net.bw = mbps / 8000.0
-            net.netBw = (float) (n.speedMbps() / 8000.0);
-            net.asic = dev;
-            net.port = 0;
-            net.gdr = n.gdr();
-            net.dev = dev++;
-            connect(nic, net, LINK_NET, net.netBw);
-            connect(net, nic, LINK_NET, net.netBw);
-        }
-    }
-
-    /** NVLinks (ncclTopoAddNvLinks): GPU pairs and the NVSwitch fabric (all switches collapse into one NVS node). */
-    private void addNvLinks(Topology.Node host, List<Topology.Gpu> gpus, Map<Integer, Node> gpuByIndex) {
-        for (Topology.NvLink l : host.nvlinks()) {
-            Node a = gpuByIndex.get(l.gpuA());
-            Node b = gpuByIndex.get(l.gpuB());
-            if (a == null || b == null) {
-                continue; // a GPU without a rank of this communicator is not in the system (topo.cc: remote == NULL)
-            }
-            connect(a, b, LINK_NVL, l.count() * table.nvlBw(a.cc));
-            connect(b, a, LINK_NVL, l.count() * table.nvlBw(b.cc));
-        }
-        Node nvs = null;
-        for (int i = 0; i < gpus.size(); i++) {
-            Topology.Gpu g = gpus.get(i);
-            if (g.nvswitchLinks() > 0) {
-                if (nvs == null) {
-                    nvs = create(NVS, "nvs");
-                }
-                Node gpu = gpuByIndex.get(g.index());
-                float bw = g.nvswitchLinks() * table.nvlBw(gpu.cc);
-                connect(gpu, nvs, LINK_NVL, bw);
-                connect(nvs, gpu, LINK_NVL, bw);
-            }
-        }
-    }
-
-    /** ncclTopoConnectCpus: every pair of sockets, bandwidth by CPU make. */
-    private void connectCpus() {
-        for (Node c1 : nodes[CPU]) {
-            for (Node c2 : nodes[CPU]) {
-                if (c1 != c2) {
-                    connect(c1, c2, LINK_SYS, interCpuBw(table, c1));
-                }
-            }
-        }
-    }
-
-    static int arch(String a) {
-        if (a == null) {
-            return ARCH_X86;
-        }
-        String k = a.toLowerCase(Locale.ROOT);
-        if (k.contains("arm") || k.contains("aarch64")) {
-            return ARCH_ARM;
-        }
-        if (k.contains("ppc") || k.contains("power")) {
-            return ARCH_POWER;
-        }
-        return ARCH_X86;
-    }
-
-    static int vendor(String v) {
-        if (v == null) {
-            return 0;
-        }
-        String k = v.toLowerCase(Locale.ROOT);
-        if (k.contains("intel")) {
-            return VENDOR_INTEL;
-        }
-        if (k.contains("amd")) {
-            return VENDOR_AMD;
-        }
-        if (k.contains("zhaoxin") || k.contains("centaur")) {
-            return VENDOR_ZHAOXIN;
-        }
-        return 0;
-    }
-
     /**
-     * graph/topo.cc@v2.28.9-1:70-94 ncclTopoGetInterCpuBw; the Intel generation is read from the vendor text. Before
-     * 2.26 only Skylake is told apart (topo.cc@v2.22.3-1:80: SKL 10, else QPI 6), and "Skylake" is every family-6 model
-     * from 0x55 on (topo.cc@v2.21.5-1:502, @v2.22.3-1:507, @v2.25.1-1:514), so a Sapphire or Emerald Rapids socket is
-     * SKL there: 10 GB/s, not 6 (NCCL 2.21.5 logged SYS[10.0] between two model-207 sockets, samples/emulation-sweep).
-     */
-    static float interCpuBw(NcclVersionTable table, Node cpu) {
-        if (cpu.arch == ARCH_POWER) {
-            return P9_BW;
-        }
-        if (cpu.arch == ARCH_ARM) {
-            return ARM_BW;
-        }
-        if (cpu.vendor == VENDOR_INTEL) {
-            boolean erp = cpu.model.contains("erp") || cpu.model.contains("emerald");
-            boolean srp = cpu.model.contains("srp") || cpu.model.contains("sapphire");
-            boolean sklOrLater = erp || srp || cpu.model.contains("skl") || cpu.model.contains("skylake");
-            return !table.intelSrpErp()
-                    ? (sklOrLater ? SKL_QPI_BW : BDW_QPI_BW)
-                    : erp ? ERP_QPI_BW : srp ? SRP_QPI_BW : sklOrLater ? SKL_QPI_BW : BDW_QPI_BW;
-        }
-        if (cpu.vendor == VENDOR_AMD) {
-            return AMD_BW;
-        }
-        if (cpu.vendor == VENDOR_ZHAOXIN) {
-            return ZPI_BW;
-        }
-        return LOC_BW;
-    }
-
-    /**
-     * graph/topo.cc@v2.28.9-1:423-492: bandwidth of a PCIe link in GB/s = width × speed / 80, speed from kvDictPciGen
-     * (x100 Mb/s per lane), width 0 read as 16 and an unknown generation as the fallback 60 (Gen3).
-     */
-    static float pciBw(NcclVersionTable table, int gen, int width) {
-        int w = width == 0 ? 16 : width;
-        int speed = gen >= 1 && gen <= table.pciGenSpeeds().length ? table.pciGenSpeeds()[gen - 1] : 60;
-        return (float) (w * speed / 80.0);
-    }
-
-    /** ncclTopoSortSystem (topo.cc@v2.28.9-1:330-354): in the PCI tree, each node's up link goes last. */
-    private void sortPciTree() {
-        for (Node cpu : nodes[CPU]) {
-            sortRec(cpu, null);
-        }
-    }
-
-    private static void sortRec(Node node, Node up) {
-        if (up != null) {
-            Link upLink = node.linkTo(up, LINK_PCI);
-            if (upLink != null) {
-                node.links.remove(upLink);
-                node.links.add(upLink);
-            }
-        }
-        for (Link l : new ArrayList<>(node.links)) {
-            if (l.type == LINK_PCI && l.rem != up && l.rem.type != CPU) {
-                sortRec(l.rem, node);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ paths
-
-    private Path pathOf(Node node, Node base) {
-        Path[] ps = node.paths[base.type];
-        if (ps == null) {
-            ps = new Path[nodes[base.type].size()];
-            for (int i = 0; i < ps.length; i++) {
-                ps[i] = new Path();
-            }
-            node.paths[base.type] = ps;
-        }
-        return ps[base.index];
-    }
-
-    /** ncclTopoSetPaths (graph/paths.cc@v2.28.9-1:36-113): breadth-first search towards baseNode. */
-    private void setPaths(Node base, boolean nvbDisable) {
-        Path basePath = pathOf(base, base);
-        basePath.count = 0;
-        basePath.bw = LOC_BW;
-        basePath.type = PATH_LOC;
-        List<Node> list = new ArrayList<>();
-        list.add(base);
-        while (!list.isEmpty()) {
-            List<Node> next = new ArrayList<>();
-            for (Node node : list) {
-                Path path = pathOf(node, base);
-                for (Link link : node.links) {
-                    Node rem = link.rem;
-                    Path remPath = pathOf(rem, base);
-                    float bw = Math.min(path.bw, link.bw);
-                    // allow routing through a GPU only as 1 hop
-                    if (node != base
-                            && node.type == GPU
-                            && (nvbDisable || link.type != LINK_NVL || rem.type != GPU || path.count > 1)) {
-                        continue;
-                    }
-                    if ((remPath.bw == 0 || remPath.count > path.count) && remPath.bw < bw) {
-                        Link rev = rem.linkTo(node, link.type);
-                        if (rev == null) {
-                            throw new IllegalStateException("no reverse link " + rem.name + " -> " + node.name);
-                        }
-                        Link[] l = new Link[path.count + 1];
-                        l[0] = rev;
-                        System.arraycopy(path.list, 0, l, 1, path.count);
-                        remPath.list = l;
-                        remPath.count = path.count + 1;
-                        remPath.bw = bw;
-                        int type = link.type == LINK_NET ? LINK_LOC : link.type;
-                        if (node.type == PCI && rem.type == PCI) {
-                            type = PATH_PXB;
-                        }
-                        if (link.type == LINK_PCI && (node.type == CPU || link.rem.type == CPU)) {
-                            type = PATH_PHB;
-                        }
-                        if (node.type == GPU && path.type == PATH_NVL && type == PATH_NVL && remPath.count > 1) {
-                            type = PATH_NVB;
-                        }
-                        remPath.type = Math.max(path.type, type);
-                        if (!next.contains(rem)) {
-                            next.add(rem);
-                        }
-                    }
-                }
-            }
-            list = next;
-        }
-    }
-
-    /** Marks every path unset (PATH_DIS) before a (re)computation. */
-    private void clearPaths() {
-        for (int t = 0; t < 6; t++) {
-            for (Node n : nodes[t]) {
-                for (int t2 = 0; t2 < 6; t2++) {
-                    Path[] ps = new Path[nodes[t2].size()];
-                    for (int i = 0; i < ps.length; i++) {
-                        ps[i] = new Path();
-                    }
-                    n.paths[t2] = ps;
-                }
-            }
-        }
-    }
-
-    /** p2p level of ncclTopoCheckP2p (paths.cc@v2.28.9-1:272-389) without the NVML check. */
-    int p2pLevel = PATH_PXB;
-
-    /**
-     * ncclTopoComputePaths (graph/paths.cc@v2.28.9-1:641-764): paths to CPUs, GPUs, NETs, NVSwitches; GPU pairs that
-     * may not use P2P (NCCL_P2P_LEVEL / NCCL_P2P_DISABLE, or further apart than PXB) are routed through the CPU.
-     */
-    private void computePaths(boolean nvbDisable) {
-        clearPaths();
-        for (Node c : nodes[CPU]) {
-            setPaths(c, nvbDisable);
-        }
-        for (Node g : nodes[GPU]) {
-            setPaths(g, nvbDisable);
-        }
-        for (Node n : nodes[NET]) {
-            setPaths(n, nvbDisable);
-        }
-        for (Node n : nodes[NVS]) {
-            setPaths(n, nvbDisable);
-        }
-    }
-
-    /** Applies the P2P level (default PXB; AMD with ≤ 2 GPUs: SYS; the user's NCCL_P2P_LEVEL/DISABLE wins). */
-    void applyP2pLevel(Integer userLevel) {
-        applyP2pLevel(userLevel, false, null);
-    }
-
-    /** GPUDirect RDMA's farthest path type (NCCL_NET_GDR_LEVEL, default PXB; graph/paths.cc@v2.28.9-1:452-454). */
-    int gdrLevel = PATH_PXB;
-
-    /**
-     * As {@link #applyP2pLevel(Integer)}; {@code pxnDisable} is NCCL_PXN_DISABLE=1, {@code userGdrLevel}
-     * NCCL_NET_GDR_LEVEL (null: unset, PXB).
+     * The P2P, PXN and GPUDirect RDMA rules over the computed paths ({@link TopoPaths#applyP2pLevel}); the search runs
+     * after them.
      */
     void applyP2pLevel(Integer userLevel, boolean pxnDisable, Integer userGdrLevel) {
-        if (userGdrLevel != null) {
-            gdrLevel = userGdrLevel;
-        }
-        int level = PATH_PXB;
-        Node cpu0 = nodes[CPU].get(0);
-        if (cpu0.arch == ARCH_X86 && cpu0.vendor == VENDOR_AMD && count(GPU) <= 2) {
-            level = PATH_SYS;
-        }
-        if (userLevel != null) {
-            level = userLevel;
-        }
-        p2pLevel = level;
-        for (int g = 0; g < count(GPU); g++) {
-            for (int p = 0; p < count(GPU); p++) {
-                Path path = node(GPU, p).paths[GPU][g];
-                boolean p2p = path.type <= level;
-                if (!p2p) {
-                    int cpu = localCpu(g);
-                    addInterStep(CPU, cpu, GPU, p, GPU, g);
-                }
-            }
-        }
-        // Per NIC and GPU: PXN (reach the NIC through an NVLink peer that sits next to it), then GPU Direct RDMA
-        // (paths.cc@v2.28.9-1:708-747): without it traffic goes through the CPU.
-        for (int n = 0; n < count(NET); n++) {
-            Node net = node(NET, n);
-            localNetCache = null; // ncclTopoGetLocalGpu sees the paths as changed for the previous NICs
-            int localGpuIndex = pxnDisable ? -1 : localGpu(n);
-            for (int g = 0; g < count(GPU); g++) {
-                Node gpu = node(GPU, g);
-                if (localGpuIndex != g && localGpuIndex != -1) {
-                    Node peer = node(GPU, localGpuIndex);
-                    if (peer.paths[NET][n].type <= table.pxnPeerMaxType()
-                            && peer.paths[GPU][g].type <= PATH_NVL
-                            && (peer.paths[NET][n].bw > gpu.paths[NET][n].bw
-                                    || gpu.paths[NET][n].type > table.pxnSelfMinType())) {
-                        addInterStep(GPU, localGpuIndex, GPU, g, NET, n);
-                    }
-                }
-                if (gpu.paths[NET][n].type < PATH_PHB && !gdr(g, n)) {
-                    int cpu = localCpu(g);
-                    addInterStep(CPU, cpu, NET, n, GPU, g);
-                    addInterStep(CPU, cpu, GPU, g, NET, n);
-                }
-            }
-        }
-        localNetCache = null;
-        for (int n = 0; n < count(NET); n++) {
-            node(NET, n).localGpu = localGpu(n);
-        }
-        searchInit();
+        new TopoPaths(this).applyP2pLevel(userLevel, pxnDisable, userGdrLevel);
+    }
+
+    int count(int type) {
+        return nodes[type].size();
+    }
+
+    Node node(int type, int i) {
+        return nodes[type].get(i);
+    }
+
+    Node create(int type, String name) {
+        Node n = new Node(type, name);
+        n.index = nodes[type].size();
+        nodes[type].add(n);
+        return n;
     }
 
     /**
@@ -588,31 +189,6 @@ final class TopoSystem {
             }
         }
         return distance <= gdrLevel;
-    }
-
-    private static int mergePathType(int t0, int t1) {
-        int max = Math.max(t0, t1);
-        int min = Math.min(t0, t1);
-        return max == PATH_PHB && min == PATH_C2C ? PATH_P2C : max;
-    }
-
-    /** addInterStep (paths.cc@v2.28.9-1:185-202). */
-    private void addInterStep(int tx, int ix, int t1, int i1, int t2, int i2) {
-        Node cpuNode = node(tx, ix);
-        Node src = node(t1, i1);
-        Path p1 = src.paths[tx][ix];
-        Path p2 = cpuNode.paths[t2][i2];
-        Path dst = src.paths[t2][i2];
-        Link[] l = new Link[p1.count + p2.count];
-        System.arraycopy(p1.list, 0, l, 0, p1.count);
-        System.arraycopy(p2.list, 0, l, p1.count, p2.count);
-        dst.list = l;
-        dst.count = l.length;
-        dst.type = mergePathType(p1.type, p2.type);
-        if (tx == GPU) {
-            dst.type = PATH_PXN;
-        }
-        dst.bw = Math.min(p1.bw, p2.bw);
     }
 
     /** ncclGetLocalCpu: the CPU closest to a GPU (paths.cc). */
@@ -648,6 +224,11 @@ final class TopoSystem {
     }
 
     private int[][] localNetCache;
+
+    /** Drops the memoized local NETs: the paths they were read from have changed. */
+    void forgetLocalNets() {
+        localNetCache = null;
+    }
 
     /** ncclTopoGetLocalNet, memoized: the paths no longer change once the P2P level is applied. */
     int localNet(int g, int channel) {

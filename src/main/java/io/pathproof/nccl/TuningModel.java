@@ -64,15 +64,39 @@ final class TuningModel {
         maxThreads = new int[na][3];
         threadThresholds = new long[na][3];
         algoSkipped = new boolean[na];
-
-        TopoGraph[] graphs = new TopoGraph[na];
-        TopoGraph empty = new TopoGraph(-1, 0, 0, 0, 1, 1);
+        TopoGraph[] graphs = graphs(in);
+        setMaxThreads(in);
+        setThreadThresholds(in.threadThresholdsEnv);
+        if (nRanks <= 1) {
+            return;
+        }
+        // comm->cpuArch / cpuVendor: rank 0's first CPU; from 2.24 MIXED when the hosts' CPUs differ
+        // (init.cc@v2.24.3-1:991-998).
+        int cpuArch = table.mixedCpus() && in.cpuMixedArch ? TopoSystem.ARCH_MIXED : in.cpuArch;
+        int cpuVendor = table.mixedCpus() && in.cpuMixedVendor ? TopoSystem.VENDOR_MIXED : in.cpuVendor;
+        setBandwidths(graphs, in, cpuVendor);
+        setLatencies(graphs, in, cpuArch, cpuVendor);
+        applyEnables(graphs, in);
+        // updateCollCostTable (enqueue.cc@v2.22.3-1:1543-1578): CollNet and NVLS rows are never compared here.
         for (int a = 0; a < na; a++) {
+            algoSkipped[a] = a == COLLNET_DIRECT || a == COLLNET_CHAIN || a == NVLS || a == NVLS_TREE || a == PAT;
+        }
+    }
+
+    /** The graph of each algorithm: the searched ring and tree; CollNet and NVLS graphs are not searched. */
+    private TopoGraph[] graphs(Inputs in) {
+        TopoGraph[] graphs = new TopoGraph[table.numAlgorithms()];
+        TopoGraph empty = new TopoGraph(-1, 0, 0, 0, 1, 1);
+        for (int a = 0; a < graphs.length; a++) {
             graphs[a] = empty; // CollNet and NVLS graphs are not searched: CollNet off, NVLS off (see NcclModel notes)
         }
         graphs[TREE] = in.tree;
         graphs[RING] = in.ring;
+        return graphs;
+    }
 
+    /** Threads per block by algorithm and protocol, NCCL_NTHREADS and NCCL_LL128_NTHREADS applied. */
+    private void setMaxThreads(Inputs in) {
         // tuning.cc:119-131 [2.28: 231-243]
         int simpleDefault = in.ring.bwIntra * in.ring.nChannels <= PCI_BW ? 256 : NCCL_SIMPLE_MAX_NTHREADS;
         long nt = NcclEnv.longOr(in.nthreadsEnv, -2);
@@ -86,18 +110,21 @@ final class TuningModel {
                 maxThreads[TREE][LL] = getNthreads(nt, 2 * WARP_SIZE, NCCL_LL_MAX_NTHREADS, NCCL_LL_MAX_NTHREADS);
         maxThreads[RING][LL128] = maxThreads[TREE][LL128] =
                 getNthreads(nt128, NCCL_LL128_MAX_NTHREADS / 4, NCCL_LL128_MAX_NTHREADS, NCCL_LL128_MAX_NTHREADS);
+    }
 
+    /** The thread thresholds and NCCL_THREAD_THRESHOLDS over them. */
+    private void setThreadThresholds(String threadThresholdsEnv) {
         // tuning.cc:374-395 [2.28: 533-555] thread thresholds
-        for (int a = 0; a < na; a++) {
-            threadThresholds[a][LL] = NCCL_LL_THREAD_THRESHOLD;
-            threadThresholds[a][LL128] = NCCL_LL128_THREAD_THRESHOLD;
-            threadThresholds[a][SIMPLE] = NCCL_SIMPLE_THREAD_THRESHOLD;
+        for (long[] row : threadThresholds) {
+            row[LL] = NCCL_LL_THREAD_THRESHOLD;
+            row[LL128] = NCCL_LL128_THREAD_THRESHOLD;
+            row[SIMPLE] = NCCL_SIMPLE_THREAD_THRESHOLD;
         }
         threadThresholds[RING][LL] *= nRanks;
         threadThresholds[COLLNET_DIRECT][SIMPLE] = 512;
         threadThresholds[COLLNET_CHAIN][SIMPLE] = 512;
-        if (in.threadThresholdsEnv != null) {
-            String[] f = in.threadThresholdsEnv.trim().split("\\s+");
+        if (threadThresholdsEnv != null) {
+            String[] f = threadThresholdsEnv.trim().split("\\s+");
             for (int i = 0; i < Math.min(6, f.length); i++) {
                 long v = NcclEnv.longOr(f[i], -2);
                 if (v >= 0) {
@@ -105,49 +132,34 @@ final class TuningModel {
                 }
             }
         }
+    }
 
-        if (nRanks <= 1) {
-            return;
-        }
+    /** Whether AllReduce has a cost for (a, p): no PAT [2.28: 277], NVLS only with Simple. */
+    private static boolean costed(int a, int p) {
+        return a != PAT && ((a != NVLS && a != NVLS_TREE) || p == SIMPLE);
+    }
 
+    /**
+     * The algorithm bandwidth of each (a, p): the graph's channels × bandwidth per channel, refined per algorithm and
+     * protocol and capped by the per-channel maxima of the compute capability, then converted from bus to algorithm
+     * bandwidth.
+     */
+    private void setBandwidths(TopoGraph[] graphs, Inputs in, int cpuVendor) {
         int compCapIndex = table.compCapIndex(in.minCc);
         int index2 = nNodes <= 2 ? nNodes - 1 : 2;
-        // comm->cpuArch / cpuVendor: rank 0's first CPU; from 2.24 MIXED when the hosts' CPUs differ
-        // (init.cc@v2.24.3-1:991-998). AMD and MIXED take the AMD row (tuning.cc@v2.24.3-1:214).
-        int cpuArch = table.mixedCpus() && in.cpuMixedArch ? TopoSystem.ARCH_MIXED : in.cpuArch;
-        int cpuVendor = table.mixedCpus() && in.cpuMixedVendor ? TopoSystem.VENDOR_MIXED : in.cpuVendor;
+        // AMD and MIXED take the AMD row (tuning.cc@v2.24.3-1:214).
         boolean amdLike = cpuVendor == TopoSystem.VENDOR_AMD || cpuVendor == TopoSystem.VENDOR_MIXED;
         int index1 = nNodes == 1 ? compCapIndex : amdLike ? 1 : 0;
         double llMaxBw = table.llMaxBws()[index1][index2];
         double perChMaxTreeBw = table.perChMaxTreeBws()[compCapIndex][index2];
         double perChMaxRingLL128Bw = table.perChMaxRingLL128Bws()[compCapIndex][index2];
         double perChMaxTreeLL128Bw = table.perChMaxTreeLL128Bws()[compCapIndex][index2];
-        float[][][] hwLat = new float[3][][];
-        for (int h = 0; h < 3; h++) {
-            hwLat[h] = new float[table.hwLat()[h].length][];
-            for (int a = 0; a < hwLat[h].length; a++) {
-                hwLat[h][a] = table.hwLat()[h][a].clone();
-            }
-        }
-        if (cpuArch == TopoSystem.ARCH_POWER) {
-            hwLat[HW_PCI][TREE][SIMPLE] = hwLat[HW_PCI][RING][SIMPLE];
-        }
         float ppn = (float) nRanks / nNodes;
-        int[] intraHw = new int[na];
-        int[] hw = new int[na];
-        for (int a = 0; a < na; a++) {
-            intraHw[a] = graphs[a].typeIntra == TopoSystem.LINK_NVL ? HW_NVLINK : HW_PCI;
-            hw[a] = nNodes == 1 ? intraHw[a] : HW_NET;
-        }
-        int nsteps = 2 * (nRanks - 1);
-        int nInterSteps =
-                table.interStepsTwoPerNode() ? (nNodes > 1 ? 2 * nNodes : 0) : (nNodes == 1 ? 0 : 2 * (nNodes - 1));
-        for (int a = 0; a < na; a++) {
-            if (a == PAT) {
-                continue; // [2.28: 277] AllReduce has no PAT
-            }
+        // tuning.cc@v2.26.2-1:261 comm->maxTreePattern over all ranks; before, this rank's tree graph
+        int treePattern = table.maxTreePattern() ? in.maxTreePattern : graphs[TREE].pattern;
+        for (int a = 0; a < table.numAlgorithms(); a++) {
             for (int p = 0; p < 3; p++) {
-                if ((a == NVLS || a == NVLS_TREE) && p != SIMPLE) {
+                if (!costed(a, p)) {
                     continue;
                 }
                 boolean collnet = a == COLLNET_DIRECT || a == COLLNET_CHAIN;
@@ -172,28 +184,50 @@ final class TuningModel {
                             busBw * (nNodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                             graphs[a].nChannels * perChMaxTreeLL128Bw);
                 }
-                // tuning.cc@v2.26.2-1:261 comm->maxTreePattern over all ranks; before, this rank's tree graph
-                int treePattern = table.maxTreePattern() ? in.maxTreePattern : graphs[TREE].pattern;
                 if (a == TREE && treePattern == TopoGraph.PATTERN_TREE) {
                     busBw *= .85;
                 }
-                if ((a == COLLNET_DIRECT || a == COLLNET_CHAIN) && p != SIMPLE) {
+                if (collnet && p != SIMPLE) {
                     busBw = 0;
                 }
-                // Convert bus BW to algorithm BW (tuning.cc:211-217 [2.28: 339-344])
-                float ratio = 1.0f;
-                if (a == RING) {
-                    ratio *= (1.0 * nRanks) / nsteps;
-                } else if (a == NVLS || a == NVLS_TREE) {
-                    ratio *= table.nvlsRatioRanksOverSteps() ? (1.0 * nRanks) / nsteps : 5.0 / 6.0;
-                } else {
-                    ratio *= .5;
-                }
-                busBw *= ratio;
+                busBw *= busToAlgoRatio(a);
                 bandwidth[a][p] = busBw;
+            }
+        }
+    }
 
+    /** Bus bandwidth to algorithm bandwidth (tuning.cc:211-217 [2.28: 339-344]). */
+    private float busToAlgoRatio(int a) {
+        int nsteps = 2 * (nRanks - 1);
+        float ratio = 1.0f;
+        if (a == RING) {
+            ratio *= (1.0 * nRanks) / nsteps;
+        } else if (a == NVLS || a == NVLS_TREE) {
+            ratio *= table.nvlsRatioRanksOverSteps() ? (1.0 * nRanks) / nsteps : 5.0 / 6.0;
+        } else {
+            ratio *= .5;
+        }
+        return ratio;
+    }
+
+    /**
+     * The latency of each (a, p): the base latency plus the hardware latency of each step, NVLink or PCI inside a
+     * host, NET between hosts; a ring step costs at least the network overhead once the ring crosses hosts.
+     */
+    private void setLatencies(TopoGraph[] graphs, Inputs in, int cpuArch, int cpuVendor) {
+        float[][][] hwLat = hwLat(cpuArch);
+        float ppn = (float) nRanks / nNodes;
+        int nsteps = 2 * (nRanks - 1);
+        int nInterSteps =
+                table.interStepsTwoPerNode() ? (nNodes > 1 ? 2 * nNodes : 0) : (nNodes == 1 ? 0 : 2 * (nNodes - 1));
+        for (int a = 0; a < table.numAlgorithms(); a++) {
+            int intraHw = graphs[a].typeIntra == TopoSystem.LINK_NVL ? HW_NVLINK : HW_PCI;
+            for (int p = 0; p < 3; p++) {
+                if (!costed(a, p)) {
+                    continue;
+                }
                 latency[a][p] = table.baseLat()[a][p];
-                float intraLat = hwLat[intraHw[a]][a][p];
+                float intraLat = hwLat[intraHw][a][p];
                 float interLat =
                         table.interLatUsesTreeAtOnePpn() && ppn == 1 ? hwLat[HW_NET][TREE][p] : hwLat[HW_NET][a][p];
                 interLat += graphs[a].latencyInter;
@@ -215,35 +249,32 @@ final class TuningModel {
                 }
             }
         }
+    }
 
-        // Protocol/algorithm enables (tuning.cc:266-319 [2.28: 405-496]).
+    /** The version's hardware latencies; on POWER, Tree Simple over PCI costs what Ring Simple does. */
+    private float[][][] hwLat(int cpuArch) {
+        float[][][] hwLat = new float[3][][];
+        for (int h = 0; h < 3; h++) {
+            hwLat[h] = new float[table.hwLat()[h].length][];
+            for (int a = 0; a < hwLat[h].length; a++) {
+                hwLat[h][a] = table.hwLat()[h][a].clone();
+            }
+        }
+        if (cpuArch == TopoSystem.ARCH_POWER) {
+            hwLat[HW_PCI][TREE][SIMPLE] = hwLat[HW_PCI][RING][SIMPLE];
+        }
+        return hwLat;
+    }
+
+    /** Protocol/algorithm enables (tuning.cc:266-319 [2.28: 405-496]): a disabled pair gets no bandwidth. */
+    private void applyEnables(TopoGraph[] graphs, Inputs in) {
+        int na = table.numAlgorithms();
         int[] protoEnable = {1, 2, 1};
-        int[] algoEnable = new int[na];
-        java.util.Arrays.fill(algoEnable, 1);
         if (in.protoEnv != null) {
             protoEnable =
                     NcclEnv.parseList("NCCL_PROTO", in.protoEnv, NcclProtocol.ncclNames(), 3, table.strictEnvLists());
         }
-        if (in.algoEnv != null) {
-            algoEnable =
-                    NcclEnv.parseList("NCCL_ALGO", in.algoEnv, NcclAlgorithm.ncclNames(), na, table.strictEnvLists());
-        }
-        if (nNodes == 1) {
-            algoEnable[NVLS_TREE] = 0;
-        }
-        // CollNet is not supported without a CollNet plugin; NVLS is off (nvlsSupport 0).
-        algoEnable[COLLNET_DIRECT] = 0;
-        algoEnable[COLLNET_CHAIN] = 0;
-        if (nNodes > 1) {
-            algoEnable[NVLS] = 0; // collNetSupport == 0 disables NVLS across nodes in every version
-        }
-        if (!table.strictEnvLists()
-                && algoEnable[RING] == 0
-                && algoEnable[TREE] == 0
-                && algoEnable[NVLS] == 0
-                && algoEnable[NVLS_TREE] == 0) {
-            algoEnable[RING] = algoEnable[TREE] = 1; // tuning.cc:289-293 "hard set NCCL_ALGO=COLLNET, ignore it"
-        }
+        int[] algoEnable = algoEnable(in.algoEnv);
         float[] ringBackup = bandwidth[RING].clone();
         for (int a = 0; a < na; a++) {
             for (int p = 0; p < 3; p++) {
@@ -270,10 +301,33 @@ final class TuningModel {
                 bandwidth[RING] = ringBackup; // tuning.cc:321-335 "at least set ring algo available"
             }
         }
-        // updateCollCostTable (enqueue.cc@v2.22.3-1:1543-1578): CollNet and NVLS rows are never compared here.
-        for (int a = 0; a < na; a++) {
-            algoSkipped[a] = a == COLLNET_DIRECT || a == COLLNET_CHAIN || a == NVLS || a == NVLS_TREE || a == PAT;
+    }
+
+    /** NCCL_ALGO, then what the communicator cannot run: CollNet without a plugin, NVLS (nvlsSupport 0). */
+    private int[] algoEnable(String algoEnv) {
+        int na = table.numAlgorithms();
+        int[] algoEnable = new int[na];
+        java.util.Arrays.fill(algoEnable, 1);
+        if (algoEnv != null) {
+            algoEnable = NcclEnv.parseList("NCCL_ALGO", algoEnv, NcclAlgorithm.ncclNames(), na, table.strictEnvLists());
         }
+        if (nNodes == 1) {
+            algoEnable[NVLS_TREE] = 0;
+        }
+        // CollNet is not supported without a CollNet plugin; NVLS is off (nvlsSupport 0).
+        algoEnable[COLLNET_DIRECT] = 0;
+        algoEnable[COLLNET_CHAIN] = 0;
+        if (nNodes > 1) {
+            algoEnable[NVLS] = 0; // collNetSupport == 0 disables NVLS across nodes in every version
+        }
+        if (!table.strictEnvLists()
+                && algoEnable[RING] == 0
+                && algoEnable[TREE] == 0
+                && algoEnable[NVLS] == 0
+                && algoEnable[NVLS_TREE] == 0) {
+            algoEnable[RING] = algoEnable[TREE] = 1; // tuning.cc:289-293 "hard set NCCL_ALGO=COLLNET, ignore it"
+        }
+        return algoEnable;
     }
 
     private boolean ll128Enabled(TopoGraph g, Inputs in) {

@@ -79,8 +79,8 @@ class HopperTest {
                         "64 coll channels, 64 collnet channels, 0 nvls channels, 64 p2p channels, 64 p2p channels per peer");
         // and these GRAPH lines: "Pattern 4, crossNic 0, nChannels 32, bw 60.000000/60.000000, type LOC/PIX,
         // sameChannels 1" and "Pattern 3, ... nChannels 32, bw 60.000000/60.000000, type LOC/PIX, sameChannels 1".
-        assertThat(m.communicator().ringGraph()).isEqualTo(new GraphSummary(4, 32, 60.0, 60.0, "LOC", "PIX", true));
-        assertThat(m.communicator().treeGraph()).isEqualTo(new GraphSummary(3, 32, 60.0, 60.0, "LOC", "PIX", true));
+        assertThat(m.communicator().ringGraph()).isEqualTo(new GraphSummary(4, 32, 60.0, 60.0, "LOC", "PIX", true, 0));
+        assertThat(m.communicator().treeGraph()).isEqualTo(new GraphSummary(3, 32, 60.0, 60.0, "LOC", "PIX", true, 0));
         CollectivePrediction p = m.allReduce(0, 67_108_864L, DType.FLOAT32);
         assertThat(p.noKernel()).isTrue();
         assertThat(p.tuningLine()).isNull();

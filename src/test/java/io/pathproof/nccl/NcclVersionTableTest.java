@@ -277,7 +277,7 @@ class NcclVersionTableTest {
 
     @Test
     void v221IsThe222TunerWithTheLaunchOf221() {
-        NcclVersionTable t = NcclVersionTable.v221();
+        NcclVersionTable t = NcclVersionTable.named("2.21.x");
         assertThat(t.family()).isEqualTo("2.21.x");
         assertThat(t.maxChannels()).isEqualTo(32);
         assertThat(t.numAlgorithms()).isEqualTo(6);
@@ -322,7 +322,7 @@ class NcclVersionTableTest {
 
     @Test
     void v226() {
-        NcclVersionTable t = NcclVersionTable.v226();
+        NcclVersionTable t = NcclVersionTable.named("2.26.x");
         assertThat(t.family()).isEqualTo("2.26.x");
         assertThat(t.maxChannels()).isEqualTo(64);
         assertThat(t.numAlgorithms()).isEqualTo(7);
@@ -371,9 +371,9 @@ class NcclVersionTableTest {
 
     @Test
     void theThree227Families() {
-        NcclVersionTable early = NcclVersionTable.v227early();
-        NcclVersionTable five = NcclVersionTable.v2275();
-        NcclVersionTable late = NcclVersionTable.v227late();
+        NcclVersionTable early = NcclVersionTable.named("2.27.0-2.27.4");
+        NcclVersionTable five = NcclVersionTable.named("2.27.5");
+        NcclVersionTable late = NcclVersionTable.named("2.27.6-2.27.7");
         for (NcclVersionTable t : List.of(early, five, late)) {
             assertThat(t.maxChannels()).isEqualTo(64);
             assertThat(t.ll128Rule()).isEqualTo(Ll128Rule.C2C_ONE_CC);
@@ -418,23 +418,26 @@ class NcclVersionTableTest {
     @Test
     void correctionsToTheOlderTables() {
         // MIXED CPUs from 2.24 (init.cc@v2.24.3-1:991-998), not 2.28.
-        assertThat(NcclVersionTable.v223().mixedCpus()).isFalse();
-        assertThat(NcclVersionTable.v224().mixedCpus()).isTrue();
+        assertThat(NcclVersionTable.named("2.23.x").mixedCpus()).isFalse();
+        assertThat(NcclVersionTable.named("2.24.x").mixedCpus()).isTrue();
         // Sapphire/Emerald Rapids bandwidths from 2.26 only.
-        assertThat(NcclVersionTable.v224().intelSrpErp()).isFalse();
-        assertThat(NcclVersionTable.v228().intelSrpErp()).isTrue();
+        assertThat(NcclVersionTable.named("2.24.x").intelSrpErp()).isFalse();
+        assertThat(NcclVersionTable.named("2.28.x").intelSrpErp()).isTrue();
         // The sm100 speed arrays of each version, not 2.30's for all.
-        assertThat(NcclVersionTable.v228().sm100SpeedIntra())
+        assertThat(NcclVersionTable.named("2.28.x").sm100SpeedIntra())
                 .doesNotContain(45.0f)
                 .hasSize(11);
-        assertThat(NcclVersionTable.v228().sm100SpeedInter())
+        assertThat(NcclVersionTable.named("2.28.x").sm100SpeedInter())
                 .startsWith(96.0f, 48.0f)
                 .hasSize(18);
-        assertThat(NcclVersionTable.v229().sm100SpeedIntra()).contains(45.0f).hasSize(12);
-        assertThat(NcclVersionTable.v230().sm100SpeedInter())
+        assertThat(NcclVersionTable.named("2.29.x").sm100SpeedIntra())
+                .contains(45.0f)
+                .hasSize(12);
+        assertThat(NcclVersionTable.named("2.30.x").sm100SpeedInter())
                 .startsWith(96.0f, 86.0f, 80.0f)
                 .hasSize(20);
-        assertThat(NcclVersionTable.v222().ringBackupDropsDisabledProtocols()).isTrue();
+        assertThat(NcclVersionTable.named("2.22.x").ringBackupDropsDisabledProtocols())
+                .isTrue();
     }
 
     private static final Map<String, List<String>> SOURCES = new HashMap<>();

@@ -17,19 +17,19 @@ class TopoSystemTest {
             ranks[i] = i;
         }
         TopoSystem s = TopoSystem.build(t, host, host.gpus().subList(0, ngpus), ranks, false, false, new ArrayList<>());
-        s.applyP2pLevel(null);
+        s.applyP2pLevel(null, false, null);
         return s;
     }
 
     @Test
     void nvlinkCountTimesPerLinkBandwidthAndSearchInit() {
-        TopoSystem v100 = build(NcclVersionTable.v222(), Topologies.v100x4nv2("h", "0"), 4);
+        TopoSystem v100 = build(NcclVersionTable.named("2.22.x"), Topologies.v100x4nv2("h", "0"), 4);
         // topo.h SM70_NVLINK_BW 20 x 2 links; totalBw = sum of a GPU's NVLinks.
         assertThat(v100.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU][1].bw).isEqualTo(40.0f);
         assertThat(v100.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU][1].type).isEqualTo(PATH_NVL);
         assertThat(v100.maxBw).isEqualTo(40.0f);
         assertThat(v100.totalBw).isEqualTo(120.0f);
-        TopoSystem h200 = build(NcclVersionTable.v228(), Topologies.hopper("H200", 8, 18), 8);
+        TopoSystem h200 = build(NcclVersionTable.named("2.28.x"), Topologies.hopper("H200", 8, 18), 8);
         // 18 x SM90_NVLINK_BW (20.6) into the single NVS node; GPU -> NVS -> GPU is an NVL path of two hops.
         assertThat(h200.count(TopoSystem.NVS)).isEqualTo(1);
         assertThat(h200.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU][5].count).isEqualTo(2);
@@ -40,13 +40,13 @@ class TopoSystemTest {
 
     @Test
     void pciBandwidthFromGenerationAndWidth() {
-        NcclVersionTable t = NcclVersionTable.v228();
-        assertThat(TopoSystem.pciBw(t, 3, 16)).isEqualTo(12.0f);
-        assertThat(TopoSystem.pciBw(t, 4, 16)).isEqualTo(24.0f);
-        assertThat(TopoSystem.pciBw(t, 5, 16)).isEqualTo(48.0f);
-        assertThat(TopoSystem.pciBw(t, 4, 8)).isEqualTo(12.0f);
+        NcclVersionTable t = NcclVersionTable.named("2.28.x");
+        assertThat(TopoBuilder.pciBw(t, 3, 16)).isEqualTo(12.0f);
+        assertThat(TopoBuilder.pciBw(t, 4, 16)).isEqualTo(24.0f);
+        assertThat(TopoBuilder.pciBw(t, 5, 16)).isEqualTo(48.0f);
+        assertThat(TopoBuilder.pciBw(t, 4, 8)).isEqualTo(12.0f);
         // width 0 reads as 16, an unknown generation as the Gen3 fallback.
-        assertThat(TopoSystem.pciBw(t, 0, 0)).isEqualTo(12.0f);
+        assertThat(TopoBuilder.pciBw(t, 0, 0)).isEqualTo(12.0f);
     }
 
     @Test
@@ -73,7 +73,7 @@ class TopoSystemTest {
                         gpus,
                         List.of(new Topology.NvLink(0, 3, 1), new Topology.NvLink(3, 4, 1)),
                         List.of())));
-        TopoSystem s = build(NcclVersionTable.v228(), topo, 5);
+        TopoSystem s = build(NcclVersionTable.named("2.28.x"), topo, 5);
         TopoSystem.Path[] p0 = s.node(TopoSystem.GPU, 0).paths[TopoSystem.GPU];
         assertThat(PATH_NAMES[p0[1].type]).isEqualTo("PIX"); // one switch
         assertThat(PATH_NAMES[p0[2].type]).isEqualTo("PXB"); // two switches, no host bridge

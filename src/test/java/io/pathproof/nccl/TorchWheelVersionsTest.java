@@ -133,7 +133,7 @@ class TorchWheelVersionsTest {
     void blackwellNvlinkIs40Before2275And401After() {
         Topology b200 = Topologies.hopperWithCc("NVIDIA B200", 8, 18, 100);
         TopoSystem early = TopoSystem.build(
-                NcclVersionTable.v227early(),
+                NcclVersionTable.named("2.27.0-2.27.4"),
                 b200.nodes().get(0),
                 b200.nodes().get(0).gpus(),
                 new int[] {0, 1, 2, 3, 4, 5, 6, 7},
@@ -141,7 +141,7 @@ class TorchWheelVersionsTest {
                 false,
                 new java.util.ArrayList<>());
         TopoSystem five = TopoSystem.build(
-                NcclVersionTable.v2275(),
+                NcclVersionTable.named("2.27.5"),
                 b200.nodes().get(0),
                 b200.nodes().get(0).gpus(),
                 new int[] {0, 1, 2, 3, 4, 5, 6, 7},
