@@ -20,6 +20,11 @@ public final class MarginOption {
 
     /** The step-time rule with this margin. */
     Diagnosis.Rule rule() {
-        return Diagnosis.Rule.withMargin(margin / 100);
+        return rule(margin);
+    }
+
+    /** The step-time rule with a margin of {@code percent} (refused outside the rule's range, exit 2). */
+    static Diagnosis.Rule rule(double percent) {
+        return Diagnosis.Rule.withMargin(percent / 100);
     }
 }

@@ -134,12 +134,17 @@ public final class ProveCommand extends Verb implements Callable<Integer> {
             long seed,
             RunFlags.Sizes sizes,
             int maxRuns,
-            io.pathproof.diagnose.Diagnosis.Rule rule,
+            double margin,
             Path samples,
             Path out,
             List<String> command) {
         Options {
             command = List.copyOf(command);
+        }
+
+        /** The step-time rule of {@code --margin}, checked when the plan is made, after the job and the backend. */
+        io.pathproof.diagnose.Diagnosis.Rule rule() {
+            return MarginOption.rule(margin);
         }
     }
 
@@ -156,7 +161,7 @@ public final class ProveCommand extends Verb implements Callable<Integer> {
                 seed,
                 runs.sizes(),
                 maxRuns,
-                margin.rule(),
+                margin.margin,
                 samples,
                 out,
                 command);
