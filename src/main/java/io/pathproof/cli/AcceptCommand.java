@@ -15,9 +15,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code accept}: a sealed prediction against a run directory. */
 @Command(
@@ -29,10 +27,7 @@ import picocli.CommandLine.Spec;
             "--strict anything short of proof; 3: the run's evidence or the prediction file cannot be read; 9: the prediction's",
             "seal is missing or broken."
         })
-public final class AcceptCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+public final class AcceptCommand extends Verb implements Callable<Integer> {
     @Option(
             names = "--prediction",
             paramLabel = "FILE",
@@ -72,8 +67,8 @@ public final class AcceptCommand implements Callable<Integer> {
         Prediction p = PredictionIo.readVerified(o.prediction()); // a broken seal is refused before the run is read
         Evidence e = Ingest.readRun(o.run());
         AcceptanceTable t = Acceptance.accept(p, e);
-        spec.commandLine().getOut().print(Acceptance.render(t, o.format().id()));
-        spec.commandLine().getOut().flush();
+        out().print(Acceptance.render(t, o.format().id()));
+        out().flush();
         if (o.junit() != null) {
             try {
                 Path parent = o.junit().toAbsolutePath().getParent();
@@ -86,10 +81,8 @@ public final class AcceptCommand implements Callable<Integer> {
             }
         }
         if (t.counts().unproven() > 0 && !o.strict() && t.counts().fail() == 0) {
-            spec.commandLine()
-                    .getErr()
-                    .println("pathproof: " + t.counts().unproven()
-                            + " row(s) UNPROVEN (exit 0; --strict makes this exit 1)");
+            err().println("pathproof: " + t.counts().unproven()
+                    + " row(s) UNPROVEN (exit 0; --strict makes this exit 1)");
         }
         return t.exitCode(o.strict());
     }

@@ -11,9 +11,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code diagnose}: a variant run against a baseline run, blind. */
 @Command(
@@ -29,16 +27,9 @@ import picocli.CommandLine.Spec;
             "runs of one side that are not like with like; 3: a run's evidence cannot be read, or a rank's files are incomplete",
             "(missing, torn, another rank's); 10: inconclusive (the step time is undecided and nothing else decides)."
         })
-public final class DiagnoseCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = "--baseline",
-            required = true,
-            paramLabel = "RUNDIR",
-            description = "the baseline run (repeat to pool runs of it)")
-    List<Path> baseline;
+public final class DiagnoseCommand extends Verb implements Callable<Integer> {
+    @Mixin
+    BaselineOption baseline = new BaselineOption();
 
     @Option(
             names = "--variant",
@@ -47,13 +38,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
             description = "the run to diagnose (repeat to pool runs of it)")
     List<Path> variant;
 
-    @Option(
-            names = "--margin",
-            defaultValue = "5",
-            paramLabel = "PCT",
-            description =
-                    "equivalence margin in %%: \"no change\" only when the interval lies inside +-PCT (default ${DEFAULT-VALUE})")
-    double margin;
+    @Mixin
+    MarginOption margin = new MarginOption();
 
     @Mixin
     FormatOption format = new FormatOption(Format.TABLE, Format.JSON, Format.MARKDOWN);
@@ -68,13 +54,13 @@ public final class DiagnoseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Options o = new Options(baseline, variant, format.get(), Diagnosis.Rule.withMargin(margin / 100));
+        Options o = new Options(baseline.baseline, variant, format.get(), margin.rule());
         RunDirs.distinct("diagnose", RunDirs.given("--baseline", o.baseline(), "--variant", o.variant()));
         List<Evidence> b = o.baseline().stream().map(Ingest::readRun).toList();
         List<Evidence> v = o.variant().stream().map(Ingest::readRun).toList();
         Diagnosis d = Diagnosis.diagnose(b, v, o.rule());
-        spec.commandLine().getOut().print(Diagnosis.render(d, o.format().id()));
-        spec.commandLine().getOut().flush();
+        out().print(Diagnosis.render(d, o.format().id()));
+        out().flush();
         boolean bad = d.regression().detected() || d.correctness().verdict() == Verdict.FAIL;
         return bad ? ExitCode.FAIL : "inconclusive".equals(d.conclusion()) ? ExitCode.INCONCLUSIVE : ExitCode.OK;
     }

@@ -18,7 +18,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code explain}: the 35-stage call graph with owners, and numeric answers to the method's 16 questions. */
 @Command(
@@ -31,10 +30,7 @@ import picocli.CommandLine.Spec;
             "evidence shows), then the method's 16 questions answered with this scenario's numbers.",
             "Example: pathproof explain --scenario seed"
         })
-public final class ExplainCommand implements Callable<Integer> {
-    @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
+public final class ExplainCommand extends Verb implements Callable<Integer> {
     @Mixin
     ScenarioOptions scenario = new ScenarioOptions();
 
@@ -60,24 +56,28 @@ public final class ExplainCommand implements Callable<Integer> {
     @Mixin
     FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
 
+    /** The parsed command line. */
+    record Options(ScenarioChoice scenario, Path prediction, Path run, Path baseline, Format format) {}
+
     @Override
     public Integer call() throws Exception {
-        if (prediction != null && scenario.given()) {
+        Options o = new Options(scenario.choice(), prediction, run, baseline, format.get());
+        if (o.prediction() != null && o.scenario().given()) {
             throw PathproofException.usage("give --prediction or a scenario, not both");
         }
-        Prediction p = prediction != null
-                ? PredictionIo.readVerified(prediction)
-                : Predictor.predict(scenario.given() ? scenario.resolve() : defaultSeed());
-        if (baseline != null && run == null) {
+        Prediction p = o.prediction() != null
+                ? PredictionIo.readVerified(o.prediction())
+                : Predictor.predict(o.scenario().given() ? o.scenario().resolve() : defaultSeed());
+        if (o.baseline() != null && o.run() == null) {
             throw PathproofException.usage("--baseline needs --run (the run to diagnose against it)");
         }
-        Evidence e = run == null ? null : Ingest.readRun(run);
+        Evidence e = o.run() == null ? null : Ingest.readRun(o.run());
         io.pathproof.diagnose.Diagnosis d =
-                baseline == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(Ingest.readRun(baseline), e);
+                o.baseline() == null ? null : io.pathproof.diagnose.Diagnosis.diagnose(Ingest.readRun(o.baseline()), e);
         List<Explainer.Answer> answers = Explainer.explain(p, e, d);
         List<CallGraph.Coverage> cov = CallGraph.coverage(e);
-        var out = spec.commandLine().getOut();
-        if (format.get() == Format.JSON) {
+        var out = out();
+        if (o.format() == Format.JSON) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("callgraph", cov);
             doc.put("answers", answers);

@@ -14,9 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code ingest}: read evidence files and run directories; print the normalized facts. */
 @Command(
@@ -29,11 +27,8 @@ import picocli.CommandLine.Spec;
                     + " _get_ddp_logging_data() (JSON, any file name) and run directories into one evidence set.",
             "Exit 0 when something was read, 3 when nothing readable was found."
         })
-public final class IngestCommand implements Callable<Integer> {
+public final class IngestCommand extends Verb implements Callable<Integer> {
     private static final int SHOWN = 20;
-
-    @Spec
-    CommandSpec spec;
 
     @Parameters(arity = "1..*", paramLabel = "FILE|DIR", description = "evidence files and run directories")
     List<Path> inputs;
@@ -41,20 +36,28 @@ public final class IngestCommand implements Callable<Integer> {
     @Mixin
     FormatOption format = new FormatOption(Format.TABLE, Format.JSON);
 
+    /** The parsed command line. */
+    record Options(List<Path> inputs, Format format) {
+        Options {
+            inputs = List.copyOf(inputs);
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
-        if (format.get() == Format.JSON) {
+        Options o = new Options(inputs, format.get());
+        if (o.format() == Format.JSON) {
             // Jackson builds its serializers of the evidence records on first use (class loading, reflection: about 0.4
             // CPU-s); built on the second core while the files are read, they are ready when the JSON is written.
             Thread warm = new Thread(IngestCommand::prepareJson, "pathproof-json-warm-up");
             warm.setDaemon(true);
             warm.start();
         }
-        Evidence ev = Ingest.read(inputs);
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        Evidence ev = Ingest.read(o.inputs());
+        PrintWriter out = out();
+        PrintWriter err = err();
         boolean anything = ev.anythingRead();
-        if (format.get() == Format.JSON) {
+        if (o.format() == Format.JSON) {
             // Streamed, not built as one String first: the JSON of a large log set is tens of MB.
             Json.mapper()
                     .writerWithDefaultPrettyPrinter()
@@ -74,7 +77,7 @@ public final class IngestCommand implements Callable<Integer> {
             err.println("pathproof: " + p.file() + ":" + p.line() + ": " + p.message());
         }
         if (!anything) {
-            err.println("pathproof: nothing readable in " + inputs.size() + " input(s)");
+            err.println("pathproof: nothing readable in " + o.inputs().size() + " input(s)");
             return ExitCode.BAD_INPUT;
         }
         return ExitCode.OK;

@@ -12,7 +12,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code predict}: DDP buckets and NCCL's per-bucket AllReduce decisions, before anything runs. */
 @Command(
@@ -24,10 +23,7 @@ import picocli.CommandLine.Spec;
             "Predict DDP buckets and, per bucket, what NCCL will do — before anything runs.",
             "Example: pathproof predict --scenario seed --format json -o pred.json"
         })
-public final class PredictCommand implements Callable<Integer> {
-    @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
+public final class PredictCommand extends Verb implements Callable<Integer> {
     @Mixin
     ScenarioOptions scenario = new ScenarioOptions();
 
@@ -63,46 +59,56 @@ public final class PredictCommand implements Callable<Integer> {
                     "This prediction adds to the sealed prediction FILE (its seal is checked and recorded in the inputs).")
     Path addendumOf;
 
+    /** The parsed command line. */
+    record Options(
+            ScenarioChoice scenario, Format format, Path output, Path verify, String readyOrder, Path addendumOf) {}
+
     @Override
     public Integer call() {
-        var out = spec.commandLine().getOut();
-        if (verify != null) {
-            if (scenario.given() || output != null) {
-                throw PathproofException.usage("--verify takes a file alone");
-            }
-            Prediction p;
-            try {
-                p = PredictionIo.readVerified(verify);
-            } catch (PathproofException e) {
-                // --verify answers one question, "is this a sealed, intact prediction?": a file that is not there, or
-                // not a
-                // prediction, has no seal to verify, and the answer is the seal's exit code as the README says (not 3).
-                if (e.exitCode() != ExitCode.BAD_INPUT) {
-                    throw e;
-                }
-                throw new PathproofException(ExitCode.SEAL_BROKEN, e.getMessage(), e);
-            }
-            out.println("seal OK: " + verify + " sha256 " + p.seal().sha256() + " created "
-                    + p.seal().createdAt() + " by " + p.seal().tool());
-            return 0;
+        Options o = new Options(scenario.choice(), format.get(), output, verify, readyOrder, addendumOf);
+        return o.verify() != null ? verify(o) : predict(o);
+    }
+
+    /** {@code --verify FILE}: whether FILE is a sealed, intact prediction, and nothing else. */
+    private Integer verify(Options o) {
+        if (o.scenario().given() || o.output() != null) {
+            throw PathproofException.usage("--verify takes a file alone");
         }
-        io.pathproof.scenario.Scenario s = scenario.resolve();
-        if (readyOrder != null) {
-            s = s.withWorkload(s.workload().withReadyOrder(io.pathproof.scenario.ReadyOrder.parse(readyOrder)));
+        Prediction p;
+        try {
+            p = PredictionIo.readVerified(o.verify());
+        } catch (PathproofException e) {
+            // --verify answers one question, "is this a sealed, intact prediction?": a file that is not there, or not a
+            // prediction, has no seal to verify, and the answer is the seal's exit code as the README says (not 3).
+            if (e.exitCode() != ExitCode.BAD_INPUT) {
+                throw e;
+            }
+            throw new PathproofException(ExitCode.SEAL_BROKEN, e.getMessage(), e);
+        }
+        out().println("seal OK: " + o.verify() + " sha256 " + p.seal().sha256() + " created "
+                + p.seal().createdAt() + " by " + p.seal().tool());
+        return 0;
+    }
+
+    private Integer predict(Options o) {
+        io.pathproof.scenario.Scenario s = o.scenario().resolve();
+        if (o.readyOrder() != null) {
+            s = s.withWorkload(s.workload().withReadyOrder(io.pathproof.scenario.ReadyOrder.parse(o.readyOrder())));
         }
         Prediction p = Predictor.predict(s);
-        if (addendumOf != null) {
+        if (o.addendumOf() != null) {
             p = Predictor.addendumOf(
                     p,
-                    PredictionIo.readVerified(addendumOf),
-                    addendumOf.getFileName().toString());
+                    PredictionIo.readVerified(o.addendumOf()),
+                    o.addendumOf().getFileName().toString());
         }
-        if (output != null) {
-            p = PredictionIo.writeSealed(p, output, ToolVersion.get());
+        if (o.output() != null) {
+            p = PredictionIo.writeSealed(p, o.output(), ToolVersion.get());
         }
-        out.print(format.get() == Format.JSON ? PredictionIo.toJson(p) + "\n" : PredictionTable.render(p));
-        if (output != null && format.get() == Format.TABLE) {
-            out.println("sealed: " + output + " sha256 " + p.seal().sha256());
+        var out = out();
+        out.print(o.format() == Format.JSON ? PredictionIo.toJson(p) + "\n" : PredictionTable.render(p));
+        if (o.output() != null && o.format() == Format.TABLE) {
+            out.println("sealed: " + o.output() + " sha256 " + p.seal().sha256());
         }
         out.flush();
         return 0;

@@ -18,9 +18,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code prove}: the seed's whole chapter on one scenario, ending with the reveal. */
 @Command(
@@ -40,12 +38,9 @@ import picocli.CommandLine.Spec;
             "2 a wrong command line (a mistyped --fault); 3 a run's evidence incomplete or unreadable; 7 an NCCL scenario",
             "with no GPU and no emulator library; a run that fails ends prove with run's own code (4, 5, 6, 8)."
         })
-public final class ProveCommand implements Callable<Integer> {
+public final class ProveCommand extends Verb implements Callable<Integer> {
     /** prove's CPU default: small enough for 3 runs of 4 gloo ranks on 2 cores in well under 120 s. */
     static final String DEFAULT_SCENARIO = "cpu-x4-small";
-
-    @Spec
-    CommandSpec spec;
 
     @Mixin
     ScenarioOptions scenario = new ScenarioOptions();
@@ -102,13 +97,9 @@ public final class ProveCommand implements Callable<Integer> {
                             + " (default ${DEFAULT-VALUE}; the looks share the error rates by Bonferroni alpha spending)")
     int maxRuns;
 
-    @Option(
-            names = "--margin",
-            defaultValue = "5",
-            paramLabel = "PCT",
-            description =
-                    "equivalence margin in %%: a step time is \"no change\" only when its interval lies inside +-PCT (default ${DEFAULT-VALUE})")
-    double margin;
+    /** prove's wording of it is in prove.properties. */
+    @Mixin
+    MarginOption margin = new MarginOption();
 
     @Option(
             names = "--samples",
@@ -128,24 +119,68 @@ public final class ProveCommand implements Callable<Integer> {
     /** What the cluster's flags go with when prove emulates nothing. */
     private static final String WITHOUT_EMULATE = "--nproc-per-node and --net-plugin go with --emulate on a cluster";
 
+    /**
+     * The parsed command line: the scenario or the user's {@code command}, the backend and the machine it runs on,
+     * the fault, how each run is sized, how many runs may decide a step time and by which rule, and where it goes.
+     */
+    record Options(
+            ScenarioChoice scenario,
+            String backend,
+            boolean emulate,
+            Path ncclLib,
+            Integer nproc,
+            EmulatedCluster cluster,
+            String fault,
+            long seed,
+            RunFlags.Sizes sizes,
+            int maxRuns,
+            double margin,
+            Path samples,
+            Path out,
+            List<String> command) {
+        Options {
+            command = List.copyOf(command);
+        }
+
+        /** The step-time rule of {@code --margin}, checked when the plan is made, after the job and the backend. */
+        io.pathproof.diagnose.Diagnosis.Rule rule() {
+            return MarginOption.rule(margin);
+        }
+    }
+
     @Override
     public Integer call() {
-        return command.isEmpty() ? standIn() : ownCommand();
+        Options o = new Options(
+                scenario.choice(),
+                backend,
+                emulate,
+                ncclLib,
+                nproc,
+                cluster.cluster(),
+                fault,
+                seed,
+                runs.sizes(),
+                maxRuns,
+                margin.margin,
+                samples,
+                out,
+                command);
+        return o.command().isEmpty() ? standIn(o) : ownCommand(o);
     }
 
     /** {@code prove -- COMMAND}: the user's own job, on the machine it finds or on {@code --topology}, or emulated. */
-    private Integer ownCommand() {
+    private Integer ownCommand(Options o) {
         String topology =
-                scenario.topology; // the machine the in-run prediction is made for (default: the one it finds)
-        if (scenario.scenario != null
-                || scenario.workload != null
-                || nproc != null
-                || !backend.equalsIgnoreCase("auto")) {
+                o.scenario().topology(); // the machine the in-run prediction is made for (default: the one it finds)
+        if (o.scenario().scenario() != null
+                || o.scenario().workload() != null
+                || o.nproc() != null
+                || !o.backend().equalsIgnoreCase("auto")) {
             throw PathproofException.usage("prove -- COMMAND: the command decides its workload, ranks and backend;"
                     + " --scenario, --workload, --nproc and --backend go with pathproof's own job");
         }
         String topo = OwnJobTopology.forRanks(topology);
-        Integer nodes = scenario.nodes;
+        Integer nodes = o.scenario().nodes();
         OwnJobTopology.checkNodes(
                 topology,
                 nodes,
@@ -157,56 +192,73 @@ public final class ProveCommand implements Callable<Integer> {
                 "the job's own",
                 Runner.Backend.AUTO,
                 "the command decides its backend (gloo on CPUs, NCCL on GPUs)");
-        if (emulate) {
-            if (ncclLib == null || topology == null) {
+        if (o.emulate()) {
+            if (o.ncclLib() == null || topology == null) {
                 throw PathproofException.usage(
                         "prove --emulate -- COMMAND needs --nccl-lib DIR and --topology MACHINE (the machine to emulate)");
             }
-            emu = cluster.machine(topology, Scenarios.topology(topology), nodes, scenario.nicSpeed, ncclLib, null);
+            emu = o.cluster()
+                    .machine(
+                            topology,
+                            Scenarios.topology(topology),
+                            nodes,
+                            o.scenario().nicSpeed(),
+                            o.ncclLib(),
+                            null);
             String what = emu.cluster()
                     ? emu.nodes() + " nodes of " + topology + " (" + emu.ranksPerNode() + " ranks each)"
                     : topology;
             choice = Prove.BackendChoice.emulated(
-                    ncclLib,
+                    o.ncclLib(),
                     "--emulate --topology " + topology
                             + ": the job's ranks on one GPU, NCCL believing it runs on " + what
                             + " (NCCL decisions real, timings not physical)");
         } else {
-            cluster.requireEmulation(false, false, WITHOUT_EMULATE);
+            o.cluster().requireEmulation(false, false, WITHOUT_EMULATE);
         }
-        return prove(new Prove.OwnCommand(command, String.join(" ", command), topo, emu, nodes), choice);
+        return prove(o, new Prove.OwnCommand(o.command(), String.join(" ", o.command()), topo, emu, nodes), choice);
     }
 
     /** pathproof's own job: the scenario given or chosen for this machine, emulated where the choice says so. */
-    private Integer standIn() {
-        if (emulate && ncclLib == null) {
+    private Integer standIn(Options o) {
+        if (o.emulate() && o.ncclLib() == null) {
             throw PathproofException.usage(
                     "prove --emulate needs --nccl-lib DIR (scripts/build-nccl-emulator.sh NCCL_SRC DIR builds it)");
         }
-        Scenario s = scenario.given() ? scenario.resolve() : null;
-        Prove.BackendChoice choice = choose(s);
+        Scenario s = o.scenario().given() ? o.scenario().resolve() : null;
+        Prove.BackendChoice choice = choose(o, s);
         if (s == null) {
             s = Scenarios.load(choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO);
         }
         Runner.Emulate emu = choice.emulate()
-                ? cluster.machine(s.topology().name(), s.topology(), null, scenario.nicSpeed, choice.ncclLib(), null)
+                ? o.cluster()
+                        .machine(
+                                s.topology().name(),
+                                s.topology(),
+                                null,
+                                o.scenario().nicSpeed(),
+                                choice.ncclLib(),
+                                null)
                 : null;
-        cluster.requireEmulation(emu != null, false, WITHOUT_EMULATE);
+        o.cluster().requireEmulation(emu != null, false, WITHOUT_EMULATE);
+        Integer nproc = o.nproc();
         if (emu != null && emu.cluster()) {
-            s = onEmulatedCluster(s, emu);
+            s = onEmulatedCluster(nproc, s, emu);
+            nproc = s.ranks();
         }
-        String label = scenario.scenario != null
-                ? scenario.scenario
-                : scenario.given() ? s.name() : choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO;
+        String label = o.scenario().scenario() != null
+                ? o.scenario().scenario()
+                : o.scenario().given() ? s.name() : choice.scenario() != null ? choice.scenario() : DEFAULT_SCENARIO;
         int n = nproc != null ? nproc : choice.ranks() != null ? choice.ranks() : s.ranks();
         if (choice.ranks() != null && n != s.ranks()) {
             // auto ran the GPU scenario on fewer GPUs than it has: the prediction is made for the ranks that run.
             s = new Scenario(s.name(), s.workload(), s.topology(), s.versions(), n, s.env(), s.backend());
         }
-        if (scenario.torch == null) {
-            s = forTheTorchThatRuns(s, probed != null ? probed : Runner.probe(runs.python));
+        if (o.scenario().torch() == null) {
+            s = forTheTorchThatRuns(
+                    s, probed != null ? probed : Runner.probe(o.sizes().python()));
         }
-        return prove(new Prove.StandIn(s, label, choice.backend(), n, emu), choice);
+        return prove(o, new Prove.StandIn(s, label, choice.backend(), n, emu), choice);
     }
 
     /**
@@ -214,7 +266,7 @@ public final class ProveCommand implements Callable<Integer> {
      * NCCL will see: the ranks' GPUs, each node's emulated NIC, and NVLS and MNNVL off, as the emulation always sets
      * them.
      */
-    private Scenario onEmulatedCluster(Scenario s, Runner.Emulate emu) {
+    private static Scenario onEmulatedCluster(Integer nproc, Scenario s, Runner.Emulate emu) {
         if (nproc != null && nproc != emu.topology().gpuCount()) {
             throw PathproofException.usage("prove --emulate on a cluster: --nproc " + nproc + " but " + emu.nodes()
                     + " nodes x " + emu.ranksPerNode() + " ranks; set the ranks of each node with --nproc-per-node");
@@ -222,7 +274,7 @@ public final class ProveCommand implements Callable<Integer> {
         java.util.Map<String, String> env = new java.util.LinkedHashMap<>(s.env());
         env.putIfAbsent("NCCL_NVLS_ENABLE", "0");
         env.putIfAbsent("NCCL_MNNVL_ENABLE", "0");
-        Scenario onCluster = new Scenario(
+        return new Scenario(
                 s.name(),
                 s.workload(),
                 emu.topology(),
@@ -230,35 +282,28 @@ public final class ProveCommand implements Callable<Integer> {
                 emu.topology().gpuCount(),
                 env,
                 s.backend());
-        nproc = onCluster.ranks();
-        return onCluster;
     }
 
-    private Integer prove(Prove.Job job, Prove.BackendChoice choice) {
-        long sd = seed >= 0 ? seed : System.currentTimeMillis() % 1_000_000L;
-        Path dir = out != null
-                ? out
+    private Integer prove(Options o, Prove.Job job, Prove.BackendChoice choice) {
+        long sd = o.seed() >= 0 ? o.seed() : System.currentTimeMillis() % 1_000_000L;
+        Path dir = o.out() != null
+                ? o.out()
                 : Path.of("prove-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        List<String> cl = new ArrayList<>(List.of("pathproof"));
-        List<String> given = spec.commandLine().getParseResult().originalArgs();
-        if (given.isEmpty() || !given.get(0).equals("prove")) {
-            cl.add("prove");
-        }
-        cl.addAll(given);
+        RunFlags.Sizes z = o.sizes();
         Prove.Plan plan = new Prove.Plan(
                 job,
-                fault,
+                o.fault(),
                 sd,
                 dir,
-                new Prove.Sizes(runs.warmup, runs.iters, runs.profileIters, runs.python, runs.timeout),
-                samples != null ? samples : defaultSamples(),
+                new Prove.Sizes(z.warmup(), z.iters(), z.profileIters(), z.python(), z.timeout()),
+                o.samples() != null ? o.samples() : defaultSamples(),
                 ToolVersion.get(),
-                cl,
+                commandLine(),
                 choice,
-                maxRuns,
-                io.pathproof.diagnose.Diagnosis.Rule.withMargin(margin / 100));
-        PrintWriter err = spec.commandLine().getErr();
-        PrintWriter o = spec.commandLine().getOut();
+                o.maxRuns(),
+                o.rule());
+        PrintWriter err = err();
+        PrintWriter out = out();
         // One line per phase on stderr, on a terminal or not: prove takes minutes, and a CI log or a pipe that shows
         // nothing after "building…" for two of them looks hung. Flushed at once, since stderr may be buffered by a
         // pipe.
@@ -268,11 +313,11 @@ public final class ProveCommand implements Callable<Integer> {
         };
         err.println("prove: backend " + choice.line());
         err.println("prove: " + job.label() + " → " + dir.toAbsolutePath().normalize() + " (fault: "
-                + (fault.equals("random") ? "random, seed " + sd : "given") + ")");
+                + (o.fault().equals("random") ? "random, seed " + sd : "given") + ")");
         err.flush();
         Prove.Outcome r = Prove.run(plan, progress);
-        r.summary().forEach(o::println);
-        o.flush();
+        r.summary().forEach(out::println);
+        out.flush();
         return r.exitCode();
     }
 
@@ -280,27 +325,28 @@ public final class ProveCommand implements Callable<Integer> {
      * The backend: --emulate and an explicit --backend are taken as given; auto probes this machine (the GPUs the ranks'
      * Python sees, the emulator library) and lets prove's rule decide, a pure function of those facts.
      */
-    private Prove.BackendChoice choose(Scenario given) {
-        if (emulate) {
+    private Prove.BackendChoice choose(Options o, Scenario given) {
+        if (o.emulate()) {
             return Prove.BackendChoice.emulated(
-                    ncclLib,
-                    "--emulate --nccl-lib " + ncclLib
+                    o.ncclLib(),
+                    "--emulate --nccl-lib " + o.ncclLib()
                             + ": the scenario's machine emulated on one GPU (NCCL decisions real, timings not physical)");
         }
-        if (!backend.equalsIgnoreCase("auto")) {
-            Runner.Backend b = backendOf(backend);
+        if (!o.backend().equalsIgnoreCase("auto")) {
+            Runner.Backend b = backendOf(o.backend());
             return Prove.BackendChoice.given(
-                    backend.toLowerCase(Locale.ROOT),
+                    o.backend().toLowerCase(Locale.ROOT),
                     b.name().toLowerCase(Locale.ROOT),
                     b,
-                    "--backend " + backend.toLowerCase(Locale.ROOT) + " as given");
+                    "--backend " + o.backend().toLowerCase(Locale.ROOT) + " as given");
         }
-        Runner.Machine m = Runner.probe(runs.python);
+        Runner.Machine m = Runner.probe(o.sizes().python());
         probed = m;
         // Without a GPU the library cannot matter, and checking a present one reads all of it.
-        Runner.EmulatorLibrary lib =
-                m.gpus() >= 1 || ncclLib != null ? Runner.findEmulator(ncclLib, System.getenv(), Path.of("")) : null;
-        return Prove.auto(m, lib, given, nproc);
+        Runner.EmulatorLibrary lib = m.gpus() >= 1 || o.ncclLib() != null
+                ? Runner.findEmulator(o.ncclLib(), System.getenv(), Path.of(""))
+                : null;
+        return Prove.auto(m, lib, given, o.nproc());
     }
 
     /** The machine auto probed (null when the backend was given): its torch is the one the prediction is made for. */

@@ -6,10 +6,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code report}: report.html, report.md, report.json and report.junit.xml of a proof or of runs. */
 @Command(
@@ -22,10 +20,7 @@ import picocli.CommandLine.Spec;
             "and saved acceptance / diagnosis / verify-fix JSON; what is missing is computed from the rest.",
             "Exit 0: written; 3: an input cannot be read."
         })
-public final class ReportCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
+public final class ReportCommand extends Verb implements Callable<Integer> {
     @Parameters(
             arity = "1..*",
             paramLabel = "DIR|FILE",
@@ -35,12 +30,24 @@ public final class ReportCommand implements Callable<Integer> {
     @Option(names = "--out", description = "where to write (default: the prove directory, else the current directory)")
     Path out;
 
+    /** The parsed command line. */
+    record Options(List<Path> inputs, Path out) {
+        Options {
+            inputs = List.copyOf(inputs);
+        }
+
+        /** Where to write: {@code --out}, else the one prove directory given, else the current directory. */
+        Path dir() {
+            return out != null ? out : inputs.size() == 1 && Proof.in(inputs.get(0)) ? inputs.get(0) : Path.of(".");
+        }
+    }
+
     @Override
     public Integer call() {
-        Report.Source s = Report.load(inputs);
-        Path dir = out != null ? out : inputs.size() == 1 && Proof.in(inputs.get(0)) ? inputs.get(0) : Path.of(".");
-        Path html = Report.write(s, dir);
-        spec.commandLine().getOut().println("report: " + html + " (+ report.md, report.json, report.junit.xml)");
+        Options o = new Options(inputs, out);
+        Report.Source s = Report.load(o.inputs());
+        Path html = Report.write(s, o.dir());
+        out().println("report: " + html + " (+ report.md, report.json, report.junit.xml)");
         return 0;
     }
 }

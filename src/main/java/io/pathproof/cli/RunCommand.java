@@ -16,9 +16,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code run}: an instrumented, real DDP job whose every layer leaves evidence in RUNDIR. */
 @Command(
@@ -30,7 +28,7 @@ import picocli.CommandLine.Spec;
             "Run an instrumented DDP job (gloo on CPU, NCCL on GPUs) and keep every piece of evidence in RUNDIR:",
             "comm-hook records, step times, DDP logging data, replica digests, profiler traces, NCCL logs, manifest."
         })
-public final class RunCommand implements Callable<Integer> {
+public final class RunCommand extends Verb implements Callable<Integer> {
     static final class What {
         @Option(names = "--scenario", description = "scenario preset or file (workload, topology, ranks, env)")
         String scenario;
@@ -147,18 +145,6 @@ public final class RunCommand implements Callable<Integer> {
                             + " bucket's AllReduce and DDP would keep the hook on every iteration (default: ${DEFAULT-VALUE})")
     String hookEvery;
 
-    /** --hook-every as a number, or null for auto. */
-    private Integer hookEvery() {
-        if (hookEvery.equals("auto")) {
-            return null;
-        }
-        try {
-            return Integer.valueOf(hookEvery.trim());
-        } catch (NumberFormatException e) {
-            throw PathproofException.usage("--hook-every: a number >= 0 or auto, got '" + hookEvery + "'");
-        }
-    }
-
     @Option(
             names = "--profiler-plugin",
             defaultValue = "auto",
@@ -171,8 +157,61 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, description = "the run directory (new or empty)")
     Path out;
 
-    @Spec
-    CommandSpec spec;
+    /**
+     * The parsed command line: pathproof's own job ({@code scenario} or {@code workload}) or the user's
+     * {@code command}, where its ranks run and on what machine, how each run is sized, and the run directory.
+     */
+    record Options(
+            String scenario,
+            String workload,
+            List<String> command,
+            String topology,
+            Integer nodes,
+            Long nicSpeed,
+            EmulatedCluster cluster,
+            String backend,
+            Integer nproc,
+            int nnodes,
+            int nodeRank,
+            String rdzvEndpoint,
+            RunFlags.Sizes sizes,
+            List<String> inject,
+            Path prediction,
+            String launcher,
+            boolean overhead,
+            String emulate,
+            Path ncclLib,
+            Integer emulateCompCap,
+            String hookEvery,
+            String profilerPlugin,
+            Path out) {
+        Options {
+            command = List.copyOf(command);
+            inject = List.copyOf(inject);
+        }
+
+        /** Whether {@code --scenario} or {@code --workload} names pathproof's own job. */
+        boolean standInNamed() {
+            return scenario != null || workload != null;
+        }
+
+        /** --hook-every as a number, or null for auto. */
+        Integer hookEveryNumber() {
+            if (hookEvery.equals("auto")) {
+                return null;
+            }
+            try {
+                return Integer.valueOf(hookEvery.trim());
+            } catch (NumberFormatException e) {
+                throw PathproofException.usage("--hook-every: a number >= 0 or auto, got '" + hookEvery + "'");
+            }
+        }
+
+        /** Whether run's own emulation flags (not the shared cluster ones) were given. */
+        boolean emulationFlagsGiven() {
+            return ncclLib != null || emulateCompCap != null || nicSpeed != null;
+        }
+    }
 
     /** What the emulation flags go with when nothing is emulated: run's own and the shared ones, in one line. */
     private static final String WITHOUT_EMULATE = "--nccl-lib, --emulate-compcap, --nproc-per-node, --nic-speed and"
@@ -180,7 +219,31 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return command.isEmpty() ? standIn() : wrap();
+        Options o = new Options(
+                what == null ? null : what.scenario,
+                what == null ? null : what.workload,
+                command,
+                topology,
+                nodes,
+                nicSpeed,
+                cluster.cluster(),
+                backend,
+                nproc,
+                nnodes,
+                nodeRank,
+                rdzvEndpoint,
+                runs.sizes(),
+                inject,
+                prediction,
+                launcher,
+                overhead,
+                emulate,
+                ncclLib,
+                emulateCompCap,
+                hookEvery,
+                profilerPlugin,
+                out);
+        return o.command().isEmpty() ? standIn(o) : wrap(o);
     }
 
     /**
@@ -190,69 +253,83 @@ public final class RunCommand implements Callable<Integer> {
     private record StandIn(Workload workload, String label, String topology, int ranks, List<String> injections) {}
 
     /** {@code run --workload|--scenario …}: pathproof's own job, step by step. */
-    private Integer standIn() {
-        StandIn job = clusterOf(standInJob());
-        Runner.Emulate emu = null;
-        if (emulate != null) {
-            emu = cluster.machine(emulate, Scenarios.topology(emulate), nodes, nicSpeed, ncclLib, emulateCompCap);
-            job = emulated(job, emu);
-        } else {
-            cluster.requireEmulation(
-                    false, ncclLib != null || emulateCompCap != null || nicSpeed != null, WITHOUT_EMULATE);
+    private Integer standIn(Options o) {
+        StandIn job = clusterOf(o, standInJob(o));
+        Runner.Emulate emu = emulation(o);
+        if (emu != null) {
+            job = emulated(o, job, emu);
         }
-        Runner.Request req = Runner.Request.builder(job.workload(), out)
+        Runner.Request req = Runner.Request.builder(job.workload(), o.out())
                 .labels(job.label(), job.topology())
-                .backend(enumOf(Runner.Backend.class, backend, "--backend"))
-                .ranks(nproc == null ? job.ranks() : nproc, nnodes, nodeRank)
-                .rdzvEndpoint(rdzvEndpoint)
-                .sizes(runs.iters, runs.warmup, runs.profileIters)
+                .backend(enumOf(Runner.Backend.class, o.backend(), "--backend"))
+                .ranks(o.nproc() == null ? job.ranks() : o.nproc(), o.nnodes(), o.nodeRank())
+                .rdzvEndpoint(o.rdzvEndpoint())
+                .sizes(o.sizes().iters(), o.sizes().warmup(), o.sizes().profileIters())
                 .inject(job.injections())
-                .prediction(prediction)
-                .timeoutSec(runs.timeout)
-                .launcher(enumOf(Runner.Launcher.class, launcher, "--launcher"))
-                .python(runs.python)
-                .overhead(overhead)
+                .prediction(o.prediction())
+                .timeoutSec(o.sizes().timeout())
+                .launcher(enumOf(Runner.Launcher.class, o.launcher(), "--launcher"))
+                .python(o.sizes().python())
+                .overhead(o.overhead())
                 .recorded(commandLine(), ToolVersion.get())
                 .build();
-        return report(req, emu);
+        return report(o, req, emu);
+    }
+
+    /** {@code --emulate TOPOLOGY}'s machine, or null (refusing the emulation flags) when nothing is emulated. */
+    private static Runner.Emulate emulation(Options o) {
+        if (o.emulate() == null) {
+            o.cluster().requireEmulation(false, o.emulationFlagsGiven(), WITHOUT_EMULATE);
+            return null;
+        }
+        return o.cluster()
+                .machine(
+                        o.emulate(),
+                        Scenarios.topology(o.emulate()),
+                        o.nodes(),
+                        o.nicSpeed(),
+                        o.ncclLib(),
+                        o.emulateCompCap());
     }
 
     /** The job {@code --scenario} or {@code --workload} names, on {@code --topology} where given. */
-    private StandIn standInJob() {
-        if (what == null) {
+    private static StandIn standInJob(Options o) {
+        if (!o.standInNamed()) {
             throw PathproofException.usage(
                     "run: give --workload or --scenario for pathproof's own job, or -- COMMAND for yours");
         }
         List<String> injections = new ArrayList<>();
         StandIn job;
-        if (what.scenario != null) {
-            Scenario s = Scenarios.load(what.scenario);
+        if (o.scenario() != null) {
+            Scenario s = Scenarios.load(o.scenario());
             for (Map.Entry<String, String> e : s.env().entrySet()) {
                 injections.add(
                         e.getKey() + "=" + e.getValue()); // validated with the --inject names: nothing passes unseen
             }
             job = new StandIn(
                     s.workload(),
-                    "scenario " + what.scenario,
-                    topology == null ? s.topology().name() : topology,
+                    "scenario " + o.scenario(),
+                    o.topology() == null ? s.topology().name() : o.topology(),
                     s.ranks(),
                     injections);
         } else {
-            Workload w = Scenarios.workload(what.workload);
+            Workload w = Scenarios.workload(o.workload());
             job = new StandIn(
                     w,
-                    what.workload,
-                    topology == null ? null : Scenarios.topology(topology).name(),
+                    o.workload(),
+                    o.topology() == null
+                            ? null
+                            : Scenarios.topology(o.topology()).name(),
                     1,
                     injections);
         }
-        injections.addAll(inject);
+        injections.addAll(o.inject());
         return job;
     }
 
     /** With {@code --nodes N} and no emulation, the job's topology as the cluster of N such nodes. */
-    private StandIn clusterOf(StandIn job) {
-        if (nodes == null || emulate != null) {
+    private static StandIn clusterOf(Options o, StandIn job) {
+        if (o.nodes() == null || o.emulate() != null) {
             return job;
         }
         if (job.topology() == null) {
@@ -260,19 +337,23 @@ public final class RunCommand implements Callable<Integer> {
                     + " nodes), or with --emulate NODE (an emulated cluster)");
         }
         // The run records the cluster by the name it gets: "<topology>-xN-nodes".
-        Topology perNode = topology != null
-                ? Scenarios.topology(topology)
-                : Scenarios.load(what.scenario).topology();
+        Topology perNode = o.topology() != null
+                ? Scenarios.topology(o.topology())
+                : Scenarios.load(o.scenario()).topology();
         return new StandIn(
-                job.workload(), job.label(), Scenarios.cluster(perNode, nodes).name(), job.ranks(), job.injections());
+                job.workload(),
+                job.label(),
+                Scenarios.cluster(perNode, o.nodes()).name(),
+                job.ranks(),
+                job.injections());
     }
 
     /** The job on the emulated machine: its topology, and one rank per emulated GPU unless told otherwise. */
-    private StandIn emulated(StandIn job, Runner.Emulate emu) {
+    private static StandIn emulated(Options o, StandIn job, Runner.Emulate emu) {
         String topo = job.topology();
         int ranks = job.ranks();
         if (emu.cluster()) {
-            if (nproc != null || topology != null) {
+            if (o.nproc() != null || o.topology() != null) {
                 throw PathproofException.usage(
                         "--emulate on a cluster: its ranks are --nodes x --nproc-per-node and its"
                                 + " prediction is made for the emulated cluster; --nproc and --topology go without it");
@@ -281,7 +362,7 @@ public final class RunCommand implements Callable<Integer> {
             ranks = emu.topology().gpuCount(); // every rank of every emulated node runs here
         } else {
             topo = topo == null ? emu.topology().name() : topo;
-            if (nproc == null && what.scenario == null) {
+            if (o.nproc() == null && o.scenario() == null) {
                 ranks = emu.topology().gpuCount(); // one rank per emulated GPU unless told otherwise
             }
         }
@@ -289,9 +370,9 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** Runs the job with a progress bar on a terminal, and says how it ended (the srun command of a dry run). */
-    private Integer report(Runner.Request req, Runner.Emulate emu) {
-        PrintWriter o = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    private Integer report(Options o, Runner.Request req, Runner.Emulate emu) {
+        PrintWriter out = out();
+        PrintWriter err = err();
         boolean terminal = System.console() != null;
         Runner.Progress bar = terminal
                 ? (done, total) -> {
@@ -305,90 +386,72 @@ public final class RunCommand implements Callable<Integer> {
         Runner.Result r = Runner.run(
                 req,
                 new Runner.Instrumentation(
-                        hookEvery() == null ? Runner.Instrumentation.DEFAULT_HOOK_EVERY : hookEvery(), profilerPlugin),
+                        o.hookEveryNumber() == null ? Runner.Instrumentation.DEFAULT_HOOK_EVERY : o.hookEveryNumber(),
+                        o.profilerPlugin()),
                 bar,
                 emu);
         if (terminal) {
             err.println();
         }
         if (r.command() != null) {
-            o.println(r.command());
+            out.println(r.command());
             return 0;
         }
         if (r.exitCode() != 0) {
             throw new PathproofException(r.exitCode(), r.message());
         }
-        o.println("run: complete: " + r.runDir() + " (" + r.ranks().size() + " process(es) exited 0)");
+        out.println("run: complete: " + r.runDir() + " (" + r.ranks().size() + " process(es) exited 0)");
         return 0;
     }
 
     /** {@code run --out DIR -- COMMAND}: the user's own job, instrumented through its environment. */
-    private Integer wrap() {
-        if (what != null
-                || nproc != null
-                || overhead
-                || !backend.equals("auto")
-                || nnodes != 1
-                || rdzvEndpoint != null
-                || !launcher.equals("auto")) {
+    private Integer wrap(Options o) {
+        if (o.standInNamed()
+                || o.nproc() != null
+                || o.overhead()
+                || !o.backend().equals("auto")
+                || o.nnodes() != 1
+                || o.rdzvEndpoint() != null
+                || !o.launcher().equals("auto")) {
             throw PathproofException.usage(
                     "run -- COMMAND: the command decides its workload, ranks, backend and launcher;"
                             + " --workload, --scenario, --nproc, --nnodes, --rdzv-endpoint, --backend, --launcher"
                             + " and --overhead go with pathproof's own job (--node-rank N names this launcher's node when"
                             + " several share the run directory; torchrun's own --node_rank is read from the command)");
         }
-        Runner.Emulate emu = null;
-        if (emulate != null) {
-            emu = cluster.machine(emulate, Scenarios.topology(emulate), nodes, nicSpeed, ncclLib, emulateCompCap);
-            if (emu.cluster() && topology != null) {
-                throw PathproofException.usage(
-                        "run --emulate on a cluster -- COMMAND: the in-run prediction is made for the"
-                                + " emulated cluster; --topology goes without it");
-            }
-        } else {
-            cluster.requireEmulation(
-                    false, ncclLib != null || emulateCompCap != null || nicSpeed != null, WITHOUT_EMULATE);
+        Runner.Emulate emu = emulation(o);
+        if (emu != null && emu.cluster() && o.topology() != null) {
+            throw PathproofException.usage(
+                    "run --emulate on a cluster -- COMMAND: the in-run prediction is made for the"
+                            + " emulated cluster; --topology goes without it");
         }
-        String topo = OwnJobTopology.forRanks(topology != null ? topology : emulate);
+        String topo = OwnJobTopology.forRanks(o.topology() != null ? o.topology() : o.emulate());
         if (emu == null) {
             OwnJobTopology.checkNodes(
-                    topology,
-                    nodes,
+                    o.topology(),
+                    o.nodes(),
                     "run -- COMMAND --nodes N: goes with --topology NODE (the machine"
                             + " the in-run prediction is made for is N such nodes) or --emulate NODE (an emulated cluster)");
         }
-        Runner.Result r = Runner.wrap(Runner.CommandRequest.of(command, out)
-                .inject(inject)
-                .prediction(prediction)
+        Runner.Result r = Runner.wrap(Runner.CommandRequest.of(o.command(), o.out())
+                .inject(o.inject())
+                .prediction(o.prediction())
                 .topology(topo)
-                .timeoutSec(runs.timeout)
-                .hookEvery(hookEvery())
-                .sizes(runs.warmup, runs.profileIters)
+                .timeoutSec(o.sizes().timeout())
+                .hookEvery(o.hookEveryNumber())
+                .sizes(o.sizes().warmup(), o.sizes().profileIters())
                 .recorded(commandLine(), ToolVersion.get())
                 .passThrough(true)
-                .nodeRank(nodeRank == 0 ? null : nodeRank)
+                .nodeRank(o.nodeRank() == 0 ? null : o.nodeRank())
                 .emulate(emu)
-                .topologyNodes(nodes)
+                .topologyNodes(o.nodes())
                 .build());
         if (r.exitCode() != 0) {
             throw new PathproofException(r.exitCode(), r.message());
         }
-        spec.commandLine()
-                .getOut()
-                .println("run: complete: " + r.runDir() + " (the command and "
-                        + (r.ranks().size() - 1) + " rank(s) finished)");
+        out().println("run: complete: " + r.runDir() + " (the command and "
+                + (r.ranks().size() - 1) + " rank(s) finished)");
         return 0;
-    }
-
-    private List<String> commandLine() {
-        List<String> cl = new ArrayList<>();
-        cl.add("pathproof");
-        List<String> given = spec.commandLine().getParseResult().originalArgs();
-        if (given.isEmpty() || !given.get(0).equals("run")) {
-            cl.add("run"); // picocli may hand the subcommand only its own arguments
-        }
-        cl.addAll(given);
-        return cl;
     }
 
     private static <E extends Enum<E>> E enumOf(Class<E> type, String v, String flag) {

@@ -30,6 +30,14 @@ public final class RunFlags {
             description = "seconds before the ranks are killed (0 = none)")
     long timeout;
 
+    /** How each run is sized and bounded, as given: the flags' immutable value. */
+    record Sizes(int warmup, int iters, int profileIters, String python, long timeout) {}
+
+    /** The flags as given. */
+    Sizes sizes() {
+        return new Sizes(warmup, iters, profileIters, python, timeout);
+    }
+
     /** Picocli's own instance (unused: each verb passes its defaults). */
     RunFlags() {
         this(5, 48, 3, 0);

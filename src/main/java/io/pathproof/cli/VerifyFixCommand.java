@@ -10,13 +10,12 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** Verb {@code verify-fix}: a re-run after a fix against the baseline (seed common error 14). */
 @Command(
         name = "verify-fix",
+        resourceBundle = "io.pathproof.cli.verify-fix",
         mixinStandardHelpOptions = true,
         description = {
             "Check that a fixed run is back to the baseline: the same path fingerprint, correct replicas, a step not slower",
@@ -26,16 +25,9 @@ import picocli.CommandLine.Spec;
             "Exit 0: fixed; 1: not fixed, or nothing to fix; 2: one run given twice, or pooled runs not like with like; 3:",
             "evidence unreadable or a rank's files incomplete; 10: inconclusive."
         })
-public final class VerifyFixCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Option(
-            names = "--baseline",
-            required = true,
-            paramLabel = "RUNDIR",
-            description = "the baseline run (repeat to pool runs of it)")
-    List<Path> baseline;
+public final class VerifyFixCommand extends Verb implements Callable<Integer> {
+    @Mixin
+    BaselineOption baseline = new BaselineOption();
 
     @Option(
             names = "--fixed",
@@ -51,12 +43,9 @@ public final class VerifyFixCommand implements Callable<Integer> {
                     "the run that showed the regression: where its step regressed, the fixed run must be clearly faster than it")
     List<Path> variant;
 
-    @Option(
-            names = "--margin",
-            defaultValue = "5",
-            paramLabel = "PCT",
-            description = "equivalence margin in %% of the step comparisons (default ${DEFAULT-VALUE})")
-    double margin;
+    /** verify-fix's wording of it is in verify-fix.properties. */
+    @Mixin
+    MarginOption margin = new MarginOption();
 
     @Mixin
     FormatOption format = new FormatOption(Format.TABLE, Format.JSON, Format.MARKDOWN);
@@ -72,7 +61,7 @@ public final class VerifyFixCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Options o = new Options(baseline, variant, fixed, format.get(), Diagnosis.Rule.withMargin(margin / 100));
+        Options o = new Options(baseline.baseline, variant, fixed, format.get(), margin.rule());
         RunDirs.distinct(
                 "verify-fix",
                 RunDirs.given("--baseline", o.baseline(), "--variant", o.variant(), "--fixed", o.fixed()));
@@ -82,8 +71,8 @@ public final class VerifyFixCommand implements Callable<Integer> {
                 o.fixed().stream().map(Ingest::readRun).toList(),
                 List.of(),
                 o.rule());
-        spec.commandLine().getOut().print(Diagnosis.render(f, o.format().id()));
-        spec.commandLine().getOut().flush();
+        out().print(Diagnosis.render(f, o.format().id()));
+        out().flush();
         return f.fixed()
                 ? ExitCode.OK
                 : FixVerification.INCONCLUSIVE.equals(f.verdict()) ? ExitCode.INCONCLUSIVE : ExitCode.FAIL;

@@ -1,6 +1,7 @@
 package io.pathproof.prove;
 
 import io.pathproof.core.PathproofException;
+import io.pathproof.rundir.NewDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,21 +14,7 @@ final class OutDir {
 
     /** The output directory is new or empty: the files of two proofs must never mix. */
     static void prepare(Path out) {
-        try {
-            if (Files.exists(out)) {
-                if (!Files.isDirectory(out)) {
-                    throw PathproofException.usage("--out " + out + ": exists and is not a directory");
-                }
-                try (var l = Files.list(out)) {
-                    if (l.findAny().isPresent()) {
-                        throw PathproofException.usage("--out " + out + ": not empty; prove writes a new directory");
-                    }
-                }
-            }
-            Files.createDirectories(out);
-        } catch (IOException e) {
-            throw PathproofException.badInput("--out " + out + ": cannot create: " + e.getMessage());
-        }
+        NewDirectory.prepare(out, "prove writes a new directory");
     }
 
     static void write(Path f, String text) {

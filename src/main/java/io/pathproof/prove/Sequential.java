@@ -45,7 +45,18 @@ final class Sequential {
      * How a sequence runs: at most {@code maxRuns} pairs of runs, judged by {@code rule} (asking for prove's pairs),
      * another run made by {@code more}, each look told to {@code said} as it is made.
      */
-    record Options(int maxRuns, Diagnosis.Rule rule, Runs more, Looks said) {}
+    record Options(int maxRuns, Diagnosis.Rule rule, Runs more, Looks said) {
+        /** The rule at the look made with {@code pairs} pairs, asking for prove's pairs. */
+        Diagnosis.Rule ruleAt(int pairs) {
+            return atPairs(paired(rule), pairs, maxRuns);
+        }
+
+        /** Keeps {@code look} among {@code looks} and tells it. */
+        void record(List<Look> looks, Look look) {
+            looks.add(look);
+            said.look(look);
+        }
+    }
 
     /** One look, as the proof records it. */
     static Look look(String sequence, Diagnosis.Rule rule, Diagnosis.Regression r, String verdict) {
@@ -110,17 +121,12 @@ final class Sequential {
      * paired.
      */
     static Diagnosed diagnose(Evidence baseline, Evidence variant, Options o) {
-        int maxRuns = o.maxRuns();
         Runs more = o.more();
-        Diagnosis.Rule pr = paired(o.rule());
         List<Evidence> bs = new ArrayList<>(List.of(baseline));
         List<Evidence> vs = new ArrayList<>(List.of(variant));
         List<Look> looks = new ArrayList<>();
-        Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
-        Diagnosis d = Diagnosis.diagnose(bs, vs, r);
-        looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
-        o.said().look(looks.get(looks.size() - 1));
-        for (int k = 2; k <= maxRuns && "inconclusive".equals(d.conclusion()); k++) {
+        Diagnosis d = diagnoseAt(1, bs, vs, looks, o);
+        for (int k = 2; k <= o.maxRuns() && "inconclusive".equals(d.conclusion()); k++) {
             if (k % 2 == 0) {
                 vs.add(more.run("variant", k));
                 bs.add(more.run("baseline", k));
@@ -128,12 +134,18 @@ final class Sequential {
                 bs.add(more.run("baseline", k));
                 vs.add(more.run("variant", k));
             }
-            r = atPairs(pr, k, maxRuns);
-            d = Diagnosis.diagnose(bs, vs, r);
-            looks.add(look("diagnosis", r, d.regression(), d.conclusion()));
-            o.said().look(looks.get(looks.size() - 1));
+            d = diagnoseAt(k, bs, vs, looks, o);
         }
         return new Diagnosed(d, bs, vs, looks);
+    }
+
+    /** The diagnosis of the look made with {@code pairs} pairs, the look recorded. */
+    private static Diagnosis diagnoseAt(
+            int pairs, List<Evidence> baselines, List<Evidence> variants, List<Look> looks, Options o) {
+        Diagnosis.Rule r = o.ruleAt(pairs);
+        Diagnosis d = Diagnosis.diagnose(baselines, variants, r);
+        o.record(looks, look("diagnosis", r, d.regression(), d.conclusion()));
+        return d;
     }
 
     /**
@@ -143,17 +155,12 @@ final class Sequential {
      * look judging every fixed run beside the baseline run made next to it.
      */
     static Verified verify(Diagnosed dx, Evidence fixed, boolean extend, Options o) {
-        int maxRuns = o.maxRuns();
         Runs more = o.more();
-        Diagnosis.Rule pr = paired(o.rule());
         List<Evidence> fs = new ArrayList<>(List.of(fixed));
         List<Evidence> as = new ArrayList<>();
         List<Look> looks = new ArrayList<>();
-        Diagnosis.Rule r = atPairs(pr, 1, maxRuns);
-        FixVerification fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
-        looks.add(look("fix", r, fv.regression(), fv.verdict()));
-        o.said().look(looks.get(looks.size() - 1));
-        for (int p = 1; p <= maxRuns && extend && !fv.fixed() && fv.onlyStepTime(); p++) {
+        FixVerification fv = verifyAt(1, dx, fs, as, looks, o);
+        for (int p = 1; p <= o.maxRuns() && extend && !fv.fixed() && fv.onlyStepTime(); p++) {
             if (p == 1) {
                 as.add(more.run("baselineAgain", 1));
             } else if (p % 2 == 0) {
@@ -163,12 +170,18 @@ final class Sequential {
                 fs.add(more.run("fixed", p));
                 as.add(more.run("baselineAgain", p));
             }
-            r = atPairs(pr, p, maxRuns);
-            fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fs, as, r);
-            looks.add(look("fix", r, fv.regression(), fv.verdict()));
-            o.said().look(looks.get(looks.size() - 1));
+            fv = verifyAt(p, dx, fs, as, looks, o);
         }
         return new Verified(fv, fs, as, looks);
+    }
+
+    /** The fix verification of the look made with {@code pairs} pairs, the look recorded. */
+    private static FixVerification verifyAt(
+            int pairs, Diagnosed dx, List<Evidence> fixed, List<Evidence> baselinesAgain, List<Look> looks, Options o) {
+        Diagnosis.Rule r = o.ruleAt(pairs);
+        FixVerification fv = Diagnosis.verifyFix(dx.baselines(), dx.variants(), fixed, baselinesAgain, r);
+        o.record(looks, look("fix", r, fv.regression(), fv.verdict()));
+        return fv;
     }
 
     /**

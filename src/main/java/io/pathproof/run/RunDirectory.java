@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
+import io.pathproof.rundir.NewDirectory;
 import io.pathproof.rundir.RunManifest;
 import io.pathproof.rundir.RunOutcome;
 import io.pathproof.rundir.RunOutcome.RankExit;
@@ -35,22 +36,7 @@ final class RunDirectory {
 
     /** A run directory is new or empty: evidence of two runs must never mix. */
     static void prepare(Path dir) {
-        try {
-            if (Files.exists(dir)) {
-                if (!Files.isDirectory(dir)) {
-                    throw PathproofException.usage("--out " + dir + ": exists and is not a directory");
-                }
-                try (var s = Files.list(dir)) {
-                    if (s.findAny().isPresent()) {
-                        throw PathproofException.usage(
-                                "--out " + dir + ": not empty; a run directory holds one run (choose a new one)");
-                    }
-                }
-            }
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw PathproofException.badInput("--out " + dir + ": cannot create: " + e.getMessage());
-        }
+        NewDirectory.prepare(dir, "a run directory holds one run (choose a new one)");
     }
 
     /** The workload as the harness reads it: parameters in order with torch dtype names, and the DDP flags. */

@@ -73,9 +73,8 @@ public final class Runner {
         }
 
         /** Request's parts by name, so that no caller lists them in order. */
-        public static final class Builder {
+        public static final class Builder extends LaunchBuilder<Builder> {
             private final Workload workload;
-            private final Path out;
             private String workloadLabel;
             private String topologyLabel;
             private Backend backend = Backend.AUTO;
@@ -86,18 +85,18 @@ public final class Runner {
             private int iters = 48;
             private int warmup = 5;
             private int profileIters = 3;
-            private List<String> inject = List.of();
-            private Path prediction;
-            private long timeoutSec;
             private Launcher launcher = Launcher.AUTO;
             private String python;
             private boolean overhead;
-            private List<String> commandLine = List.of();
-            private String tool;
 
             private Builder(Workload workload, Path out) {
+                super(out);
                 this.workload = workload;
-                this.out = out;
+            }
+
+            @Override
+            Builder self() {
+                return this;
             }
 
             /** How the manifest names the workload and the topology (a preset's name or a file). */
@@ -133,21 +132,6 @@ public final class Runner {
                 return this;
             }
 
-            public Builder inject(List<String> v) {
-                inject = v;
-                return this;
-            }
-
-            public Builder prediction(Path v) {
-                prediction = v;
-                return this;
-            }
-
-            public Builder timeoutSec(long v) {
-                timeoutSec = v;
-                return this;
-            }
-
             public Builder launcher(Launcher v) {
                 launcher = v;
                 return this;
@@ -163,13 +147,6 @@ public final class Runner {
                 return this;
             }
 
-            /** The command line the manifest records (as given) and the tool's version. */
-            public Builder recorded(List<String> givenCommandLine, String toolVersion) {
-                commandLine = givenCommandLine;
-                tool = toolVersion;
-                return this;
-            }
-
             /** The request; each part checks itself, in the order run's flags are read. */
             public Request build() {
                 Objects.requireNonNull(workload, "workload");
@@ -179,9 +156,9 @@ public final class Runner {
                         new RankLayout(nproc, nnodes, nodeRank, rdzvEndpoint),
                         new Iterations(iters, warmup, profileIters),
                         new RankStart(backend, launcher, python, timeoutSec),
-                        new SealedInputs(prediction, inject),
+                        sealed(),
                         overhead,
-                        new Provenance(commandLine, tool),
+                        provenance(),
                         out);
             }
         }
@@ -346,45 +323,29 @@ public final class Runner {
         }
 
         /** CommandRequest's optional parts by name, so that no caller lists them in order. */
-        public static final class Builder {
+        public static final class Builder extends LaunchBuilder<Builder> {
             private final List<String> command;
-            private final Path out;
-            private List<String> inject = List.of();
-            private Path prediction;
             private String topology;
-            private long timeoutSec;
             private Integer hookEvery;
             private int warmup = 5;
             private int profileIters = 3;
-            private List<String> commandLine = List.of();
-            private String tool;
             private boolean passThrough;
             private Integer nodeRank;
             private Emulate emulate;
             private Integer topologyNodes;
 
             private Builder(List<String> command, Path out) {
+                super(out);
                 this.command = command;
-                this.out = out;
             }
 
-            public Builder inject(List<String> v) {
-                inject = v;
-                return this;
-            }
-
-            public Builder prediction(Path v) {
-                prediction = v;
+            @Override
+            Builder self() {
                 return this;
             }
 
             public Builder topology(String v) {
                 topology = v;
-                return this;
-            }
-
-            public Builder timeoutSec(long v) {
-                timeoutSec = v;
                 return this;
             }
 
@@ -397,12 +358,6 @@ public final class Runner {
             public Builder sizes(int warmupIters, int profiled) {
                 warmup = warmupIters;
                 profileIters = profiled;
-                return this;
-            }
-
-            public Builder recorded(List<String> givenCommandLine, String toolVersion) {
-                commandLine = givenCommandLine;
-                tool = toolVersion;
                 return this;
             }
 
@@ -442,9 +397,9 @@ public final class Runner {
                         it,
                         nodeRank,
                         new TargetMachine(topology, topologyNodes, emulate),
-                        new SealedInputs(prediction, inject),
+                        sealed(),
                         passThrough,
-                        new Provenance(commandLine, tool));
+                        provenance());
             }
         }
     }
