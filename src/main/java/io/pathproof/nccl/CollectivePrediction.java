@@ -39,52 +39,6 @@ public record CollectivePrediction(
         tuningTable = tuningTable == null ? List.of() : List.copyOf(tuningTable);
     }
 
-    /** A collective whose elements are the bucket's own (no comm hook changes them). */
-    public CollectivePrediction(
-            int bucket,
-            long bytes,
-            String algorithm,
-            int algorithmId,
-            String protocol,
-            int protocolId,
-            BigDecimal tunerTimeUs,
-            int channels,
-            int gridX,
-            int blockX,
-            int reduceScatterSteps,
-            int allGatherSteps,
-            double busFactor,
-            long busBytes,
-            String transport,
-            BigDecimal expectedTimeUs,
-            String kernelName,
-            String tuningLine,
-            boolean noKernel,
-            List<TuningEntry> tuningTable) {
-        this(
-                bucket,
-                bytes,
-                algorithm,
-                algorithmId,
-                protocol,
-                protocolId,
-                tunerTimeUs,
-                channels,
-                gridX,
-                blockX,
-                reduceScatterSteps,
-                allGatherSteps,
-                busFactor,
-                busBytes,
-                transport,
-                expectedTimeUs,
-                kernelName,
-                tuningLine,
-                noKernel,
-                tuningTable,
-                null);
-    }
-
     /** Returns the same prediction for another bucket index. */
     public CollectivePrediction forBucket(int index) {
         return Records.with(this, "bucket", index);

@@ -125,7 +125,8 @@ public final class NcclModel {
                 kernel,
                 tuningLine(nBytes, c, shape),
                 false,
-                c.entries);
+                c.entries,
+                null);
     }
 
     /** One rank: ncclAllReduce copies sendbuff to recvbuff (no kernel, no TUNING line); count 0 returns at once. */
@@ -150,7 +151,8 @@ public final class NcclModel {
                 null,
                 null,
                 true,
-                List.of());
+                List.of(),
+                null);
     }
 
     /** The tuner's choice: the cheapest (algorithm, protocol), and every time it compared. */

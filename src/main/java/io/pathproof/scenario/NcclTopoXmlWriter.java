@@ -319,7 +319,7 @@ public final class NcclTopoXmlWriter {
 
     /**
      * arch/vendor/family/model as NCCL reads them (topo.cc:497-538). pathproof's Intel generations ride in the vendor
-     * text ("intel", "intel skylake", "intel sapphire rapids", "intel emerald rapids": TopoSystem.interCpuBw); each is
+     * text ("intel", "intel skylake", "intel sapphire rapids", "intel emerald rapids": TopoBuilder.interCpuBw); each is
      * written as a model id NCCL classifies the same way (>= 0xCF ERP, >= 0x8F SRP, >= 0x55 SKL, else BDW).
      */
     static String cpuAttrs(Topology.Cpu cpu) {

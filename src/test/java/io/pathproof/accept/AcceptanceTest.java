@@ -111,7 +111,8 @@ class AcceptanceTest {
                         c.kernelName(),
                         null,
                         false,
-                        List.of()));
+                        List.of(),
+                        null));
         assertThat(Acceptance.accept(sealed(ll), SyntheticRuns.build(s))
                         .row("protocol/bucket0")
                         .verdict())
@@ -176,7 +177,8 @@ class AcceptanceTest {
                         c.kernelName(),
                         null,
                         false,
-                        List.of()));
+                        List.of(),
+                        null));
         SyntheticRuns.Spec s = seedRun();
         s.gridX = 11;
         AcceptanceTable t = Acceptance.accept(sealed(p11), SyntheticRuns.build(s));
@@ -512,11 +514,11 @@ class AcceptanceTest {
         s.ncclVersion = "2.28.9";
         Prediction p = SyntheticRuns.seedPredictionFor(s);
         CommunicatorPrediction cp = new CommunicatorPrediction(
-                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of());
+                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null);
         CollectivePrediction c = p.collectives().get(0);
         CollectivePrediction copy = new CollectivePrediction(
                 0, c.bytes(), "RING", 1, "SIMPLE", 2, null, 0, 0, 0, 0, 0, 0.0, 0L, "none", null, null, null, true,
-                List.of());
+                List.of(), null);
         p = new Prediction(Prediction.SCHEMA, p.inputs(), "nccl", p.buckets(), cp, List.of(copy), List.of(), null);
         s.ranks = 1;
         s.collChannels = 64;
@@ -693,7 +695,9 @@ class AcceptanceTest {
                         null,
                         null,
                         null,
-                        List.of()),
+                        List.of(),
+                        null,
+                        null),
                 p.collectives(),
                 p.assumptions(),
                 null);
@@ -780,7 +784,8 @@ class AcceptanceTest {
                         null,
                         note,
                         List.of(),
-                        voids),
+                        voids,
+                        null),
                 p.collectives(),
                 p.assumptions(),
                 null);
@@ -819,7 +824,9 @@ class AcceptanceTest {
                         null,
                         null,
                         null,
-                        List.of()),
+                        List.of(),
+                        null,
+                        null),
                 p.collectives(),
                 p.assumptions(),
                 null);

@@ -496,7 +496,7 @@ public final class SyntheticRuns {
     public static Prediction seedPrediction() {
         Bucket b = new Bucket(0, MIB64, List.of("weight"), true, DType.FLOAT32, MIB64);
         CommunicatorPrediction comm = new CommunicatorPrediction(
-                4, 1, 12, 16, 4, 0, null, null, "P2P", List.of(), null, null, null, List.of());
+                4, 1, 12, 16, 4, 0, null, null, "P2P", List.of(), null, null, null, List.of(), null, null);
         CollectivePrediction c = new CollectivePrediction(
                 0,
                 MIB64,
@@ -517,7 +517,8 @@ public final class SyntheticRuns {
                 "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
                 null,
                 false,
-                List.of());
+                List.of(),
+                null);
         ObjectNode inputs = Json.mapper().createObjectNode();
         inputs.put("ranks", 4);
         return new Prediction(

@@ -44,7 +44,8 @@ class PredictionIoTest {
                 "k",
                 null,
                 false,
-                List.of());
+                List.of(),
+                null);
         return new Prediction(
                 Prediction.SCHEMA,
                 Json.mapper().createObjectNode().put("name", "t"),
