@@ -2,6 +2,7 @@ package io.pathproof.diagnose;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -22,7 +23,8 @@ final class ConfigDiff {
     private ConfigDiff() {}
 
     /** One changed fact; {@code variable} names the mechanism it acts on (several keys can be one variable). */
-    record Change(String key, String baseline, String variant, List<String> kinds, String variable, Layer layer) {}
+    record Change(
+            String key, String baseline, String variant, List<EvidenceKind> kinds, String variable, Layer layer) {}
 
     private static final List<String> MANIFEST_TREES =
             List.of("env", "environment", "versions", "topology", "workload", "ddp", "gpus");
@@ -88,14 +90,14 @@ final class ConfigDiff {
                                 case "nvidiaSmiTopoM" -> "topology.nvidiaSmiTopoM";
                                 default -> s;
                             };
-                    put(out, key, n.asText(), "manifest");
+                    put(out, key, n.asText(), EvidenceKind.MANIFEST);
                 }
             }
         }
         if (e.nccl() != null && e.nccl().envOverrides() != null) {
             for (Map.Entry<String, String> en : e.nccl().envOverrides().entrySet()) {
                 if (!noise(en.getKey())) {
-                    put(out, "env." + en.getKey(), normalize(en.getValue()), "nccl-log");
+                    put(out, "env." + en.getKey(), normalize(en.getValue()), EvidenceKind.NCCL_LOG);
                 }
             }
         }
@@ -108,7 +110,7 @@ final class ConfigDiff {
                         String key = k.equals("world_size")
                                 ? "world_size"
                                 : k.equals("backend_name") ? "backend" : "ddp." + k;
-                        put(out, key, n.asText(), "ddp-logging");
+                        put(out, key, n.asText(), EvidenceKind.DDP_LOGGING);
                     }
                 }
             }
@@ -117,9 +119,9 @@ final class ConfigDiff {
     }
 
     /** A fact and the kinds of evidence that carried it. */
-    record Fact(String value, List<String> kinds) {}
+    record Fact(String value, List<EvidenceKind> kinds) {}
 
-    private static void put(Map<String, Fact> out, String key, String value, String kind) {
+    private static void put(Map<String, Fact> out, String key, String value, EvidenceKind kind) {
         Fact f = out.get(key);
         if (f == null) {
             out.put(key, new Fact(value, new ArrayList<>(List.of(kind))));
@@ -151,7 +153,7 @@ final class ConfigDiff {
                 flatten(prefix + "[" + i + "]", n.get(i), out);
             }
         } else if (!n.isNull()) {
-            put(out, prefix, n.asText(), "manifest");
+            put(out, prefix, n.asText(), EvidenceKind.MANIFEST);
         }
     }
 
@@ -176,10 +178,10 @@ final class ConfigDiff {
             if (fv == null && fb != null && !sourcePresent(variant, k, fb.kinds())) {
                 continue;
             }
-            List<String> kinds = new ArrayList<>();
+            List<EvidenceKind> kinds = new ArrayList<>();
             for (Fact f : new Fact[] {fb, fv}) {
                 if (f != null) {
-                    for (String kd : f.kinds()) {
+                    for (EvidenceKind kd : f.kinds()) {
                         if (!kinds.contains(kd)) {
                             kinds.add(kd);
                         }
@@ -194,28 +196,21 @@ final class ConfigDiff {
     }
 
     /** Whether {@code e} recorded the part of the configuration that {@code key} belongs to, in one of {@code kinds}. */
-    private static boolean sourcePresent(Evidence e, String key, List<String> kinds) {
-        for (String k : kinds) {
-            switch (k) {
-                case "manifest":
-                    if (e.manifest() != null && e.manifest().isObject() && manifestHas(e.manifest(), key)) {
-                        return true;
-                    }
-                    break;
-                case "nccl-log":
-                    if (e.nccl() != null) {
-                        return true;
-                    }
-                    break;
-                case "ddp-logging":
-                    if (e.ddp() != null
-                            && e.ddp().logging() != null
-                            && !e.ddp().logging().isEmpty()) {
-                        return true;
-                    }
-                    break;
-                default:
-                    break;
+    private static boolean sourcePresent(Evidence e, String key, List<EvidenceKind> kinds) {
+        for (EvidenceKind k : kinds) {
+            boolean recorded =
+                    switch (k) {
+                        case MANIFEST ->
+                            e.manifest() != null && e.manifest().isObject() && manifestHas(e.manifest(), key);
+                        case NCCL_LOG -> e.nccl() != null;
+                        case DDP_LOGGING ->
+                            e.ddp() != null
+                                    && e.ddp().logging() != null
+                                    && !e.ddp().logging().isEmpty();
+                        default -> false;
+                    };
+            if (recorded) {
+                return true;
             }
         }
         return false;

@@ -3,6 +3,7 @@ package io.pathproof.diagnose;
 import io.pathproof.accept.Verdict;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -325,7 +326,7 @@ final class Diagnoser {
             if (x == null && y == null) {
                 continue;
             }
-            List<String> kinds = new ArrayList<>();
+            List<EvidenceKind> kinds = new ArrayList<>();
             List<String> prov = new ArrayList<>();
             for (Fingerprint.Facet f : new Fingerprint.Facet[] {x, y}) {
                 if (f != null) {
@@ -434,8 +435,13 @@ final class Diagnoser {
         List<ConfigDiff.Change> changes = ConfigDiff.diff(b, v);
         List<Diagnosis.ConfigChange> config = new ArrayList<>();
         for (ConfigDiff.Change c : changes) {
-            config.add(
-                    new Diagnosis.ConfigChange(c.key(), c.baseline(), c.variant(), c.variable(), c.layer(), c.kinds()));
+            config.add(new Diagnosis.ConfigChange(
+                    c.key(),
+                    c.baseline(),
+                    c.variant(),
+                    c.variable(),
+                    c.layer(),
+                    c.kinds().stream().map(EvidenceKind::label).toList()));
         }
         LayerElimination elimination = LayerElimination.of(correctness, diffs, compute, changes);
         String effect = emulated()
@@ -483,7 +489,7 @@ final class Diagnoser {
                     load.variant().describe() + " (steps without " + "run-queue wait: " + ratio(load.withoutWait())
                             + ")",
                     load.explains(),
-                    List.of("manifest"),
+                    List.of(EvidenceKind.MANIFEST),
                     List.of()));
         }
         if (compute != null) {
@@ -492,7 +498,7 @@ final class Diagnoser {
                     "median " + ms(compute.baselineMedian()),
                     "median " + ms(compute.variantMedian()) + " (" + ratio(compute) + ")",
                     changed(compute),
-                    List.of("hook"),
+                    List.of(EvidenceKind.HOOK),
                     List.of()));
         }
         if (kernels != null) {
@@ -501,7 +507,7 @@ final class Diagnoser {
                     String.format(Locale.ROOT, "median %.1f us", kernels.baselineMedian()),
                     String.format(Locale.ROOT, "median %.1f us (%s)", kernels.variantMedian(), ratio(kernels)),
                     changed(kernels),
-                    List.of("kernel-trace"),
+                    List.of(EvidenceKind.KERNEL_TRACE),
                     List.of()));
         }
         return all;
@@ -515,7 +521,8 @@ final class Diagnoser {
     static String describe(List<ConfigDiff.Change> cs) {
         List<String> out = new ArrayList<>();
         for (ConfigDiff.Change c : cs) {
-            out.add(c.key() + " " + c.baseline() + " → " + c.variant() + " (" + String.join(", ", c.kinds()) + ")");
+            out.add(c.key() + " " + c.baseline() + " → " + c.variant() + " (" + EvidenceKind.join(", ", c.kinds())
+                    + ")");
         }
         return String.join(", ", out);
     }
@@ -533,7 +540,7 @@ final class Diagnoser {
         for (Layer l : changedLayers) {
             Diagnosis.LayerDiff d = find(diffs, l);
             out.add("path diff " + l + ": " + d.baseline() + " → " + d.variant() + " ("
-                    + String.join(", ", d.evidence()) + ")");
+                    + EvidenceKind.join(", ", d.evidence()) + ")");
         }
         out.add("effect: " + effect);
         return out;

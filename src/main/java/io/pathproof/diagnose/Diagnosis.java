@@ -5,6 +5,7 @@ import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -273,7 +274,7 @@ public record Diagnosis(
             String baseline,
             String variant,
             boolean changed,
-            List<String> evidence,
+            List<EvidenceKind> evidence,
             List<String> provenance) {}
 
     /** One configuration fact that differs. */

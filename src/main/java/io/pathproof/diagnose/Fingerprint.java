@@ -2,6 +2,7 @@ package io.pathproof.diagnose;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Source;
 import io.pathproof.nccl.NcclAlgorithm;
 import io.pathproof.nccl.NcclProtocol;
@@ -22,7 +23,7 @@ import java.util.TreeSet;
  */
 final class Fingerprint {
     /** One layer's canonical value, the evidence kinds behind it and where it was read. */
-    record Facet(String value, List<String> kinds, List<String> provenance) {}
+    record Facet(String value, List<EvidenceKind> kinds, List<String> provenance) {}
 
     final Evidence e;
     final Map<Layer, Facet> path = new LinkedHashMap<>();
@@ -116,7 +117,7 @@ final class Fingerprint {
     // ------------------------------------------------------------------ layers
     private void buckets() {
         List<String> parts = new ArrayList<>();
-        List<String> kinds = new ArrayList<>();
+        List<EvidenceKind> kinds = new ArrayList<>();
         List<String> prov = new ArrayList<>();
         List<Evidence.BucketRecord> hooks =
                 e.ddp() == null ? List.of() : list(e.ddp().buckets());
@@ -138,7 +139,7 @@ final class Fingerprint {
                 bytes.add(b.bytes());
             }
             parts.add(bytes.size() + " bucket(s) " + bytes + " B");
-            kinds.add("hook");
+            kinds.add(EvidenceKind.HOOK);
             prov.add(src(it.get(0).source()));
         } else if (e.ddp() != null && e.ddp().logging() != null) {
             for (Map.Entry<String, JsonNode> en : new TreeMap<>(e.ddp().logging()).entrySet()) {
@@ -149,7 +150,7 @@ final class Fingerprint {
                 if (s != null && !s.asText().isBlank()) {
                     String[] sz = s.asText().split(",\\s*");
                     parts.add(sz.length + " bucket(s) [" + String.join(", ", sz) + "] B");
-                    kinds.add("ddp-logging");
+                    kinds.add(EvidenceKind.DDP_LOGGING);
                     prov.add("ddp logging rank " + en.getKey());
                     break;
                 }
@@ -169,7 +170,7 @@ final class Fingerprint {
         }
         if (!shapes.isEmpty()) {
             parts.add(String.join(", ", shapes));
-            kinds.add("nccl-log");
+            kinds.add(EvidenceKind.NCCL_LOG);
             prov.add(first);
         }
         path.put(
@@ -197,9 +198,12 @@ final class Fingerprint {
                 }
             }
         }
-        path.put(Layer.ALGORITHM, algos.isEmpty() ? null : new Facet(bySize(algos), List.of("nccl-log"), provs(first)));
         path.put(
-                Layer.PROTOCOL, protos.isEmpty() ? null : new Facet(bySize(protos), List.of("nccl-log"), provs(first)));
+                Layer.ALGORITHM,
+                algos.isEmpty() ? null : new Facet(bySize(algos), List.of(EvidenceKind.NCCL_LOG), provs(first)));
+        path.put(
+                Layer.PROTOCOL,
+                protos.isEmpty() ? null : new Facet(bySize(protos), List.of(EvidenceKind.NCCL_LOG), provs(first)));
     }
 
     private static String bySize(TreeMap<Long, TreeSet<String>> m) {
@@ -243,7 +247,7 @@ final class Fingerprint {
         }
         path.put(
                 Layer.TRANSPORT,
-                ts.isEmpty() ? null : new Facet(String.join(", ", ts), List.of("nccl-log"), provs(first)));
+                ts.isEmpty() ? null : new Facet(String.join(", ", ts), List.of(EvidenceKind.NCCL_LOG), provs(first)));
     }
 
     /**
@@ -291,7 +295,9 @@ final class Fingerprint {
         }
         path.put(
                 Layer.NETWORK,
-                parts.isEmpty() ? null : new Facet(String.join(" | ", parts), List.of("nccl-log"), provs(first)));
+                parts.isEmpty()
+                        ? null
+                        : new Facet(String.join(" | ", parts), List.of(EvidenceKind.NCCL_LOG), provs(first)));
     }
 
     private static String num(double x) {
@@ -300,7 +306,7 @@ final class Fingerprint {
 
     private void channels() {
         List<String> parts = new ArrayList<>();
-        List<String> kinds = new ArrayList<>();
+        List<EvidenceKind> kinds = new ArrayList<>();
         List<String> prov = new ArrayList<>();
         TreeSet<Integer> coll = new TreeSet<>();
         TreeSet<Integer> range = new TreeSet<>();
@@ -321,12 +327,12 @@ final class Fingerprint {
         }
         if (!coll.isEmpty()) {
             parts.add("collChannels " + coll);
-            kinds.add("nccl-log");
+            kinds.add(EvidenceKind.NCCL_LOG);
         }
         if (!range.isEmpty()) {
             parts.add("TUNING channels " + range);
-            if (!kinds.contains("nccl-log")) {
-                kinds.add("nccl-log");
+            if (!kinds.contains(EvidenceKind.NCCL_LOG)) {
+                kinds.add(EvidenceKind.NCCL_LOG);
             }
         }
         TreeSet<Integer> grid = new TreeSet<>();
@@ -340,7 +346,7 @@ final class Fingerprint {
         }
         if (!grid.isEmpty()) {
             parts.add("gridX " + grid);
-            kinds.add("kernel-trace");
+            kinds.add(EvidenceKind.KERNEL_TRACE);
         }
         path.put(
                 Layer.CHANNELS,
@@ -362,7 +368,9 @@ final class Fingerprint {
         }
         path.put(
                 Layer.THREADS,
-                block.isEmpty() ? null : new Facet("blockX " + block, List.of("kernel-trace"), provs(first)));
+                block.isEmpty()
+                        ? null
+                        : new Facet("blockX " + block, List.of(EvidenceKind.KERNEL_TRACE), provs(first)));
     }
 
     // ------------------------------------------------------------------ measurements

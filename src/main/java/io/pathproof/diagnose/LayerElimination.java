@@ -1,6 +1,7 @@
 package io.pathproof.diagnose;
 
 import io.pathproof.accept.Verdict;
+import io.pathproof.evidence.EvidenceKind;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -64,7 +65,7 @@ record LayerElimination(
             } else if (!d.changed()) {
                 eliminated.add(new Diagnosis.Elimination(
                         layer,
-                        d.baseline() + " in both runs (" + String.join(", ", d.evidence())
+                        d.baseline() + " in both runs (" + EvidenceKind.join(", ", d.evidence())
                                 + (d.provenance().isEmpty() ? "" : ": " + String.join(", ", d.provenance())) + ")"));
             } else {
                 changedLayers.add(layer);
