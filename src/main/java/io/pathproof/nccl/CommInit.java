@@ -88,6 +88,22 @@ final class CommInit {
         return c;
     }
 
+    /**
+     * The channel lines NCCL logs under the ring's and then the tree's GRAPH line on the host of {@code rank}: each
+     * graph as ncclTopoCompute left it on that host, before the allgather aligns the hosts (init.cc@v2.28.9-1:1020-1029).
+     */
+    List<List<String>> graphListing(int rank) {
+        for (int h = 0; h < hosts.size(); h++) {
+            for (int r : hosts.get(h).ranks()) {
+                if (r == rank) {
+                    HostGraphs hg = perHost.get(h);
+                    return List.of(GraphListing.lines(hg.ring(), hg.sys()), GraphListing.lines(hg.tree(), hg.sys()));
+                }
+            }
+        }
+        throw PathproofException.badInput("rank " + rank + ": not a rank of this communicator");
+    }
+
     private TopoSystem sys0() {
         return perHost.get(0).sys();
     }

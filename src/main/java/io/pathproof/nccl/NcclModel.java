@@ -28,6 +28,7 @@ public final class NcclModel {
     private final TopoGraph tree;
     private final int collChannels;
     private final String transport;
+    private final CommInit init;
 
     private NcclModel(
             Scenario scenario,
@@ -39,7 +40,8 @@ public final class NcclModel {
             TopoGraph ring,
             TopoGraph tree,
             int collChannels,
-            String transport) {
+            String transport,
+            CommInit init) {
         this.scenario = scenario;
         this.table = table;
         this.nRanks = nRanks;
@@ -50,6 +52,7 @@ public final class NcclModel {
         this.tree = tree;
         this.collChannels = collChannels;
         this.transport = transport;
+        this.init = init;
     }
 
     /**
@@ -74,11 +77,22 @@ public final class NcclModel {
                 init.ring,
                 init.tree,
                 init.collChannels,
-                init.transport);
+                init.transport,
+                init);
     }
 
     public CommunicatorPrediction communicator() {
         return comm;
+    }
+
+    /**
+     * What NCCL logs under the ring's and the tree's {@code Pattern …} GRAPH lines on the host of {@code rank}: per
+     * graph, one line per channel with the NET it enters and leaves by and its GPUs in order, as ncclTopoPrintGraph
+     * prints them (search.cc@v2.28.9-1:1200-1227; {@link GraphListing}). Not part of the prediction: it shows which NIC
+     * each channel uses (PXN, channels per NIC) for comparing with NCCL's logs.
+     */
+    public List<List<String>> graphListing(int rank) {
+        return init.graphListing(rank);
     }
 
     /** NCCL's decision for one AllReduce of {@code nBytes} of {@code dtype}, for bucket {@code bucketIndex}. */

@@ -102,6 +102,7 @@ final class TopoBuilder {
             gpu.cc = g.computeCapability();
             gpu.rank = ranks[i];
             gpu.dev = g.index();
+            gpu.busId = GraphListing.busId(g.busId());
             gpuByIndex.put(g.index(), gpu);
             Node parent = g.pciParent() == null ? firstCpu : byId.get(g.pciParent());
             float bw = pciBw(table, g.pciGen(), g.pciWidth());

@@ -72,6 +72,8 @@ final class TopoSystem {
         int cc;
         int rank = -1;
         int dev;
+        /** The PCI bus id as NCCL numbers it (busIdToInt64), -1 where the topology gives none. */
+        long busId = -1;
         // CPU
         int arch;
         int vendor;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.Json;
+import io.pathproof.nccl.NcclModel;
+import io.pathproof.scenario.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,7 +29,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code Pattern} lines (crossNic, channels, bandwidths, path types), the INIT channel and threadThresholds lines, the
  * tuning table's AllReduce row, every rank's rings ({@code Ring NN : prev -> r -> next}) and trees ({@code Trees …}),
  * rank 0's ring orders ({@code Channel NN/MM : …}), the NET transport's GPUDirect, and for every AllReduce the
- * algorithm, protocol, channels, gridX and blockX. The prediction never sees NCCL's answer.
+ * algorithm, protocol, channels, gridX and blockX; and every rank's channel lines under each GRAPH line (the NET each
+ * channel enters and leaves by, its GPUs in order: {@code NcclModel.graphListing}). The prediction never sees NCCL's
+ * answer.
  *
  * <p>The same comparison holds for every run directory of {@code pathproof run --emulate TOPOLOGY --nodes N}
  * (samples/emulated-clusters-socket: 8 shapes, nodes joined by NET/Socket; samples/emulated-clusters-net-variables:
@@ -50,6 +54,8 @@ class ClusterAgreementTest {
     static final Pattern INIT = Pattern.compile("NCCL INFO (\\d+ coll channels, .*)$");
     static final Pattern ENV_SET = Pattern.compile("NCCL INFO (NCCL_\\w+ set by environment to .*)$");
     static final Pattern THRESHOLDS = Pattern.compile("NCCL INFO (threadThresholds .*)$");
+    /** A channel line of ncclTopoPrintGraph (search.cc@v2.28.9-1:1206-1224): {@code "%2d :"} then NET and GPU ids. */
+    static final Pattern GRAPH_CHANNEL = Pattern.compile("NCCL INFO ([ \\d]\\d : (?:NET|GPU)/.*)$");
 
     @TempDir
     Path dir;
@@ -245,7 +251,101 @@ class ClusterAgreementTest {
             }
         }
         assertThat(netLines).as(name + ": NET connector lines").isPositive();
+
+        // Every rank's channel lines under each GRAPH line: the NIC each channel enters and leaves by, its GPU order.
+        NcclModel model = NcclModel.of(scenario(topology, nodes, env, ranks, log.version()));
+        int listed = 0;
+        for (Path l : logs) {
+            int r = Integer.parseInt(l.getFileName().toString().replaceAll("\\D", ""));
+            List<List<String>> theirListing = graphListing(Files.readAllLines(l));
+            List<List<String>> ourListing = relabel(model.graphListing(r), gpuLabels(caseDir, topology, nodes, r));
+            assertThat(theirListing)
+                    .as(name + " rank " + r + ": graphs NCCL printed")
+                    .hasSize(ourListing.size());
+            for (int g = 0; g < theirListing.size(); g++) {
+                List<String> t = theirListing.get(g);
+                List<String> o = ourListing.get(g);
+                for (int i = 0; i < Math.max(t.size(), o.size()); i++) {
+                    String tl = i < t.size() ? t.get(i) : "none";
+                    String ol = i < o.size() ? o.get(i) : "none";
+                    fields++;
+                    if (tl.equals(ol)) {
+                        listed++;
+                    } else {
+                        differences.add(
+                                name + " rank " + r + " graph " + g + ": NCCL '" + tl + "', pathproof '" + ol + "'");
+                    }
+                }
+            }
+        }
         assertThat(differences).as(name + ": " + fields + " fields compared").isEmpty();
+        assertThat(listed).as(name + ": graph channel lines agreeing").isPositive();
+    }
+
+    static final Pattern XML_GPU = Pattern.compile("<pci busid=\"([^\"]+)\"[^>]*>\\s*<gpu dev=\"(\\d+)\"[^>]*>");
+
+    /**
+     * How NCCL was told each GPU's bus id, where that is not the topology's: a run's node XML
+     * (emulated-topo-node&lt;N&gt;.xml, NcclTopoXmlWriter) gives the first GPU the real device's bus id and a GPU without a
+     * valid, distinct one a made-up one. Topology id of the cluster's GPU to the one NCCL printed, on the node of
+     * {@code rank}; none for NCCL's own dumps (the net-emu cases), whose bus ids are NCCL's.
+     */
+    static Map<String, String> gpuLabels(Path caseDir, Path topology, Integer nodes, int rank) throws Exception {
+        Map<String, String> labels = new TreeMap<>();
+        if (nodes != null) {
+            return labels;
+        }
+        JsonNode cluster = Json.mapper().readTree(topology.toFile()).path("nodes");
+        for (int n = 0; n < cluster.size(); n++) {
+            String xml = Files.readString(caseDir.resolve("emulated-topo-node" + n + ".xml"));
+            if (!Pattern.compile("<gpu [^>]*rank=\"" + rank + "\"").matcher(xml).find()) {
+                continue;
+            }
+            Map<Integer, String> ncclBus = new TreeMap<>();
+            Matcher m = XML_GPU.matcher(xml);
+            while (m.find()) {
+                ncclBus.put(Integer.parseInt(m.group(2)), m.group(1));
+            }
+            for (JsonNode g : cluster.get(n).path("gpus")) {
+                String ours = g.path("busId").asText(null);
+                String theirs = ncclBus.get(g.path("index").asInt());
+                if (ours != null && theirs != null) {
+                    labels.put(gpuId(ours), gpuId(theirs));
+                }
+            }
+        }
+        return labels;
+    }
+
+    /** A GPU's topology id as ncclTopoPrintGraph prints it: system 0, the bus id's hex digits as a number. */
+    static String gpuId(String busId) {
+        return "GPU/0-" + Long.toHexString(Long.parseLong(busId.replaceAll("[:.]", ""), 16));
+    }
+
+    static List<List<String>> relabel(List<List<String>> listing, Map<String, String> labels) {
+        return listing.stream()
+                .map(lines -> lines.stream()
+                        .map(line -> Stream.of(line.split(" "))
+                                .map(w -> labels.getOrDefault(w, w))
+                                .collect(java.util.stream.Collectors.joining(" ")))
+                        .toList())
+                .toList();
+    }
+
+    /** The channel lines under each GRAPH ({@code Pattern …}) line of one rank's log, graph by graph. */
+    static List<List<String>> graphListing(List<String> lines) {
+        List<List<String>> graphs = new ArrayList<>();
+        for (String line : lines) {
+            if (GRAPH.matcher(line).find()) {
+                graphs.add(new ArrayList<>());
+                continue;
+            }
+            Matcher m = GRAPH_CHANNEL.matcher(line);
+            if (m.find() && !graphs.isEmpty()) {
+                graphs.get(graphs.size() - 1).add(m.group(1));
+            }
+        }
+        return graphs;
     }
 
     /** The GRAPH line NCCL prints for a graph (search.cc@v2.28.9-1:1201). */
@@ -282,17 +382,28 @@ class ClusterAgreementTest {
         return xml.replaceAll(" host_hash=\"[^\"]*\"", "").replaceAll(" rank=\"\\d+\"", "");
     }
 
+    /** The scenario {@code predict} is given below, without a workload that matters: for {@link NcclModel} queries. */
+    Scenario scenario(Path topology, Integer nodes, Map<String, String> env, int ranks, String nccl) throws Exception {
+        List<String> e = new ArrayList<>(List.of("NCCL_NVLS_ENABLE=0", "NCCL_MNNVL_ENABLE=0"));
+        env.forEach((k, v) -> e.add(k + "=" + v));
+        return new ScenarioChoice(
+                        null,
+                        workload(4).toString(),
+                        topology.toString(),
+                        null,
+                        null,
+                        null,
+                        nodes,
+                        nccl,
+                        "2.11.0",
+                        ranks,
+                        e)
+                .resolve();
+    }
+
     JsonNode predict(Path topology, Integer nodes, Map<String, String> env, long bytes, int ranks, String nccl)
             throws Exception {
-        Path wl = dir.resolve("allreduce-" + bytes + ".json");
-        if (!Files.exists(wl)) {
-            Files.writeString(
-                    wl,
-                    "{\"name\": \"allreduce-" + bytes + "\", \"parameters\": [{\"name\": \"p\", \"shape\": ["
-                            + bytes / 4 + "], \"dtype\": \"float32\", \"requiresGrad\": true}], \"bucketCapMb\": "
-                            + Math.max(64, bytes / (1 << 20) + 1)
-                            + ", \"findUnusedParameters\": false, \"staticGraph\": false, \"gradientAsBucketView\": false}");
-        }
+        Path wl = workload(bytes);
         // The emulation set NCCL_NVLS_ENABLE=0 and NCCL_MNNVL_ENABLE=0 (each log's ENV lines); the rest is NCCL's
         // default
         // but for what the run injected.
@@ -317,5 +428,19 @@ class ClusterAgreementTest {
                 "NCCL_MNNVL_ENABLE=0"));
         env.forEach((k, v) -> args.addAll(List.of("--env", k + "=" + v)));
         return PredictCommandTest.json(MainTest.run(args.toArray(String[]::new)));
+    }
+
+    /** A workload of one float32 AllReduce of {@code bytes}, in one bucket. */
+    Path workload(long bytes) throws Exception {
+        Path wl = dir.resolve("allreduce-" + bytes + ".json");
+        if (!Files.exists(wl)) {
+            Files.writeString(
+                    wl,
+                    "{\"name\": \"allreduce-" + bytes + "\", \"parameters\": [{\"name\": \"p\", \"shape\": ["
+                            + bytes / 4 + "], \"dtype\": \"float32\", \"requiresGrad\": true}], \"bucketCapMb\": "
+                            + Math.max(64, bytes / (1 << 20) + 1)
+                            + ", \"findUnusedParameters\": false, \"staticGraph\": false, \"gradientAsBucketView\": false}");
+        }
+        return wl;
     }
 }
