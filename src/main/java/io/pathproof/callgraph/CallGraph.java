@@ -1,6 +1,7 @@
 package io.pathproof.callgraph;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,6 +9,7 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,7 +30,13 @@ public final class CallGraph {
      * {@code witness} the facts that show it happened ("a|b" either, "a+b" both; empty: no evidence can show it).
      */
     public record Stage(
-            int id, String kind, String name, String owner, String source, List<String> evidence, String witness) {
+            int id,
+            String kind,
+            String name,
+            String owner,
+            String source,
+            List<EvidenceKind> evidence,
+            String witness) {
         public Stage {
             evidence = evidence == null ? List.of() : List.copyOf(evidence);
             witness = witness == null ? "" : witness;
@@ -41,7 +49,8 @@ public final class CallGraph {
      * {@code status} "shown", "modelled only: …" or "no run". {@code citations} is null only as read from a file written
      * before stages cited their witness.
      */
-    public record Coverage(Stage stage, boolean covered, List<String> present, List<String> citations, String status) {
+    public record Coverage(
+            Stage stage, boolean covered, List<EvidenceKind> present, List<String> citations, String status) {
         public Coverage {
             present = present == null ? List.of() : List.copyOf(present);
             citations = citations == null ? null : List.copyOf(citations);
@@ -63,7 +72,16 @@ public final class CallGraph {
                 if (f.length != 7) {
                     throw new IllegalStateException(RESOURCE + ": malformed row: " + line);
                 }
-                out.add(new Stage(Integer.parseInt(f[0]), f[1], f[2], f[3], f[4], List.of(f[5].split(";")), f[6]));
+                out.add(new Stage(
+                        Integer.parseInt(f[0]),
+                        f[1],
+                        f[2],
+                        f[3],
+                        f[4],
+                        Arrays.stream(f[5].split(";"))
+                                .map(EvidenceKind::ofLabel)
+                                .toList(),
+                        f[6]));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -72,46 +90,47 @@ public final class CallGraph {
     }
 
     /** The evidence kinds present in a run. */
-    public static Set<String> kindsIn(Evidence e) {
-        Set<String> k = new LinkedHashSet<>();
+    public static Set<EvidenceKind> kindsIn(Evidence e) {
+        Set<EvidenceKind> k = new LinkedHashSet<>();
         if (e == null) {
             return k;
         }
         if (e.ddp() != null && e.ddp().buckets() != null && !e.ddp().buckets().isEmpty()) {
-            k.add("hook");
+            k.add(EvidenceKind.HOOK);
         }
         if (e.nccl() != null
                 && ((e.nccl().communicators() != null
                                 && !e.nccl().communicators().isEmpty())
                         || (e.nccl().tuning() != null && !e.nccl().tuning().isEmpty()))) {
-            k.add("nccl-log");
+            k.add(EvidenceKind.NCCL_LOG);
         }
         if (e.kernels() != null && e.kernels().stream().anyMatch(Evidence.Kernel::nccl)) {
-            k.add("kernel-trace");
+            k.add(EvidenceKind.KERNEL_TRACE);
         }
         if (e.flightRecorder() != null && !e.flightRecorder().isEmpty()) {
-            k.add("flight-recorder");
+            k.add(EvidenceKind.FLIGHT_RECORDER);
         }
         if (e.replicas() != null && e.replicas().equal() != null) {
-            k.add("replicas");
+            k.add(EvidenceKind.REPLICAS);
         }
         if (e.peerAccess() != null && !e.peerAccess().isEmpty()) {
-            k.add("peer-access");
+            k.add(EvidenceKind.PEER_ACCESS);
         }
         if (e.manifest() != null
                 && !e.manifest().isMissingNode()
                 && !e.manifest().isNull()) {
-            k.add("manifest");
+            k.add(EvidenceKind.MANIFEST);
         }
         return k;
     }
 
     /** Which stages the run's evidence shows happened, each with its citations; every stage "no run" without one. */
     public static List<Coverage> coverage(Evidence e) {
-        Set<String> kinds = kindsIn(e);
+        Set<EvidenceKind> kinds = kindsIn(e);
         List<Coverage> out = new ArrayList<>();
         for (Stage s : stages()) {
-            List<String> present = s.evidence().stream().filter(kinds::contains).toList();
+            List<EvidenceKind> present =
+                    s.evidence().stream().filter(kinds::contains).toList();
             if (e == null) {
                 out.add(new Coverage(s, false, present, List.of(), "no run"));
                 continue;

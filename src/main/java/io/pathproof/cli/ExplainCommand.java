@@ -5,6 +5,7 @@ import io.pathproof.cli.FormatOption.Format;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import io.pathproof.explain.Explainer;
 import io.pathproof.predict.Prediction;
@@ -94,7 +95,7 @@ public final class ExplainCommand extends Verb implements Callable<Integer> {
                     s.owner(),
                     s.name(),
                     e == null
-                            ? "  [" + String.join(",", s.evidence()) + "]"
+                            ? "  [" + EvidenceKind.join(",", s.evidence()) + "]"
                             : c.covered() ? "  ✓ " + String.join("; ", c.citations()) : "  — " + c.status());
         }
         out.println();

@@ -435,13 +435,8 @@ final class Diagnoser {
         List<ConfigDiff.Change> changes = ConfigDiff.diff(b, v);
         List<Diagnosis.ConfigChange> config = new ArrayList<>();
         for (ConfigDiff.Change c : changes) {
-            config.add(new Diagnosis.ConfigChange(
-                    c.key(),
-                    c.baseline(),
-                    c.variant(),
-                    c.variable(),
-                    c.layer(),
-                    c.kinds().stream().map(EvidenceKind::label).toList()));
+            config.add(
+                    new Diagnosis.ConfigChange(c.key(), c.baseline(), c.variant(), c.variable(), c.layer(), c.kinds()));
         }
         LayerElimination elimination = LayerElimination.of(correctness, diffs, compute, changes);
         String effect = emulated()

@@ -92,39 +92,6 @@ public record Diagnosis(
             }
         }
 
-        /** One run per side without the rule's own interval: for a caller that builds a comparison by hand. */
-        public Regression(
-                boolean detected,
-                Double ratio,
-                Double ciLow,
-                Double ciHigh,
-                String verdict,
-                Double baselineMedianMs,
-                Double variantMedianMs,
-                int nBaseline,
-                int nVariant,
-                String rule) {
-            this(
-                    detected,
-                    ratio,
-                    ciLow,
-                    ciHigh,
-                    verdict,
-                    baselineMedianMs,
-                    variantMedianMs,
-                    nBaseline,
-                    nVariant,
-                    rule,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    1,
-                    1,
-                    null);
-        }
-
         /** No step-time judgement: {@code why} says what is missing (step times) or forbids it (emulated timings). */
         static Regression unknown(int nBaseline, int nVariant, String why) {
             return new Regression(
@@ -279,7 +246,7 @@ public record Diagnosis(
 
     /** One configuration fact that differs. */
     public record ConfigChange(
-            String key, String baseline, String variant, String variable, Layer layer, List<String> evidence) {}
+            String key, String baseline, String variant, String variable, Layer layer, List<EvidenceKind> evidence) {}
 
     /** A layer excluded (or left unexamined) and the evidence for it. */
     public record Elimination(Layer layer, String evidence) {}

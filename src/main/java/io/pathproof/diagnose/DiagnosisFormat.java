@@ -1,5 +1,6 @@
 package io.pathproof.diagnose;
 
+import io.pathproof.evidence.EvidenceKind;
 import java.util.Locale;
 
 /** Renderings of a diagnosis and of a fix verification. Strings only: the CLI prints. */
@@ -64,7 +65,7 @@ final class DiagnosisFormat {
         for (Diagnosis.ConfigChange c : d.configuration()) {
             sb.append(String.format(
                     "   %-12s CHANGED %s: %s → %s (%s)%n",
-                    "config", c.key(), c.baseline(), c.variant(), String.join(", ", c.evidence())));
+                    "config", c.key(), c.baseline(), c.variant(), EvidenceKind.join(", ", c.evidence())));
         }
     }
 

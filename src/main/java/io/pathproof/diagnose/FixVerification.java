@@ -56,42 +56,4 @@ public record FixVerification(
         reasons = reasons == null ? List.of() : List.copyOf(reasons);
         notes = notes == null ? List.of() : List.copyOf(notes);
     }
-
-    /** A verdict that is only fixed or not fixed: for a caller that does not tell "nothing to fix" apart. */
-    public FixVerification(
-            String schema,
-            String baseline,
-            String fixedRun,
-            boolean fixed,
-            boolean fingerprintEqual,
-            List<Diagnosis.LayerDiff> differences,
-            Verdict correctness,
-            Double medianMs,
-            Double bandLowMs,
-            Double bandHighMs,
-            Diagnosis.Regression regression,
-            List<String> reasons,
-            String variantRun,
-            Diagnosis.Regression againstVariant,
-            boolean onlyStepTime,
-            List<String> notes) {
-        this(
-                schema,
-                baseline,
-                fixedRun,
-                fixed,
-                fingerprintEqual,
-                differences,
-                correctness,
-                medianMs,
-                bandLowMs,
-                bandHighMs,
-                regression,
-                reasons,
-                variantRun,
-                againstVariant,
-                onlyStepTime,
-                notes,
-                fixed ? FIXED : NOT_FIXED);
-    }
 }

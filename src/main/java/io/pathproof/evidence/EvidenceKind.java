@@ -28,7 +28,9 @@ public enum EvidenceKind {
     DDP_LOG("ddp-log"),
     /** The prediction's own seal. */
     SEAL("seal"),
-    NCCL_PROFILER("nccl-profiler");
+    NCCL_PROFILER("nccl-profiler"),
+    /** The peer access and copy bandwidth between GPUs ({@code peer-access-rank{r}.json}). */
+    PEER_ACCESS("peer-access");
 
     private final String label;
 
@@ -39,6 +41,16 @@ public enum EvidenceKind {
     @JsonValue
     public String label() {
         return label;
+    }
+
+    /** The kind a label names; a label no kind has is a programming error in a table that lists kinds. */
+    public static EvidenceKind ofLabel(String label) {
+        for (EvidenceKind k : values()) {
+            if (k.label.equals(label)) {
+                return k;
+            }
+        }
+        throw new IllegalArgumentException("no evidence kind '" + label + "'");
     }
 
     /** The labels of {@code kinds}, in their order, between {@code sep}. */

@@ -566,7 +566,8 @@ final class Sections {
                     .append("\">")
                     .append(Esc.html(why))
                     .append("</td><td class=\"prov\">")
-                    .append(Esc.html(c.citations() != null ? join(c.citations(), "; ") : join(c.present(), ", ")))
+                    .append(Esc.html(
+                            c.citations() != null ? join(c.citations(), "; ") : EvidenceKind.join(", ", c.present())))
                     .append("</td></tr>");
         }
         b.append("</table></section>\n");

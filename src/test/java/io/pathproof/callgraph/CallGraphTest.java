@@ -3,6 +3,7 @@ package io.pathproof.callgraph;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import io.pathproof.evidence.Ingest;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,7 +30,7 @@ class CallGraphTest {
         assertThat(c.get(10).citations().get(0)).matches(".*nccl-rank0.log:\\d+");
         // One rank: NCCL prints no TUNING line and launches no kernel. The nccl-log and kernel-trace kinds are present,
         // which used to cover these stages; their own facts are not, so they are modelled only.
-        assertThat(c.get(13).present()).contains("nccl-log");
+        assertThat(c.get(13).present()).contains(EvidenceKind.NCCL_LOG);
         assertThat(c.get(13).covered()).isFalse();
         assertThat(c.get(13).status()).startsWith("modelled only: no tuning-line");
         assertThat(c.get(17).covered()).isFalse();

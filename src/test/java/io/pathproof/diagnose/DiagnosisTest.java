@@ -8,6 +8,7 @@ import io.pathproof.accept.SyntheticRuns;
 import io.pathproof.accept.Verdict;
 import io.pathproof.core.Json;
 import io.pathproof.evidence.Evidence;
+import io.pathproof.evidence.EvidenceKind;
 import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class DiagnosisTest {
         // Both the manifest env and NCCL's own echo carry the change.
         assertThat(d.configuration()).anySatisfy(c -> {
             assertThat(c.key()).isEqualTo("env.NCCL_MAX_NCHANNELS");
-            assertThat(c.evidence()).contains("manifest", "nccl-log");
+            assertThat(c.evidence()).contains(EvidenceKind.MANIFEST, EvidenceKind.NCCL_LOG);
         });
     }
 
@@ -308,7 +309,7 @@ class DiagnosisTest {
         // The variant's NCCL log echoes NCCL_ALGO, and the baseline's log (present) does not: that is a change; the
         // manifest env entries the baseline never recorded are not.
         assertThat(d.configuration()).extracting(Diagnosis.ConfigChange::key).containsExactly("env.NCCL_ALGO");
-        assertThat(d.configuration().get(0).evidence()).containsExactly("manifest", "nccl-log");
+        assertThat(d.configuration().get(0).evidence()).containsExactly(EvidenceKind.MANIFEST, EvidenceKind.NCCL_LOG);
     }
 
     @Test

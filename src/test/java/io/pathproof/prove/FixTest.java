@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pathproof.accept.Verdict;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.Layer;
+import io.pathproof.evidence.EvidenceKind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,25 @@ class FixTest {
                 "v",
                 "root cause",
                 new Diagnosis.Correctness(Verdict.PASS, ""),
-                new Diagnosis.Regression(true, 2.0, 1.9, 2.1, "regression", 1.0, 2.0, 24, 24, ""),
+                new Diagnosis.Regression(
+                        true,
+                        2.0,
+                        1.9,
+                        2.1,
+                        "regression",
+                        1.0,
+                        2.0,
+                        24,
+                        24,
+                        "",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        1,
+                        1,
+                        null),
                 List.of(),
                 config,
                 List.of(),
@@ -39,14 +58,14 @@ class FixTest {
                                 "1",
                                 "NCCL channel limits",
                                 Layer.CHANNELS,
-                                List.of("nccl-log")),
+                                List.of(EvidenceKind.NCCL_LOG)),
                         new Diagnosis.ConfigChange(
                                 "env.NCCL_MAX_NCHANNELS",
                                 "unset",
                                 "1",
                                 "NCCL channel limits",
                                 Layer.CHANNELS,
-                                List.of("nccl-log"))));
+                                List.of(EvidenceKind.NCCL_LOG))));
         Fix f = Fix.apply(d, cap);
         assertThat(f.removed()).containsExactly("NCCL_MIN_NCHANNELS=1", "NCCL_MAX_NCHANNELS=1");
         assertThat(f.kept()).isEmpty();
@@ -63,7 +82,7 @@ class FixTest {
                         "819200",
                         "DDP bucket cap",
                         Layer.BUCKETS,
-                        List.of("ddp-logging"))));
+                        List.of(EvidenceKind.DDP_LOGGING))));
         assertThat(Fix.apply(d, cap).removed()).containsExactly("bucket_cap_mb=0.78125");
     }
 
@@ -83,9 +102,8 @@ class FixTest {
 
     @Test
     void aFixThatUndidNothingIsNeverVerifiedWhateverTheTimingsSay() {
-        // The old seed 8: diagnosed "none", nothing undone, and the fixed run (the variant's configuration again)
-        // passed
-        // verify-fix because the machine's load hid the kept delay.
+        // Diagnosed "none", nothing undone, and the fixed run (the variant's configuration again) passed verify-fix
+        // because the machine's load hid the kept delay: prove must still refuse to call it verified.
         Fault slow = new Fault("compute slowdown", List.of("compute_delay_ms=46"), Layer.COMPUTE, "");
         Fix nothing = Fix.apply(diagnosis(Layer.NONE, List.of()), slow);
         assertThat(nothing.removed()).isEmpty();
@@ -100,12 +118,31 @@ class FixTest {
                 30.0,
                 25.0,
                 40.0,
-                new Diagnosis.Regression(false, 1.0, 0.9, 1.1, "no change", 30.0, 30.0, 24, 24, ""),
+                new Diagnosis.Regression(
+                        false,
+                        1.0,
+                        0.9,
+                        1.1,
+                        "no change",
+                        30.0,
+                        30.0,
+                        24,
+                        24,
+                        "",
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        1,
+                        1,
+                        null),
                 List.of(),
                 "v",
                 null,
                 false,
-                List.of());
+                List.of(),
+                io.pathproof.diagnose.FixVerification.FIXED);
         assertThat(Proving.notVerified(nothing, looksFine))
                 .singleElement()
                 .asString()
