@@ -23,7 +23,8 @@
 #          pathproof's emu net plugin (--net-plugin, native/nccl-net-emu) instead of Socket over lo.
 # Afterwards, anywhere with Java (no GPU): scripts/emulation-agreement.py --clusters DIR/sweep --markdown, DIR being
 # where OUT/emulated-cluster.tgz was unpacked. Timings in every log are not physical; the decisions are NCCL's.
-# Environment: JOBS (make -j, default nproc), ARCH (the real GPU's, default sm_90), CUDA_HOME (else nvcc's), WORK.
+# Environment: JOBS (make -j, default nproc), ARCH (the real GPU's, default sm_90), CUDA_HOME (else nvcc's), WORK,
+# SIZES (the AllReduce sizes of every shape, instead of 4 KiB .. 1 GiB).
 set -u
 [ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|prove|all]" >&2; exit 2; }
 pp=$1; given=$2; mkdir -p "$3"; out=$(cd "$3" && pwd); part=${4:-all}
@@ -78,6 +79,9 @@ echo "library: NCCL $ver $(( $(date +%s) - t0 )) s" | tee -a "$log"
 #    processes each holding 1 GiB on the GPU and in host memory would not fit the node's minutes.
 all=4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456,1073741824
 upto256=4096,16384,65536,262144,1048576,4194304,16777216,67108864,268435456
+# SIZES (optional) replaces both lists: several NCCL versions then fit one device call (the sizes where the
+# algorithm, protocol or channel count may change, e.g. 4096,65536,1048576,16777216,268435456).
+if [ -n "${SIZES:-}" ]; then all=$SIZES; upto256=$SIZES; fi
 topos=$here/samples/emulation-sweep/topologies
 shapes=(
   "h200-nvswitch-2x8-400g h200-sxm-x8-nvswitch 2 8 400000 $all"
