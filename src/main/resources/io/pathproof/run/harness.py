@@ -628,11 +628,19 @@ def extra_compute(torch, cuda, device, ms):
     if not cuda:
         time.sleep(ms / 1000.0)
         return
-    a = torch.randn(1024, 1024, device=device)
+    busy_kernels(torch, device, ms)
+
+
+def busy_kernels(torch, device, ms):
+    """Matrix products on `device` until `ms` have passed. The operand is a constant, never drawn from torch's random
+    generator: the job's own draws (dropout masks, sampled data) must be the same with and without the fault, or the
+    variant's parameters differ from the baseline's and a timing fault reads as a correctness one."""
+    a = torch.full((1024, 1024), 1.0 / 1024, device=device)
+    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
     end = time.perf_counter() + ms / 1000.0
     while time.perf_counter() < end:
         a = torch.tanh(a @ a)
-        torch.cuda.synchronize()
+        sync()
 
 
 def start_profiler(torch, cuda):
