@@ -815,7 +815,7 @@ final class GraphSearch {
                     int maxIntra = sys.inter ? tmp.typeInter : maxTypeIntra;
                     if (tmp.typeIntra < maxIntra && (graph.nChannels == 0 || tmp.typeIntra < graph.typeIntra)) {
                         tmp.typeIntra = nextLevel(tmp.typeIntra);
-                        if (tmp.typeIntra < PATH_DIS) {
+                        if (tmp.typeIntra < PATH_DIS || !table.relaxStopsBeforeDis()) {
                             continue;
                         }
                     }
@@ -824,7 +824,7 @@ final class GraphSearch {
                             && tmp.typeInter < maxTypeInter
                             && (graph.nChannels == 0 || tmp.typeInter < graph.typeInter || tmp.typeInter < PATH_PXN)) {
                         tmp.typeInter = nextLevel(tmp.typeInter);
-                        if (tmp.typeInter < PATH_DIS) {
+                        if (tmp.typeInter < PATH_DIS || !table.relaxStopsBeforeDis()) {
                             continue;
                         }
                     }

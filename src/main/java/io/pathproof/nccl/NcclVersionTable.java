@@ -40,6 +40,7 @@ record NcclVersionTable(
         boolean maxTreePattern,
         boolean nvlsRatioRanksOverSteps,
         boolean crossNicTwo,
+        boolean relaxStopsBeforeDis,
         boolean strictEnvLists,
         boolean ringBackupDropsDisabledProtocols,
         int pxnPeerMaxType,

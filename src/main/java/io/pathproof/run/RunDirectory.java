@@ -65,7 +65,11 @@ final class RunDirectory {
 
     /**
      * Where NCCL's evidence goes, added to {@code env} unless the user's environment ({@code parent}) sets it: its log
-     * and the flight recorder (vocabulary.json), and its topology and graph dumps in the run directory.
+     * and the flight recorder (vocabulary.json), and its topology dump in the run directory. Not its graph dump
+     * (NCCL_GRAPH_DUMP_FILE): no row reads it (the graphs are in the NCCL log, ncclTopoPrintGraph), and NCCL up to
+     * 2.26 aborts init writing it when its search reached PATH_DIS, a type its writer's table lacks
+     * (search.cc:758-768, 879@v2.26.2-1; 2.27 stops the search before DIS, search.cc:1052, 1058@v2.27.3-1). Seen
+     * on an emulated 2 x 8 H200 cluster with NCCL 2.26.2: "KV Convert to str : could not find value 10".
      */
     static void putEvidenceEnv(Map<String, String> env, Path dir, Map<String, String> parent) {
         Vocabulary.rankEnv().forEach((k, v) -> {
@@ -75,9 +79,6 @@ final class RunDirectory {
         });
         if (!parent.containsKey("NCCL_TOPO_DUMP_FILE")) {
             env.put("NCCL_TOPO_DUMP_FILE", dir.resolve("nccl-topo.xml").toString());
-        }
-        if (!parent.containsKey("NCCL_GRAPH_DUMP_FILE")) {
-            env.put("NCCL_GRAPH_DUMP_FILE", dir.resolve("nccl-graph.xml").toString());
         }
     }
 

@@ -142,7 +142,6 @@ def main(argv):
         os.environ.setdefault(name, value)
     os.environ["NCCL_DEBUG_FILE"] = os.path.join(run_dir, "nccl-rank%d.log" % rank)
     os.environ.setdefault("NCCL_TOPO_DUMP_FILE", os.path.join(run_dir, "nccl-topo.xml"))
-    os.environ.setdefault("NCCL_GRAPH_DUMP_FILE", os.path.join(run_dir, "nccl-graph.xml"))
 
     import torch
     import torch.distributed as dist
