@@ -1,20 +1,35 @@
 #!/bin/sh
 # Makes a self-contained pathproof for a machine without Java (GPU nodes often have none): a jlink'ed Java runtime
-# with only the modules pathproof uses (about 40 MB), the fat jar, and a `pathproof` launcher.
-#   scripts/bundle.sh [OUTDIR]        (default target/bundle; needs a JDK 17 with jlink here)
+# with only the modules pathproof uses, the fat jar, and a `pathproof` launcher.
+#   scripts/bundle.sh [OUTDIR]            (default target/bundle, about 46 MB; needs a JDK 17 with jlink here)
+#   scripts/bundle.sh FILE.tar.xz         (the same, packed in about 17 MB: runtime and jar stored uncompressed, then
+#                                          xz over both, which packs them far better than their own zip compression;
+#                                          for a transfer with a size limit. Unpack with `tar -xJf FILE -C DIR`.)
 # Copy OUTDIR to the GPU machine and run OUTDIR/pathproof there (run needs a python3 with torch on that machine).
 set -e
 base=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$base/target/bundle}
+case $out in *.tar.xz) packed=$out; out=$(mktemp -d)/bundle; compress=0 ;; *) packed=; compress=2 ;; esac
 (cd "$base" && ./mvnw -q -B -DskipTests package)
 rm -rf "$out" && mkdir -p "$out"
 jlink --add-modules java.base,java.sql,java.logging,java.management,java.naming,java.xml,jdk.unsupported \
-  --strip-debug --no-man-pages --no-header-files --compress=2 --output "$out/jre"
-cp "$base/target/pathproof-0.1.0-all.jar" "$out/pathproof.jar"
+  --strip-debug --no-man-pages --no-header-files --compress=$compress --output "$out/jre"
+if [ -n "$packed" ]; then
+  mkdir "$out/j" && (cd "$out/j" && jar xf "$base/target/pathproof-0.1.0-all.jar" && jar --create --no-compress \
+    --file ../pathproof.jar --manifest META-INF/MANIFEST.MF -C . .) && rm -rf "$out/j"
+else
+  cp "$base/target/pathproof-0.1.0-all.jar" "$out/pathproof.jar"
+fi
 cat > "$out/pathproof" <<'SH'
 #!/bin/sh
 here=$(cd "$(dirname "$0")" && pwd)
 exec "$here/jre/bin/java" ${PATHPROOF_JAVA_OPTS:-} -jar "$here/pathproof.jar" "$@"
 SH
 chmod +x "$out/pathproof"
-du -sh "$out"
+if [ -n "$packed" ]; then
+  tar -cf - -C "$out" . | xz -9 -T0 > "$packed"
+  rm -rf "$(dirname "$out")"
+  ls -la "$packed"
+else
+  du -sh "$out"
+fi

@@ -24,7 +24,7 @@
 # Afterwards, anywhere with Java (no GPU): scripts/emulation-agreement.py --clusters DIR/sweep --markdown, DIR being
 # where OUT/emulated-cluster.tgz was unpacked. Timings in every log are not physical; the decisions are NCCL's.
 # Environment: JOBS (make -j, default nproc), ARCH (the real GPU's, default sm_90), CUDA_HOME (else nvcc's), WORK,
-# SIZES (the AllReduce sizes of every shape, instead of 4 KiB .. 1 GiB).
+# SIZES (the AllReduce sizes of every shape, instead of 4 KiB .. 1 GiB), ONLY (a regex: the sweep's shapes to run).
 set -u
 [ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|prove|all]" >&2; exit 2; }
 pp=$1; given=$2; mkdir -p "$3"; out=$(cd "$3" && pwd); part=${4:-all}
@@ -110,6 +110,7 @@ if [ "$part" = all ] || [ "$part" = sweep ]; then
   rm -rf "$work/sweep"; mkdir -p "$work/sweep"
   for s in "${shapes[@]}"; do
     set -- $s
+    [ -z "${ONLY:-}" ] || [[ $1 =~ $ONLY ]] || continue
     shape "$1" "$2" "$3" "$4" "$6" --nic-speed "$5"
   done
   cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
