@@ -97,7 +97,11 @@ final class CommInit {
             for (int r : hosts.get(h).ranks()) {
                 if (r == rank) {
                     HostGraphs hg = perHost.get(h);
-                    return List.of(GraphListing.lines(hg.ring(), hg.sys()), GraphListing.lines(hg.tree(), hg.sys()));
+                    int base = hosts.get(h).ranks()[0] - hg.sys().node(TopoSystem.GPU, 0).rank;
+                    NcclVersionTable.GraphPrint print = table.graphPrint();
+                    return List.of(
+                            GraphListing.lines(hg.ring(), hg.sys(), print, base),
+                            GraphListing.lines(hg.tree(), hg.sys(), print, base));
                 }
             }
         }
@@ -150,6 +154,32 @@ final class CommInit {
                             "cannot predict: host " + h.node().hostname()
                                     + " has no NIC in the topology (network paths unknown)",
                             CommunicatorPrediction.VOIDABLE);
+                }
+            }
+        }
+    }
+
+    /**
+     * A NIC without a PCI path (a loopback or virtual port, hung right under a socket) on NCCL 2.24-2.26: NCCL 2.26.2
+     * listed a second, unconnected NET for it (its system print: two NET/0-0, one with DIS paths), so the ring search's
+     * type relaxation reached PATH_DIS, which only 2.27 stops (search.cc:1062-1068@v2.26.2-1, :1051-1058@v2.27.3-1).
+     * There it kept a solution with every channel in channel 0's GPU order (sameChannels 1, type …/DIS) on two of
+     * eight emulated clusters (samples/emulated-clusters-socket-versions). The twin is not modelled: the ring's
+     * channel orders are disclaimed; channel counts, bandwidths, trees and decisions agreed on all eight.
+     */
+    private void bareNicBeforeTwoTwentySeven() {
+        if (nNodes < 2 || table.firstMinor() < 24 || table.relaxStopsBeforeDis()) {
+            return;
+        }
+        for (Host h : hosts) {
+            for (Topology.Nic n : h.node().nics()) {
+                if (n.pciParent() == null) {
+                    cannot(
+                            "cannot predict the ring channels' GPU orders: NIC " + n.name() + " of "
+                                    + h.node().hostname() + " has no PCI path, and NCCL 2.24-2.26 may then keep every"
+                                    + " ring channel in channel 0's order (its ring graph printed with type DIS)",
+                            List.of("ring-order"));
+                    return;
                 }
             }
         }
@@ -281,6 +311,7 @@ final class CommInit {
 
     /** What the inputs cannot decide (NVLS multicast, a tuner plugin, a graph file) and settings NCCL replaces. */
     private void unpredictable() {
+        bareNicBeforeTwoTwentySeven();
         // NVLS: nvlsSupport needs an NVSwitch, sm90+, and multicast from the driver/fabric manager (not an input).
         boolean nvsPresent = false;
         for (HostGraphs hg : perHost) {

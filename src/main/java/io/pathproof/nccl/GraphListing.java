@@ -21,30 +21,38 @@ final class GraphListing {
 
     private GraphListing() {}
 
-    static List<String> lines(TopoGraph graph, TopoSystem sys) {
+    /**
+     * @param print how this NCCL version names the nodes
+     * @param rankBase added to the graph's ranks, which are those of the first host with this structure, to give this
+     *     host's own (NCCL searches each host with its own ranks)
+     */
+    static List<String> lines(TopoGraph graph, TopoSystem sys, NcclVersionTable.GraphPrint print, int rankBase) {
         int ngpus = sys.count(GPU);
         List<String> out = new ArrayList<>();
         for (int c = 0; c < graph.nChannels; c++) {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%2d :", c));
             if (sys.inter) {
-                line.append(net(sys, graph.inter[2 * c]));
+                line.append(net(sys, graph.inter[2 * c], print));
             }
             for (int i = 0; i < ngpus; i++) {
-                line.append(gpu(sys, graph.intra[ngpus * c + i]));
+                int rank = graph.intra[ngpus * c + i];
+                line.append(
+                        print == NcclVersionTable.GraphPrint.TOPO_IDS ? gpu(sys, rank) : " GPU/" + (rank + rankBase));
                 if (graph.id == NVLS_GRAPH_ID) {
                     break;
                 }
             }
             if (sys.inter) {
-                line.append(net(sys, graph.inter[2 * c + 1]));
+                line.append(net(sys, graph.inter[2 * c + 1], print));
             }
             out.add(line.toString());
         }
         return out;
     }
 
-    private static String net(TopoSystem sys, int n) {
-        return " NET/0-" + Long.toHexString(sys.node(NET, n).dev);
+    private static String net(TopoSystem sys, int n, NcclVersionTable.GraphPrint print) {
+        String dev = Long.toHexString(sys.node(NET, n).dev);
+        return print == NcclVersionTable.GraphPrint.NET_ID_GPU_RANK ? " NET/" + dev : " NET/0-" + dev;
     }
 
     /** ncclTopoRankToIndex then the node's id; a GPU given without a bus id prints {@code ?} in its place. */

@@ -41,6 +41,7 @@ record NcclVersionTable(
         boolean nvlsRatioRanksOverSteps,
         boolean crossNicTwo,
         boolean relaxStopsBeforeDis,
+        GraphPrint graphPrint,
         boolean strictEnvLists,
         boolean ringBackupDropsDisabledProtocols,
         int pxnPeerMaxType,
@@ -63,6 +64,16 @@ record NcclVersionTable(
         boolean llTrafficTimesFour,
         boolean trafficPerChannelRoundedTo16,
         int[] pciGenSpeeds) {
+
+    /** How ncclTopoPrintGraph names a channel's NETs and GPUs (the lines under each {@code Pattern …} line). */
+    enum GraphPrint {
+        /** ≤ 2.22: {@code NET/<net id>}, {@code GPU/<rank>} (search.cc@v2.21.5-1:1055-1063). */
+        NET_ID_GPU_RANK,
+        /** 2.23–2.27.4: {@code NET/<system>-<local id>}, {@code GPU/<rank>} (search.cc@v2.26.2-1:1146-1154). */
+        TOPO_NET_GPU_RANK,
+        /** 2.27.5 on: both by topology id, a GPU's being its bus id (search.cc@v2.27.5-1:1185-1197). */
+        TOPO_IDS
+    }
 
     /** How the search lays a channel that starts at a NIC (ncclTopoSearchRecNet, when it is not replaying one). */
     enum NetSearch {

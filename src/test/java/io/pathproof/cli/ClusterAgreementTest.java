@@ -112,6 +112,54 @@ class ClusterAgreementTest {
         return out.stream();
     }
 
+    /** The Socket sweep (scripts/emulated-cluster-gpu.sh … sweep) under every NCCL a torch wheel ships: one tgz each. */
+    static final Path VERSIONS = Path.of("samples/emulated-clusters-socket-versions");
+
+    /**
+     * The same shapes under NCCL 2.21.5, 2.26.2, 2.27.3, 2.27.5, 2.29.7 and 2.30.7, each predicted with the version
+     * the log names. Each version's run directories are kept packed (about 170 kB each) and unpacked here.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("versionedRuns")
+    void predictSaysWhatEveryNcclVersionDecidedOnEveryShape(String version, String shape) throws Exception {
+        Path tgz = VERSIONS.resolve(version + ".tgz");
+        Process tar = new ProcessBuilder("tar", "-xzf", tgz.toString(), "-C", dir.toString(), "./" + shape)
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(tar.getInputStream().readAllBytes());
+        assertThat(tar.waitFor()).as("tar -xzf " + tgz + ": " + out).isZero();
+        Path caseDir = dir.resolve(shape);
+        assertThat(all(Files.readAllLines(caseDir.resolve("nccl-rank0.log")), NCCL_VERSION))
+                .as(version + " " + shape + ": the NCCL that ran")
+                .first()
+                .isEqualTo(version.substring("nccl-".length()));
+        agree(version + " " + shape, caseDir, caseDir.resolve("emulated-cluster.json"), null, Map.of());
+    }
+
+    static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
+
+    static Stream<org.junit.jupiter.params.provider.Arguments> versionedRuns() throws Exception {
+        List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
+        List<Path> packs;
+        try (Stream<Path> s = Files.list(VERSIONS)) {
+            packs = s.filter(p -> p.toString().endsWith(".tgz")).sorted().toList();
+        }
+        for (Path tgz : packs) {
+            Process tar = new ProcessBuilder("tar", "-tzf", tgz.toString()).start();
+            String version = tgz.getFileName().toString().replace(".tgz", "");
+            for (String entry : new String(tar.getInputStream().readAllBytes()).split("\n")) {
+                Matcher m =
+                        Pattern.compile("^\\./([^/]+)/emulated-cluster\\.json$").matcher(entry);
+                if (m.find()) {
+                    out.add(org.junit.jupiter.params.provider.Arguments.of(version, m.group(1)));
+                }
+            }
+            assertThat(tar.waitFor()).as("tar -tzf " + tgz).isZero();
+        }
+        assertThat(out).as("shapes in " + VERSIONS).hasSizeGreaterThanOrEqualTo(packs.size() * 8);
+        return out.stream();
+    }
+
     /** Predicts every AllReduce rank 0 logged and compares the whole communicator; {@code nodes} null: a cluster JSON. */
     void agree(String name, Path caseDir, Path topology, Integer nodes, Map<String, String> env) throws Exception {
         List<Path> logs;
@@ -135,7 +183,7 @@ class ClusterAgreementTest {
         JsonNode first = null;
         for (EmulationAgreementTest.Decision d : log.decisions()) {
             JsonNode p = predict(topology, nodes, env, d.bytes(), ranks, log.version());
-            assertThat(p.at("/communicator/cannotPredict").isNull())
+            assertThat(p.at("/communicator/cannotPredict").isNull() || ringOrdersDisclaimed(p.at("/communicator")))
                     .as(name + ": " + p.at("/communicator/cannotPredict"))
                     .isTrue();
             JsonNode col = p.at("/collectives").get(p.at("/collectives").size() - 1);
@@ -143,8 +191,11 @@ class ClusterAgreementTest {
                     d.bytes(),
                     col.path("algorithm").asText(),
                     col.path("protocol").asText(),
-                    col.path("channels").asInt(),
-                    null,
+                    // NCCL before 2.24 prints the tuner's time where later ones print the channel range
+                    d.channels() == null ? null : col.path("channels").asInt(),
+                    d.time() == null
+                            ? null
+                            : col.path("tunerTimeUs").decimalValue().setScale(6, java.math.RoundingMode.HALF_EVEN),
                     col.path("gridX").asInt(),
                     col.path("blockX").asInt());
             fields += 5;
@@ -154,6 +205,10 @@ class ClusterAgreementTest {
             first = first == null ? p : first;
         }
         JsonNode c = first.path("communicator");
+        // The one disclosed difference (CommInit.bareNicBeforeTwoTwentySeven): where the ring's channel orders are
+        // disclaimed, NCCL's ring graph line may differ in its type and sameChannels, and its ring orders, each rank's
+        // ring neighbours and the ring's channel lines are not compared; the tree, the decisions and the rest are.
+        boolean ringDisclaimed = ringOrdersDisclaimed(c);
 
         // nNodes, the two GRAPH lines (ring then tree), INIT lines.
         List<String> graphs = all(rank0Lines, GRAPH);
@@ -171,6 +226,9 @@ class ClusterAgreementTest {
         ours.put("INIT threadThresholds", c.path("threadThresholdsLine").asText());
         for (String k : theirs.keySet()) {
             fields++;
+            if (k.equals("ring graph") && ringDisclaimed && sameButTypes(theirs.get(k), ours.get(k))) {
+                continue;
+            }
             if (!theirs.get(k).equals(ours.get(k))) {
                 differences.add(name + " " + k + ": NCCL '" + theirs.get(k) + "', pathproof '" + ours.get(k) + "'");
             }
@@ -200,7 +258,7 @@ class ClusterAgreementTest {
         fields++;
         List<String> predictedOrders = new ArrayList<>();
         c.path("ringOrders").forEach(o -> predictedOrders.add(o.asText()));
-        if (!orders.equals(predictedOrders)) {
+        if (!ringDisclaimed && !orders.equals(printedAsNcclPrintsThem(predictedOrders, orders))) {
             differences.add(name + ": ring orders NCCL " + orders + ", pathproof " + predictedOrders);
         }
 
@@ -246,7 +304,7 @@ class ClusterAgreementTest {
                     }
                 }
             }
-            if (!rings.equals(predictedRings)) {
+            if (!ringDisclaimed && !rings.equals(predictedRings)) {
                 differences.add(name + " rank " + r + ": rings NCCL " + rings + ", pathproof " + predictedRings);
             }
         }
@@ -262,7 +320,7 @@ class ClusterAgreementTest {
             assertThat(theirListing)
                     .as(name + " rank " + r + ": graphs NCCL printed")
                     .hasSize(ourListing.size());
-            for (int g = 0; g < theirListing.size(); g++) {
+            for (int g = ringDisclaimed ? 1 : 0; g < theirListing.size(); g++) {
                 List<String> t = theirListing.get(g);
                 List<String> o = ourListing.get(g);
                 for (int i = 0; i < Math.max(t.size(), o.size()); i++) {
@@ -280,6 +338,43 @@ class ClusterAgreementTest {
         }
         assertThat(differences).as(name + ": " + fields + " fields compared").isEmpty();
         assertThat(listed).as(name + ": graph channel lines agreeing").isPositive();
+    }
+
+    /**
+     * NCCL before 2.23 prints at most 20 ranks of a ring (graph/rings.cc:9, 18@v2.21.5-1 MAXWIDTH): the predicted
+     * orders cut the same way where NCCL's lines were cut.
+     */
+    static List<String> printedAsNcclPrintsThem(List<String> predicted, List<String> printed) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < predicted.size(); i++) {
+            String[] ranks = predicted.get(i).split(" ");
+            boolean cut = i < printed.size() && printed.get(i).split(" ").length == 20 && ranks.length > 20;
+            out.add(cut ? String.join(" ", List.of(ranks).subList(0, 20)) : predicted.get(i));
+        }
+        return out;
+    }
+
+    static final Pattern GRAPH_TYPES = Pattern.compile("type (\\w+)/(\\w+), sameChannels (\\d)$");
+
+    /** The prediction disclaims the ring's channel orders (and so leaves accept's ring-order row UNPROVEN). */
+    static boolean ringOrdersDisclaimed(JsonNode communicator) {
+        JsonNode voids = communicator.path("voids");
+        boolean[] ring = {false};
+        voids.fields().forEachRemaining(e -> ring[0] |= e.getValue().toString().contains("\"ring-order\""));
+        return ring[0] && communicator.path("cannotPredict").asText().contains("has no PCI path");
+    }
+
+    /**
+     * The ring graph lines agree but for the types and sameChannels: pattern, crossNic, channels, both bandwidths
+     * and the intra-node type as predicted.
+     */
+    static boolean sameButTypes(String theirs, String ours) {
+        Matcher t = GRAPH_TYPES.matcher(theirs);
+        Matcher o = GRAPH_TYPES.matcher(ours);
+        return t.find()
+                && o.find()
+                && t.group(1).equals(o.group(1))
+                && theirs.substring(0, t.start()).equals(ours.substring(0, o.start()));
     }
 
     static final Pattern XML_GPU = Pattern.compile("<pci busid=\"([^\"]+)\"[^>]*>\\s*<gpu dev=\"(\\d+)\"[^>]*>");
