@@ -276,6 +276,22 @@ class DiagnosisTest {
     }
 
     @Test
+    void aJobThatNeverEndsTheSameTwiceShowsNoWrongGradientAcrossRuns() {
+        // Two baseline runs of one configuration already end apart (a GPU backward with atomics, unseeded data): the
+        // variant's other parameters are then no evidence. With one baseline the same variant is a FAIL (above).
+        SyntheticRuns.Spec again = baseline();
+        again.runDir = "runs/baseline-2";
+        again.finalSamples = List.of(0.0127, -0.0439, 0.00013);
+        SyntheticRuns.Spec v = variant(s -> s.finalSamples = List.of(0.0131, -0.0441, 0.00012));
+        Diagnosis d = Diagnosis.diagnose(
+                List.of(SyntheticRuns.build(baseline()), SyntheticRuns.build(again)),
+                List.of(SyntheticRuns.build(v)),
+                Diagnosis.Rule.DEFAULT);
+        assertThat(d.correctness().verdict()).isEqualTo(Verdict.PASS);
+        assertThat(d.correctness().evidence()).contains("two runs of the baseline already end apart");
+    }
+
+    @Test
     void aaRunsShowNoChange() {
         Diagnosis d = diagnose(baseline(), variant(s -> {}));
         assertThat(d.conclusion()).isEqualTo("no change");
