@@ -324,9 +324,15 @@ final class DecisionChecks extends CheckFamily {
 
     /** NCCL's ring line is cut at 20 ranks while the ring holds more. */
     static boolean cut(String expected, String printed) {
-        int ring = expected.trim().split("\\s+").length;
-        int seen = printed.trim().split("\\s+").length;
+        return cut(ranks(expected).length, ranks(printed).length);
+    }
+
+    private static boolean cut(int ring, int seen) {
         return seen == RING_PRINT_WIDTH_BEFORE_2_23 && ring > seen;
+    }
+
+    private static String[] ranks(String order) {
+        return order.trim().split("\\s+");
     }
 
     /**
@@ -334,9 +340,9 @@ final class DecisionChecks extends CheckFamily {
      * whichever rank printed it; a line cut at 20 ranks ({@link #cut}) must be the ring's first 20 from there.
      */
     static boolean sameCycle(String expected, String printed) {
-        String[] ring = expected.trim().split("\\s+");
-        String[] seen = printed.trim().split("\\s+");
-        if (seen.length != ring.length && !cut(expected, printed)) {
+        String[] ring = ranks(expected);
+        String[] seen = ranks(printed);
+        if (seen.length != ring.length && !cut(ring.length, seen.length)) {
             return false;
         }
         for (int shift = 0; shift < ring.length; shift++) {

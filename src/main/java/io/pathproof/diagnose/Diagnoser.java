@@ -144,30 +144,17 @@ final class Diagnoser {
                 .map(Diagnosis.LayerDiff::layer)
                 .toList();
         if (!reordered.isEmpty() && !sb.equals(sv)) {
-            return new Diagnosis.Correctness(
-                    Verdict.PASS,
-                    "replicas equal on "
-                            + c.digestGroups().values().stream()
-                                    .mapToInt(List::size)
-                                    .sum()
-                            + " rank(s); the parameter samples differ from the baseline's, but the reduction path changed ("
-                            + Layer.joined(reordered)
-                            + "), which reorders the AllReduce's floating-point sums: no evidence of a wrong gradient ("
-                            + c.source() + ")");
+            return samplesNoEvidence(
+                    c,
+                    "the reduction path changed (" + Layer.joined(reordered)
+                            + "), which reorders the AllReduce's floating-point sums");
         }
         // Two runs of the baseline's own configuration that end on different parameters: this job is not bitwise
         // reproducible across runs (nondeterministic kernels, such as atomics in a GPU backward, or data that is not
         // seeded), so another run's samples cannot show a wrong gradient; the replicas within each run still can.
         String unsteady = unreproducible();
         if (unsteady != null && !sb.equals(sv)) {
-            return new Diagnosis.Correctness(
-                    Verdict.PASS,
-                    "replicas equal on "
-                            + c.digestGroups().values().stream()
-                                    .mapToInt(List::size)
-                                    .sum()
-                            + " rank(s); the parameter samples differ from the baseline's, but " + unsteady
-                            + ": no evidence of a wrong gradient (" + c.source() + ")");
+            return samplesNoEvidence(c, unsteady);
         }
         if (!sb.isEmpty() && sb.size() == sv.size()) {
             for (int i = 0; i < sb.size(); i++) {
@@ -183,12 +170,21 @@ final class Diagnoser {
         }
         return new Diagnosis.Correctness(
                 Verdict.PASS,
-                "replicas equal on "
-                        + c.digestGroups().values().stream()
-                                .mapToInt(List::size)
-                                .sum() + " rank(s)"
-                        + (sb.isEmpty() ? "" : " and parameter samples agree with the baseline") + " (" + c.source()
-                        + ")");
+                replicasEqual(c) + (sb.isEmpty() ? "" : " and parameter samples agree with the baseline") + " ("
+                        + c.source() + ")");
+    }
+
+    private static String replicasEqual(Fingerprint.Correctness c) {
+        return "replicas equal on "
+                + c.digestGroups().values().stream().mapToInt(List::size).sum() + " rank(s)";
+    }
+
+    /** Replicas agree within the run; the samples differ from the baseline's for a reason that is not a fault. */
+    private static Diagnosis.Correctness samplesNoEvidence(Fingerprint.Correctness c, String because) {
+        return new Diagnosis.Correctness(
+                Verdict.PASS,
+                replicasEqual(c) + "; the parameter samples differ from the baseline's, but " + because
+                        + ": no evidence of a wrong gradient (" + c.source() + ")");
     }
 
     private static boolean differs(double x, double y) {

@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -138,8 +139,11 @@ class ClusterAgreementTest {
 
     static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
 
-    static Stream<org.junit.jupiter.params.provider.Arguments> versionedRuns() throws Exception {
-        List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
+    /** A shape's run directory in a version's tgz, by its cluster file. */
+    static final Pattern PACKED_RUN = Pattern.compile("^\\./([^/]+)/emulated-cluster\\.json$");
+
+    static Stream<Arguments> versionedRuns() throws Exception {
+        List<Arguments> out = new ArrayList<>();
         List<Path> packs;
         try (Stream<Path> s = Files.list(VERSIONS)) {
             packs = s.filter(p -> p.toString().endsWith(".tgz")).sorted().toList();
@@ -148,10 +152,9 @@ class ClusterAgreementTest {
             Process tar = new ProcessBuilder("tar", "-tzf", tgz.toString()).start();
             String version = tgz.getFileName().toString().replace(".tgz", "");
             for (String entry : new String(tar.getInputStream().readAllBytes()).split("\n")) {
-                Matcher m =
-                        Pattern.compile("^\\./([^/]+)/emulated-cluster\\.json$").matcher(entry);
+                Matcher m = PACKED_RUN.matcher(entry);
                 if (m.find()) {
-                    out.add(org.junit.jupiter.params.provider.Arguments.of(version, m.group(1)));
+                    out.add(Arguments.of(version, m.group(1)));
                 }
             }
             assertThat(tar.waitFor()).as("tar -tzf " + tgz).isZero();
@@ -527,6 +530,11 @@ class ClusterAgreementTest {
 
     /** A workload of one float32 AllReduce of {@code bytes}, in one bucket. */
     Path workload(long bytes) throws Exception {
+        return workload(dir, bytes);
+    }
+
+    /** The same, written once into {@code dir} (EmulationAgreementTest's predictions use it too). */
+    static Path workload(Path dir, long bytes) throws Exception {
         Path wl = dir.resolve("allreduce-" + bytes + ".json");
         if (!Files.exists(wl)) {
             Files.writeString(

@@ -226,15 +226,7 @@ class EmulationAgreementTest {
     }
 
     JsonNode predict(Path topology, List<String> env, long bytes, long ranks, String nccl) throws Exception {
-        Path wl = dir.resolve("allreduce-" + bytes + ".json");
-        if (!Files.exists(wl)) {
-            Files.writeString(
-                    wl,
-                    "{\"name\": \"allreduce-" + bytes + "\", \"parameters\": [{\"name\": \"p\", \"shape\": ["
-                            + bytes / 4 + "], \"dtype\": \"float32\", \"requiresGrad\": true}], \"bucketCapMb\": "
-                            + Math.max(64, bytes / (1 << 20) + 1)
-                            + ", \"findUnusedParameters\": false, \"staticGraph\": false, \"gradientAsBucketView\": false}");
-        }
+        Path wl = ClusterAgreementTest.workload(dir, bytes);
         List<String> args = new ArrayList<>(List.of(
                 "predict",
                 "--topology",

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pathproof.accept.Verdict;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.Layer;
+import io.pathproof.diagnose.Regressions;
 import io.pathproof.predict.Prediction;
 import io.pathproof.predict.Predictor;
 import io.pathproof.scenario.Scenarios;
@@ -53,25 +54,7 @@ class ExplainerTest {
                 "var",
                 "root cause",
                 new Diagnosis.Correctness(Verdict.PASS, "equal"),
-                new Diagnosis.Regression(
-                        true,
-                        1.31,
-                        1.2,
-                        1.4,
-                        "regression",
-                        10.0,
-                        13.1,
-                        24,
-                        24,
-                        "rule",
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        1,
-                        1,
-                        null),
+                Regressions.of("regression", 1.31, 1.2, 1.4, 10.0, 13.1, "rule"),
                 List.of(new Diagnosis.LayerDiff(Layer.PROTOCOL, "Simple", "LL", true, List.of(), List.of())),
                 List.of(),
                 List.of(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pathproof.accept.Verdict;
 import io.pathproof.diagnose.Diagnosis;
 import io.pathproof.diagnose.Layer;
+import io.pathproof.diagnose.Regressions;
 import io.pathproof.evidence.EvidenceKind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -18,25 +19,7 @@ class FixTest {
                 "v",
                 "root cause",
                 new Diagnosis.Correctness(Verdict.PASS, ""),
-                new Diagnosis.Regression(
-                        true,
-                        2.0,
-                        1.9,
-                        2.1,
-                        "regression",
-                        1.0,
-                        2.0,
-                        24,
-                        24,
-                        "",
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        1,
-                        1,
-                        null),
+                Regressions.of("regression", 2.0, 1.9, 2.1, 1.0, 2.0, ""),
                 List.of(),
                 config,
                 List.of(),
@@ -118,25 +101,7 @@ class FixTest {
                 30.0,
                 25.0,
                 40.0,
-                new Diagnosis.Regression(
-                        false,
-                        1.0,
-                        0.9,
-                        1.1,
-                        "no change",
-                        30.0,
-                        30.0,
-                        24,
-                        24,
-                        "",
-                        null,
-                        null,
-                        null,
-                        null,
-                        null,
-                        1,
-                        1,
-                        null),
+                Regressions.of("no change", 1.0, 0.9, 1.1, 30.0, 30.0, ""),
                 List.of(),
                 "v",
                 null,
