@@ -68,6 +68,20 @@ def load_sample():
     return time.process_time(), wait, os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
 
+def run_queue_ns():
+    """This thread's time runnable but not running so far (/proc/thread-self/schedstat, field 2), or None."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def phase_wait_ms(a, b):
+    """The run-queue wait between two run_queue_ns() samples, in ms, or None."""
+    return None if a is None or b is None else (b - a) / 1e6
+
+
 def load_delta(a, b):
     """Load beside a step's wall time: CPU time, time runnable but not running (the machine busy), load average."""
     out = {"cpuMs": (b[0] - a[0]) * 1e3, "loadavg1": b[2]}

@@ -161,6 +161,9 @@ class Watch:
 
     def before_backward(self):
         if self.step is not None and self.step.get("iteration") is not None:
+            # A phase's wait is read inside its clock readings (start: clock then wait; end: wait then clock), so a
+            # preemption between the two readings never counts as wait outside the phase's wall time.
+            self.step["wait_bwd0"] = _facts.run_queue_ns()
             self.step["bwd0"] = time.time_ns()
             if self.first_backward_ns is None:
                 self.first_backward_ns = self.step["bwd0"]
@@ -174,6 +177,7 @@ class Watch:
             return
         if "opt0" not in self.step:
             self.step["opt0"] = time.time_ns()
+            self.step["wait_opt0"] = _facts.run_queue_ns()
             if self.run.faults.corrupt_rank == self.rank:
                 with self.torch.no_grad():
                     for p in self.module.parameters():
@@ -183,6 +187,7 @@ class Watch:
     def after_optimizer(self):
         if self.step is None or "opt0" not in self.step:
             return
+        self.step["wait_opt1"] = _facts.run_queue_ns()
         self.step["opt1"] = time.time_ns()
         self.close_step()
 
@@ -210,6 +215,12 @@ class Watch:
             row.update({"hostPhases": "issue" if self.cuda else "work", "hostForwardStartNs": s["fwd0"],
                         "hostBackwardStartNs": s["bwd0"], "hostBackwardEndNs": s["bwd1"],
                         "hostOptimizerStartNs": s["opt0"], "hostOptimizerEndNs": s["opt1"]})
+            # The main thread's wait for a core inside the forward and optimizer phases: on CPU ranks what the machine
+            # took from the job's own work there, so diagnose can tell that work from the machine's load.
+            waits = (_facts.phase_wait_ms(s["load0"][1], s.get("wait_bwd0")),
+                     _facts.phase_wait_ms(s.get("wait_opt0"), s.get("wait_opt1")))
+            if None not in waits:
+                row.update({"hostForwardRunQueueMs": waits[0], "hostOptimizerRunQueueMs": waits[1]})
         row.update(_facts.load_delta(s["load0"], _facts.load_sample()))
         rec = self.recording if self.recording is not None and self.recording["iteration"] == it else None
         end = None

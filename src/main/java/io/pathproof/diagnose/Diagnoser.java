@@ -33,6 +33,8 @@ final class Diagnoser {
 
     final MachineLoad loadV;
     final Diagnosis.Rule rule;
+    /** The one measure of compute both sides are compared on. */
+    final Fingerprint.ComputeKind computeKind;
 
     Diagnoser(Evidence baseline, Evidence variant) {
         this(List.of(baseline), List.of(variant), Diagnosis.Rule.DEFAULT);
@@ -50,6 +52,8 @@ final class Diagnoser {
         this.loadB = MachineLoad.of(bRuns);
         this.loadV = MachineLoad.of(vRuns);
         this.rule = Objects.requireNonNull(rule, "rule");
+        this.computeKind = Fingerprint.ComputeKind.forRuns(
+                java.util.stream.Stream.concat(bs.stream(), vs.stream()).toList());
     }
 
     /**
@@ -90,8 +94,12 @@ final class Diagnoser {
         return fs.stream().map(f -> f.steps).toList();
     }
 
-    static List<double[]> compute(List<Fingerprint> fs) {
-        return fs.stream().map(f -> f.compute).toList();
+    List<double[]> compute(List<Fingerprint> fs) {
+        return compute(computeKind, fs);
+    }
+
+    static List<double[]> compute(Fingerprint.ComputeKind kind, List<Fingerprint> fs) {
+        return fs.stream().map(kind::of).toList();
     }
 
     static boolean any(List<double[]> runs) {
@@ -463,14 +471,14 @@ final class Diagnoser {
         StepStats.Comparison compute = computeComparison();
         StepStats.Comparison kernels = kernelComparison();
         LoadComparison load = loadComparison(reg, compute);
-        List<Diagnosis.LayerDiff> all = measuredDiffs(diffs, load, compute, kernels);
+        List<Diagnosis.LayerDiff> all = measuredDiffs(diffs, load, compute, computeKind, kernels);
         List<ConfigDiff.Change> changes = ConfigDiff.diff(b, v);
         List<Diagnosis.ConfigChange> config = new ArrayList<>();
         for (ConfigDiff.Change c : changes) {
             config.add(
                     new Diagnosis.ConfigChange(c.key(), c.baseline(), c.variant(), c.variable(), c.layer(), c.kinds()));
         }
-        LayerElimination elimination = LayerElimination.of(correctness, diffs, compute, changes);
+        LayerElimination elimination = LayerElimination.of(correctness, diffs, compute, computeKind, changes);
         String effect = emulated()
                 ? "step time not judged: " + EMULATED_RULE
                 : reg.ratio() == null ? "step time unknown" : effect(reg);
@@ -481,6 +489,7 @@ final class Diagnoser {
                         reg,
                         diffs,
                         compute,
+                        computeKind,
                         kernels,
                         load,
                         ConfigDiff.byVariable(changes),
@@ -507,6 +516,7 @@ final class Diagnoser {
             List<Diagnosis.LayerDiff> diffs,
             LoadComparison load,
             StepStats.Comparison compute,
+            Fingerprint.ComputeKind kind,
             StepStats.Comparison kernels) {
         List<Diagnosis.LayerDiff> all = new ArrayList<>(diffs);
         if (load != null) {
@@ -523,9 +533,9 @@ final class Diagnoser {
             all.add(new Diagnosis.LayerDiff(
                     Layer.COMPUTE,
                     "median " + ms(compute.baselineMedian()),
-                    "median " + ms(compute.variantMedian()) + " (" + ratio(compute) + ")",
+                    "median " + ms(compute.variantMedian()) + " (" + ratio(compute) + "; " + kind.words + ")",
                     changed(compute),
-                    List.of(EvidenceKind.HOOK),
+                    List.of(kind.kind),
                     List.of()));
         }
         if (kernels != null) {

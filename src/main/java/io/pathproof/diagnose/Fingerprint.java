@@ -29,8 +29,12 @@ final class Fingerprint {
     final Map<Layer, Facet> path = new LinkedHashMap<>();
     /** Per measured iteration, the step time of the job (ms): the slowest rank gates a synchronous DDP step. */
     final double[] steps;
-    /** Per measured iteration, step time minus the time the buckets spent in communication (ms). */
+    /** Per measured iteration, step time minus the time the buckets spent in communication (ms): hooked iterations. */
     final double[] compute;
+    /** Per measured iteration, the host's forward and optimizer phases (ms); empty unless the host does the work. */
+    final double[] hostCompute;
+    /** Per measured iteration, the same less the main thread's wait for a core there (ms); empty without the waits. */
+    final double[] hostOwnCompute;
     /** NCCL AllReduce kernel durations (µs). */
     final double[] kernelUs;
 
@@ -79,6 +83,8 @@ final class Fingerprint {
         threads();
         this.steps = steps();
         this.compute = compute();
+        this.hostCompute = hostWork() ? hostWorkCompute(false) : new double[0];
+        this.hostOwnCompute = hostWork() && waitsKnown() ? hostWorkCompute(true) : new double[0];
         this.kernelUs = kernelDurations();
         this.correctness = correctness();
         this.load = MachineLoad.of(e);
@@ -385,6 +391,119 @@ final class Fingerprint {
         return StepStats.stepTimes(e);
     }
 
+    /** The two measures of compute outside gradient communication, by what the runs' evidence allows. */
+    enum ComputeKind {
+        /**
+         * Every measured step where the host does the work (CPU ranks): its forward and optimizer phases, which hold no
+         * gradient communication.
+         */
+        HOST_OWN(
+                "the job's own time in forward and optimizer (less its wait for a core, every step)",
+                "each step's host forward and optimizer boundaries and the main thread's run-queue wait inside them",
+                "steps",
+                EvidenceKind.STEPS),
+        /** As HOST_OWN, for step rows written without the waits: the wall time of the two phases. */
+        HOST_WORK(
+                "compute outside communication (forward and optimizer, every step)",
+                "each step's host forward, backward and optimizer boundaries",
+                "steps",
+                EvidenceKind.STEPS),
+        /** Hooked iterations only: the step less the union of its buckets' communication intervals. */
+        HOOKED(
+                "compute outside communication",
+                "hook ready to GPU-done / future-done times and step times",
+                "hook + steps",
+                EvidenceKind.HOOK);
+
+        /** What is measured, in words. */
+        final String words;
+        /** Where it is read, in words. */
+        final String source;
+        /** Where it is read, in short. */
+        final String sources;
+
+        final EvidenceKind kind;
+
+        ComputeKind(String words, String source, String sources, EvidenceKind kind) {
+            this.words = words;
+            this.source = source;
+            this.sources = sources;
+            this.kind = kind;
+        }
+
+        /** The host's phases where every run has them on every step; else the hooked iterations. */
+        static ComputeKind forRuns(List<Fingerprint> runs) {
+            if (!runs.isEmpty() && runs.stream().allMatch(f -> f.hostOwnCompute.length > 0)) {
+                return HOST_OWN;
+            }
+            return !runs.isEmpty() && runs.stream().allMatch(f -> f.hostCompute.length > 0) ? HOST_WORK : HOOKED;
+        }
+
+        double[] of(Fingerprint f) {
+            return this == HOST_OWN ? f.hostOwnCompute : this == HOST_WORK ? f.hostCompute : f.compute;
+        }
+
+        /**
+         * The machine's load is taken out of this measure: a decided change of it is the job's, whether or not the
+         * step moved with it (a sleep frees the cores that the machine's other work then fills).
+         */
+        boolean ownTime() {
+            return this == HOST_OWN;
+        }
+    }
+
+    /** Every measured step has host phases, and they are work, not GPU issue (the host is the device). */
+    private boolean hostWork() {
+        List<Evidence.Step> m = measuredSteps();
+        return !m.isEmpty()
+                && m.stream()
+                        .allMatch(s -> s.hostPhases() != null && !s.hostPhases().issueOnly());
+    }
+
+    /** Every measured step carries the main thread's run-queue wait inside its forward and optimizer phases. */
+    private boolean waitsKnown() {
+        return measuredSteps().stream().allMatch(s -> s.hostPhases().forwardRunQueueMs() != null);
+    }
+
+    /**
+     * Per measured iteration, the median over ranks of the host's forward phase (forward start to backward start:
+     * forward, loss, anything the job does before backward) plus its optimizer phase. On CPU ranks these are the
+     * job's own work and hold no gradient AllReduce: DDP's reducer runs those inside backward, whose end waits for them
+     * (reducer.cpp finalize_backward). Every step has them, where the hook-based estimate has one iteration in
+     * {@code --hook-every}: a 20-step job gave one or two samples per run, too few to decide anything. Backward compute
+     * is left out (on gloo it cannot be told from the wait for the last buckets without hook records); a slower model
+     * or clock slows its forward too. Under load the forward phase stretches less than the backward, whose AllReduce
+     * threads compete for the same cores (recorded beside two CPU burners: forward 79 → 97 ms while backward 124 → 200 ms
+     * over three identical runs). With {@code lessWait} the main thread's wait for a core inside the two phases is
+     * taken out: what is left is the job's own time there, on a core or blocked by itself (a sleep, a lock, a read),
+     * which a busier machine does not stretch the way it stretches the wall time. A burst that lifted one run's forward
+     * phase from about 100 to 180 ms made the three pairs of a 122 ms sleep read 3.1, 1.9 and 2.2x on the wall time;
+     * the next three pairs, beside the same burners, read 59, 53, 59 ms against 168, 170, 168 ms of own time.
+     */
+    private double[] hostWorkCompute(boolean lessWait) {
+        TreeMap<Integer, List<Double>> perIt = new TreeMap<>();
+        for (Evidence.Step s : measuredSteps()) {
+            Evidence.HostPhases h = s.hostPhases();
+            double ms =
+                    ((h.backwardStartNs() - h.forwardStartNs()) + (h.optimizerEndNs() - h.optimizerStartNs())) / 1e6;
+            if (lessWait) {
+                ms -= h.forwardRunQueueMs() + h.optimizerRunQueueMs();
+            }
+            perIt.computeIfAbsent(s.iteration(), i -> new ArrayList<>()).add(ms);
+        }
+        return medians(perIt);
+    }
+
+    private static double[] medians(TreeMap<Integer, List<Double>> perIt) {
+        double[] out = new double[perIt.size()];
+        int i = 0;
+        for (List<Double> l : perIt.values()) {
+            out[i++] =
+                    StepStats.median(l.stream().mapToDouble(Double::doubleValue).toArray());
+        }
+        return out;
+    }
+
     /**
      * Per measured iteration: step time minus the time during which some bucket was in communication (hook entry to GPU
      * done where the run has GPU boundaries, else to future done), the median over ranks. What is left is forward,
@@ -417,13 +536,7 @@ final class Fingerprint {
                 perIt.computeIfAbsent(s.iteration(), i -> new ArrayList<>()).add(Math.max(0.0, s.ms() - unionMs(iv)));
             }
         }
-        double[] out = new double[perIt.size()];
-        int i = 0;
-        for (List<Double> l : perIt.values()) {
-            out[i++] =
-                    StepStats.median(l.stream().mapToDouble(Double::doubleValue).toArray());
-        }
-        return out;
+        return medians(perIt);
     }
 
     /** The length of the union of [start, end] intervals, in ms. */

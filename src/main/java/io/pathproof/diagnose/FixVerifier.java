@@ -87,7 +87,9 @@ final class FixVerifier {
      * the variant regressed (a fix that undid nothing is never verified by noise that hides the fault), and not slower
      * than the baseline (no regression, median not above the baseline's band). A fixed run faster than the baseline's
      * band is no failure: the machine's load fell between the runs, or more than the fault was undone; it is noted.
-     * A comparison the fix rests on that is inconclusive makes the verdict "inconclusive", never "fixed".
+     * A comparison the fix rests on that is inconclusive makes the verdict "inconclusive", never "fixed" — except the
+     * step time of a variant whose root cause was compute, where that compute is decidedly undone beside the baseline
+     * runs made next to the fixed runs ({@link VariantUndone}).
      */
     FixVerification verify(List<Evidence> variants, List<Evidence> again) {
         Findings found = new Findings();
@@ -363,6 +365,9 @@ final class FixVerifier {
             found.notes().add("the variant has no step times: the fixed run is judged against the baseline alone");
             return null;
         }
-        return new VariantUndone(d, fx, MachineLoad.of(variants), beside).judge(found);
+        boolean computeNamed = variantDiagnosis != null
+                && variantDiagnosis.rootCause() != null
+                && variantDiagnosis.rootCause().layer() == Layer.COMPUTE;
+        return new VariantUndone(d, fx, MachineLoad.of(variants), beside, computeNamed).judge(found);
     }
 }

@@ -17,6 +17,7 @@ record LayerElimination(
             Diagnosis.Correctness correctness,
             List<Diagnosis.LayerDiff> diffs,
             StepStats.Comparison compute,
+            Fingerprint.ComputeKind kind,
             List<ConfigDiff.Change> changes) {
         List<Diagnosis.Elimination> eliminated = new ArrayList<>();
         List<Diagnosis.Elimination> unexamined = new ArrayList<>();
@@ -28,13 +29,14 @@ record LayerElimination(
         }
         List<Layer> changedLayers = path(diffs, eliminated, unexamined);
         if (compute == null) {
-            unexamined.add(new Diagnosis.Elimination(Layer.COMPUTE, "no hook records with step times in both runs"));
+            unexamined.add(new Diagnosis.Elimination(
+                    Layer.COMPUTE, "no hook records with step times, and no host phases of every step, in both runs"));
         } else if (!Diagnoser.changed(compute)) {
             eliminated.add(new Diagnosis.Elimination(
                     Layer.COMPUTE,
-                    "compute outside communication " + Diagnoser.ms(compute.baselineMedian()) + " → "
+                    kind.words + " " + Diagnoser.ms(compute.baselineMedian()) + " → "
                             + Diagnoser.ms(compute.variantMedian()) + " per step (" + Diagnoser.ratio(compute)
-                            + "; hook + steps)"));
+                            + "; " + kind.sources + ")"));
         }
         if (changes.isEmpty()) {
             eliminated.add(new Diagnosis.Elimination(

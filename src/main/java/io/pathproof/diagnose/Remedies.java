@@ -250,10 +250,16 @@ final class Remedies {
                 RERUN);
     }
 
-    static Diagnosis.RootCause compute(StepStats.Comparison compute, String effect, String context, String loadNote) {
+    static Diagnosis.RootCause compute(
+            Fingerprint.ComputeKind kind,
+            StepStats.Comparison compute,
+            String effect,
+            String context,
+            String loadNote) {
         String change = String.format(
                 Locale.ROOT,
-                "compute outside communication %s from %.3f to %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f)",
+                "%s %s from %.3f to %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f)",
+                kind.words,
                 compute.ratio() < 1 ? "fell" : "rose",
                 compute.baselineMedian(),
                 compute.variantMedian(),
@@ -262,7 +268,7 @@ final class Remedies {
                 compute.ciHigh());
         List<String> evidence = new ArrayList<>(List.of(
                 "configuration / path: " + context,
-                "compute: " + change + " (hook ready to GPU-done / future-done times and step times)",
+                "compute: " + change + " (" + kind.source + ")",
                 "effect: " + effect,
                 "the bucket communication time did not change: the slowdown is outside the AllReduce"));
         if (loadNote != null) {
@@ -273,7 +279,11 @@ final class Remedies {
 
     /** Every path layer with evidence is unchanged and nothing else explains the step: the residual is compute. */
     static Diagnosis.RootCause residualCompute(
-            StepStats.Comparison compute, String effect, List<Layer> unchanged, String loadNote) {
+            Fingerprint.ComputeKind kind,
+            StepStats.Comparison compute,
+            String effect,
+            List<Layer> unchanged,
+            String loadNote) {
         String change = "the step regressed with every examined path layer unchanged (" + Layer.joined(unchanged)
                 + "), no configuration change and no slower communication: the residual is compute outside communication";
         List<String> evidence = new ArrayList<>(List.of(
@@ -283,13 +293,14 @@ final class Remedies {
         if (compute != null) {
             evidence.add(String.format(
                     Locale.ROOT,
-                    "compute estimate %.3f → %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f): too noisy to decide "
+                    "compute estimate %.3f → %.3f ms per step (ratio %.3f, 95%% CI %.3f..%.3f; %s): too noisy to decide "
                             + "alone, consistent with the residual",
                     compute.baselineMedian(),
                     compute.variantMedian(),
                     compute.ratio(),
                     compute.ciLow(),
-                    compute.ciHigh()));
+                    compute.ciHigh(),
+                    kind.source));
         }
         if (loadNote != null) {
             evidence.add(loadNote);

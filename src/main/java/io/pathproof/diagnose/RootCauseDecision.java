@@ -20,6 +20,7 @@ final class RootCauseDecision {
     private final Diagnosis.Regression reg;
     private final List<Diagnosis.LayerDiff> diffs;
     private final StepStats.Comparison compute;
+    private final Fingerprint.ComputeKind computeKind;
     private final StepStats.Comparison kernels;
     private final LoadComparison load;
     private final Map<String, List<ConfigDiff.Change>> variables;
@@ -34,6 +35,12 @@ final class RootCauseDecision {
      */
     private final boolean computeWithStep;
 
+    /**
+     * The job's own time (the machine's load taken out, {@link Fingerprint.ComputeKind#ownTime}) rose decidedly and the
+     * step did not decidedly fall: the job's, named even where the step did not move at this load.
+     */
+    private final boolean ownComputeRose;
+
     private final boolean kernelChanged;
     private final List<Diagnosis.Candidate> candidates = new ArrayList<>();
 
@@ -44,6 +51,7 @@ final class RootCauseDecision {
             Diagnosis.Regression reg,
             List<Diagnosis.LayerDiff> diffs,
             StepStats.Comparison compute,
+            Fingerprint.ComputeKind computeKind,
             StepStats.Comparison kernels,
             LoadComparison load,
             Map<String, List<ConfigDiff.Change>> variables,
@@ -55,6 +63,7 @@ final class RootCauseDecision {
         this.reg = reg;
         this.diffs = diffs;
         this.compute = compute;
+        this.computeKind = computeKind;
         this.kernels = kernels;
         this.load = load;
         this.variables = variables;
@@ -63,9 +72,14 @@ final class RootCauseDecision {
         this.effect = effect;
         this.effectSeen = "regression".equals(reg.verdict()) || "improvement".equals(reg.verdict());
         this.computeChanged = Diagnoser.changed(compute);
+        this.ownComputeRose = computeKind.ownTime()
+                && compute != null
+                && compute.regression()
+                && !"improvement".equals(reg.verdict());
         this.computeWithStep = compute != null
-                && (compute.regression() && "regression".equals(reg.verdict())
-                        || compute.improvement() && "improvement".equals(reg.verdict()));
+                        && (compute.regression() && "regression".equals(reg.verdict())
+                                || compute.improvement() && "improvement".equals(reg.verdict()))
+                || ownComputeRose;
         this.kernelChanged = Diagnoser.changed(kernels);
     }
 
@@ -136,8 +150,9 @@ final class RootCauseDecision {
         }
         if (computeWithStep) {
             Diagnosis.RootCause root = Remedies.compute(
+                    computeKind,
                     compute,
-                    effect,
+                    withStep(effect),
                     "the one configuration change (" + described + ") left the path unchanged",
                     Diagnoser.loadNote(load));
             candidates.add(new Diagnosis.Candidate(only.getKey(), layer, described, false));
@@ -175,13 +190,18 @@ final class RootCauseDecision {
         if (!changedLayers.isEmpty()) {
             return decided("root cause", Remedies.unconfigured(changedLayers.get(0), changedLayers, diffs, effect));
         }
-        if (load != null && load.explains() && !kernelChanged) {
+        if (load != null && load.explains() && !kernelChanged && !ownComputeRose) {
             return decided("confounded by machine load", Remedies.machineLoad(load, effect));
         }
         if (computeWithStep) {
             return decided(
                     "root cause",
-                    Remedies.compute(compute, effect, "no configuration and no path change", Diagnoser.loadNote(load)));
+                    Remedies.compute(
+                            computeKind,
+                            compute,
+                            withStep(effect),
+                            "no configuration and no path change",
+                            Diagnoser.loadNote(load)));
         }
         if (kernelChanged && effectSeen) {
             return decided("root cause", Remedies.slowerLinks(kernels, effect, fb));
@@ -198,6 +218,7 @@ final class RootCauseDecision {
             return decided(
                     "root cause",
                     Remedies.compute(
+                            computeKind,
                             compute,
                             effect + "; the step-time effect is undecided at this noise (more "
                                     + "iterations decide it)",
@@ -209,9 +230,20 @@ final class RootCauseDecision {
             // Every path layer with evidence is unchanged, nothing was configured differently and the communication did
             // not
             // slow down: what is left of the step is compute, even where its own estimate is too noisy to decide alone.
-            return decided("root cause", Remedies.residualCompute(compute, effect, examined, Diagnoser.loadNote(load)));
+            return decided(
+                    "root cause",
+                    Remedies.residualCompute(computeKind, compute, effect, examined, Diagnoser.loadNote(load)));
         }
         return fromStepTime();
+    }
+
+    /** The effect, and where the job's own time rose without the step, that the step did not show it at this load. */
+    private String withStep(String effect) {
+        return ownComputeRose && !"regression".equals(reg.verdict())
+                ? effect + "; the step did not show it at this load (" + reg.verdict() + "): the job's own time is "
+                        + "measured without its wait for a core, and the cores a sleep or stall leaves are taken by the "
+                        + "machine's other work"
+                : effect;
     }
 
     /** No layer explains anything: what the step time alone allows to conclude. */

@@ -559,7 +559,9 @@ public record Evidence(
      * (a CUDA run) the calls only enqueued kernels: the boundaries say when the host issued each phase, never how long
      * the GPU ran it. From the step row's {@code hostForwardStartNs}, {@code hostBackwardStartNs},
      * {@code hostBackwardEndNs}, {@code hostOptimizerStartNs}, {@code hostOptimizerEndNs} and {@code hostPhases}
-     * ("issue" or "work").
+     * ("issue" or "work"); {@code forwardRunQueueMs} and {@code optimizerRunQueueMs} ({@code hostForwardRunQueueMs},
+     * {@code hostOptimizerRunQueueMs}, both or neither) are the main thread's wait for a core inside those two phases,
+     * absent in rows written before them and where the kernel keeps no schedstat.
      */
     public record HostPhases(
             long forwardStartNs,
@@ -567,8 +569,37 @@ public record Evidence(
             long backwardEndNs,
             long optimizerStartNs,
             long optimizerEndNs,
-            boolean issueOnly) {
+            boolean issueOnly,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Double forwardRunQueueMs,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Double optimizerRunQueueMs) {
+        /** Phases without their run-queue waits. */
+        public HostPhases(
+                long forwardStartNs,
+                long backwardStartNs,
+                long backwardEndNs,
+                long optimizerStartNs,
+                long optimizerEndNs,
+                boolean issueOnly) {
+            this(
+                    forwardStartNs,
+                    backwardStartNs,
+                    backwardEndNs,
+                    optimizerStartNs,
+                    optimizerEndNs,
+                    issueOnly,
+                    null,
+                    null);
+        }
+
         public HostPhases {
+            if ((forwardRunQueueMs == null) != (optimizerRunQueueMs == null)
+                    || forwardRunQueueMs != null && (forwardRunQueueMs < 0 || optimizerRunQueueMs < 0)
+                    || forwardRunQueueMs != null
+                            && (forwardRunQueueMs > (backwardStartNs - forwardStartNs) / 1e6 + 1
+                                    || optimizerRunQueueMs > (optimizerEndNs - optimizerStartNs) / 1e6 + 1)) {
+                throw new IllegalArgumentException("fields hostForwardRunQueueMs, hostOptimizerRunQueueMs: both or "
+                        + "neither, never negative, never longer than their phase");
+            }
             if (!(forwardStartNs <= backwardStartNs
                     && backwardStartNs <= backwardEndNs
                     && backwardEndNs <= optimizerStartNs

@@ -280,7 +280,15 @@ public final class HarnessReader {
         if (!kind.equals("issue") && !kind.equals("work")) {
             throw new IllegalArgumentException("field hostPhases: '" + kind + "' is neither issue nor work");
         }
-        return new Evidence.HostPhases(t[0], t[1], t[2], t[3], t[4], kind.equals("issue"));
+        return new Evidence.HostPhases(
+                t[0],
+                t[1],
+                t[2],
+                t[3],
+                t[4],
+                kind.equals("issue"),
+                optDouble(n, "hostForwardRunQueueMs"),
+                optDouble(n, "hostOptimizerRunQueueMs"));
     }
 
     private static void readPeers(Path p, List<Evidence.PeerAccess> out, List<Problem> problems) {
@@ -433,5 +441,16 @@ public final class HarnessReader {
             throw new IllegalArgumentException("field " + f + ": not an integer");
         }
         return v.asLong();
+    }
+
+    private static Double optDouble(JsonNode n, String f) {
+        JsonNode v = n.get(f);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (!v.isNumber()) {
+            throw new IllegalArgumentException("field " + f + ": not a number");
+        }
+        return v.asDouble();
     }
 }

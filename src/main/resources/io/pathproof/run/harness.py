@@ -513,9 +513,13 @@ class TrainingArm:
         # Phase boundaries on the host clock (the hook records' clock), five time_ns calls and no synchronize. See
         # step_phases: on CPU they bound the work itself, on CUDA only when the host issued it.
         fwd0 = time.time_ns()
+        w_fwd0 = run_queue_ns()
         loss = ddp(scales)
         if self.delay_ms:
             extra_compute(torch, cuda, self.device, self.delay_ms)
+        # a phase's wait is read inside its clock readings (start: clock, wait; end: wait, clock): a preemption
+        # between the two never counts as wait outside the phase's wall time
+        w_bwd0 = run_queue_ns()
         bwd0 = time.time_ns()
         loss.backward()
         bwd1 = time.time_ns()
@@ -525,7 +529,9 @@ class TrainingArm:
                     if p.grad is not None:
                         p.grad.add_(1e-3)  # after the allreduce: this rank's replica drifts from the others
         opt0 = time.time_ns()
+        w_opt0 = run_queue_ns()
         self.opt.step()
+        w_opt1 = run_queue_ns()
         opt1 = time.time_ns()
         phase = "warmup" if it < self.warmup else "measured"
         profiled = bool(window and window[0] <= it < window[1])
@@ -533,6 +539,9 @@ class TrainingArm:
                "clock": "cuda-event" if cuda else "perf_counter", "profiled": profiled, "hooked": rec is not None,
                "hostStartNs": anchor_ns}
         row.update(step_phases(cuda, fwd0, bwd0, bwd1, opt0, opt1))
+        if None not in (w_fwd0, w_bwd0, w_opt0, w_opt1):
+            # the main thread's wait for a core inside forward and optimizer: what the machine took from that work
+            row.update({"hostForwardRunQueueMs": (w_bwd0 - w_fwd0) / 1e6, "hostOptimizerRunQueueMs": (w_opt1 - w_opt0) / 1e6})
         row.update(machine_load_delta(load0, machine_load_sample()))
         if cuda:
             e1.record()
@@ -592,6 +601,15 @@ def sealed_fault_env(run_dir):
             return list(json.load(f).get("env", {}))
     except (OSError, ValueError):
         return []
+
+
+def run_queue_ns():
+    """This (main) thread's time runnable but not running so far (/proc/thread-self/schedstat, field 2), or None."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def machine_load_sample():

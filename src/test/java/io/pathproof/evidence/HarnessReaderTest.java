@@ -203,6 +203,34 @@ class HarnessReaderTest {
     }
 
     @Test
+    void aPhasesWaitForACoreIsReadWithItAndNeverLongerThanThePhase(@TempDir Path tmp) throws Exception {
+        String head = "{\"rank\": 0, \"phase\": \"measured\", \"ms\": 5.0, \"hostPhases\": \"work\", "
+                + "\"hostForwardStartNs\": 0, \"hostBackwardStartNs\": 3000000, \"hostBackwardEndNs\": 4000000, "
+                + "\"hostOptimizerStartNs\": 4000000, \"hostOptimizerEndNs\": 5000000, ";
+        Files.writeString(
+                tmp.resolve("steps-rank0.jsonl"),
+                String.join(
+                                "\n",
+                                head
+                                        + "\"iteration\": 0, \"hostForwardRunQueueMs\": 1.5, \"hostOptimizerRunQueueMs\": 0.25}",
+                                head + "\"iteration\": 1}",
+                                // waited 6 ms in a 3 ms forward: a wait read outside the phase's clock readings
+                                head
+                                        + "\"iteration\": 2, \"hostForwardRunQueueMs\": 6.0, \"hostOptimizerRunQueueMs\": 0}",
+                                head + "\"iteration\": 3, \"hostForwardRunQueueMs\": 1.0}")
+                        + "\n");
+        HarnessFacts h = HarnessReader.read(tmp);
+        assertThat(h.steps().get(0).hostPhases())
+                .isEqualTo(new Evidence.HostPhases(0, 3_000_000, 4_000_000, 4_000_000, 5_000_000, false, 1.5, 0.25));
+        assertThat(h.steps().get(1).hostPhases().forwardRunQueueMs()).isNull();
+        assertThat(h.steps().subList(2, 4))
+                .allSatisfy(s -> assertThat(s.hostPhases()).isNull());
+        assertThat(h.problems()).extracting(Problem::line).containsExactly(3L, 4L);
+        assertThat(h.problems().get(0).message()).contains("never longer than their phase");
+        assertThat(h.problems().get(1).message()).contains("both or neither");
+    }
+
+    @Test
     void aDirectoryWithoutHarnessOutputGivesNull(@TempDir Path tmp) throws Exception {
         assertThat(HarnessReader.read(tmp)).isNull();
         Files.writeString(tmp.resolve("nccl-rank0.log"), "x\n");
