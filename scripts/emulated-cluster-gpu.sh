@@ -117,13 +117,19 @@ if [ "$part" = all ] || [ "$part" = sweep ]; then
 fi
 # plugin (its own call): HGX nodes, one 400 Gb/s NIC beside each GPU, through pathproof's emu net plugin
 # (native/nccl-net-emu, built here without NCCL) instead of Socket over lo; 4 KiB .. 64 MiB, as its own GPU check.
+# Any NCCL the emulator patches: the plugin exports ncclNetPlugin_v8, _v10, _v11 and _v12, and each version takes the
+# newest it knows (native/nccl-net-emu/README.md, "NCCL versions"); its layouts are checked against this NCCL's headers.
 if [ "$part" = plugin ]; then
   mkdir -p "$work/sweep"
-  step "$here/native/nccl-net-emu/build.sh" "$work/net-emu" || exit 3
+  step "$here/native/nccl-net-emu/build.sh" "$work/net-emu" --abi-check "$src" || exit 3
+  # pathproof gives NCCL the plugin by file name, its folder on LD_LIBRARY_PATH (NCCL 2.27.3 takes no path there).
   for g in gdr nogdr; do
     rm -rf "$work/sweep/h200-hgx-2x8-8nic-$g"
     shape "h200-hgx-2x8-8nic-$g" "$topos/h200-hgx-x8-8nic-$g.json" 2 8 4096,65536,1048576,16777216,67108864 \
       --net-plugin "$work/net-emu"
+    echo "h200-hgx-2x8-8nic-$g: NCCL $ver drives the plugin through" \
+      "$(grep -h -m1 -o 'through ncclNetPlugin_v[0-9]*' "$work/sweep/h200-hgx-2x8-8nic-$g/nccl-rank0.log" 2>/dev/null \
+        | sed 's/through //' || true)" | tee -a "$log"
   done
   cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
 fi

@@ -4,9 +4,10 @@
  *
  * NCCL loads it through NCCL_NET_PLUGIN=emu (libnccl-net-emu.so on the library path) or NCCL_NET_PLUGIN=/abs/path/
  * libnccl-net-emu.so (src/plugin/plugin_open.cc:70-100@v2.28.9-1) and looks up ncclNetPlugin_v11, the newest ncclNet
- * version 2.28.9 loads (src/plugin/net.cc:39,97-100@v2.28.9-1). NCCL_NET=emu makes NCCL refuse to fall back to its own
- * transports when this plugin cannot start (src/plugin/net.cc:359-360,378-380@v2.28.9-1;
- * init.cc:1706@v2.28.9-1).
+ * version 2.28.9 loads (src/plugin/net.cc:39,97-100@v2.28.9-1). This file implements that version; net_emu_compat.c
+ * exports v8, v10 and v12 over it for the NCCLs whose loader looks for those first (README.md, "NCCL versions").
+ * NCCL_NET=emu makes NCCL refuse to fall back to its own transports when this plugin cannot start
+ * (src/plugin/net.cc:359-360,378-380@v2.28.9-1; init.cc:1706@v2.28.9-1).
  *
  * Wire: one TCP connection per sendComm/recvComm pair. A connecting side sends a hello (its NIC and node, for the
  * log); every isend then goes as a 16-byte header (magic, tag, size) and the payload. Sends and receives match in the
@@ -134,8 +135,8 @@ static const char* nodeName(void) {
   return host;
 }
 
-static ncclResult_t emuInit(void** ctx, uint64_t commId, ncclNetCommConfig_v11_t* config, ncclDebugLogger_t logFn,
-                            ncclProfilerCallback_t profFn) {
+ncclResult_t emuInitAs(int api, void** ctx, uint64_t commId, ncclNetCommConfig_v11_t* config, ncclDebugLogger_t logFn,
+                       ncclProfilerCallback_t profFn) {
   (void)config;
   (void)profFn;
   emuLogger = logFn;
@@ -159,7 +160,12 @@ static ncclResult_t emuInit(void** ctx, uint64_t commId, ncclNetCommConfig_v11_t
     emuNicsCheckTopoFile();
     nicsLoaded = 1;
   }
+  /* Once per API version (one in a process that NCCL drives): NCCL 2.21.5 logs no "Loaded net plugin" line for v8. */
+  static unsigned apisLogged;
+  int logApi = api >= 0 && api < 32 && !(apisLogged & (1u << api));
+  if (logApi) apisLogged |= 1u << api;
   pthread_mutex_unlock(&initLock);
+  if (logApi) EMU_INFO(NCCL_INIT | NCCL_NET, "NCCL drives the plugin through ncclNetPlugin_v%d", api);
   uint64_t* c = malloc(sizeof(uint64_t));
   if (c == NULL) return ncclSystemError;
   *c = commId;
@@ -167,12 +173,17 @@ static ncclResult_t emuInit(void** ctx, uint64_t commId, ncclNetCommConfig_v11_t
   return ncclSuccess;
 }
 
-static ncclResult_t emuDevices(int* ndev) {
+static ncclResult_t emuInit(void** ctx, uint64_t commId, ncclNetCommConfig_v11_t* config, ncclDebugLogger_t logFn,
+                            ncclProfilerCallback_t profFn) {
+  return emuInitAs(11, ctx, commId, config, logFn, profFn);
+}
+
+ncclResult_t emuDevices(int* ndev) {
   *ndev = emuNicCount;
   return ncclSuccess;
 }
 
-static ncclResult_t emuGetProperties(int dev, ncclNetProperties_v11_t* props) {
+ncclResult_t emuGetProperties(int dev, ncclNetProperties_v11_t* props) {
   if (dev < 0 || dev >= emuNicCount) {
     EMU_WARN("getProperties: no NIC %d (have %d)", dev, emuNicCount);
     return ncclInvalidArgument;
@@ -205,7 +216,7 @@ static int setNonBlocking(int fd, int on) {
   return fl < 0 ? -1 : fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
 }
 
-static ncclResult_t emuListenFn(void* ctx, int dev, void* handle, void** listenComm) {
+ncclResult_t emuListenFn(void* ctx, int dev, void* handle, void** listenComm) {
   (void)ctx;
   if (dev < 0 || dev >= emuNicCount) return ncclInvalidArgument;
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -249,7 +260,7 @@ static struct emuComm* newComm(int fd, int dev, int isSend) {
 }
 
 /* Loopback connect() completes from the listener's backlog, before the peer accepts: it does not wait on the peer. */
-static ncclResult_t emuConnect(void* ctx, int dev, void* handle, void** sendComm, ncclNetDeviceHandle_v11_t** devComm) {
+ncclResult_t emuConnect(void* ctx, int dev, void* handle, void** sendComm, ncclNetDeviceHandle_v11_t** devComm) {
   (void)ctx;
   (void)devComm;
   *sendComm = NULL;
@@ -282,7 +293,7 @@ static ncclResult_t emuConnect(void* ctx, int dev, void* handle, void** sendComm
   return ncclSuccess;
 }
 
-static ncclResult_t emuAccept(void* listenComm, void** recvComm, ncclNetDeviceHandle_v11_t** devComm) {
+ncclResult_t emuAccept(void* listenComm, void** recvComm, ncclNetDeviceHandle_v11_t** devComm) {
   (void)devComm;
   struct emuListen* l = listenComm;
   *recvComm = NULL;
@@ -312,7 +323,7 @@ static ncclResult_t emuAccept(void* listenComm, void** recvComm, ncclNetDeviceHa
   return ncclSuccess;
 }
 
-static ncclResult_t emuRegMr(void* comm, void* data, size_t size, int type, void** mhandle) {
+ncclResult_t emuRegMr(void* comm, void* data, size_t size, int type, void** mhandle) {
   struct emuComm* c = comm;
   struct emuMr* mr = calloc(1, sizeof(*mr));
   if (mr == NULL) return ncclSystemError;
@@ -326,14 +337,13 @@ static ncclResult_t emuRegMr(void* comm, void* data, size_t size, int type, void
   return ncclSuccess;
 }
 
-static ncclResult_t emuRegMrDmaBuf(void* comm, void* data, size_t size, int type, uint64_t offset, int fd,
-                                   void** mhandle) {
+ncclResult_t emuRegMrDmaBuf(void* comm, void* data, size_t size, int type, uint64_t offset, int fd, void** mhandle) {
   (void)offset;
   (void)fd;
   return emuRegMr(comm, data, size, type, mhandle);
 }
 
-static ncclResult_t emuDeregMr(void* comm, void* mhandle) {
+ncclResult_t emuDeregMr(void* comm, void* mhandle) {
   (void)comm;
   free(mhandle);
   return ncclSuccess;
@@ -479,8 +489,7 @@ static int progressRecv(struct emuComm* c) {
   return 0;
 }
 
-static ncclResult_t emuIsend(void* sendComm, void* data, size_t size, int tag, void* mhandle, void* phandle,
-                             void** request) {
+ncclResult_t emuIsend(void* sendComm, void* data, size_t size, int tag, void* mhandle, void* phandle, void** request) {
   (void)phandle;
   struct emuComm* c = sendComm;
   *request = NULL;
@@ -509,8 +518,8 @@ static ncclResult_t emuIsend(void* sendComm, void* data, size_t size, int tag, v
   return c->failed ? ncclSystemError : ncclSuccess;
 }
 
-static ncclResult_t emuIrecv(void* recvComm, int n, void** data, size_t* sizes, int* tags, void** mhandles,
-                             void** phandles, void** request) {
+ncclResult_t emuIrecv(void* recvComm, int n, void** data, size_t* sizes, int* tags, void** mhandles, void** phandles,
+                      void** request) {
   (void)phandles;
   struct emuComm* c = recvComm;
   *request = NULL;  /* also when NCCL marked it NCCL_NET_OPTIONAL_RECV_COMPLETION: every byte is delivered anyway */
@@ -537,7 +546,7 @@ static ncclResult_t emuIrecv(void* recvComm, int n, void** data, size_t* sizes, 
 }
 
 /* Staged bytes were copied to the device and the copy waited for before the receive reported done. */
-static ncclResult_t emuIflush(void* recvComm, int n, void** data, int* sizes, void** mhandles, void** request) {
+ncclResult_t emuIflush(void* recvComm, int n, void** data, int* sizes, void** mhandles, void** request) {
   (void)n;
   (void)data;
   (void)sizes;
@@ -551,7 +560,7 @@ static ncclResult_t emuIflush(void* recvComm, int n, void** data, int* sizes, vo
   return ncclSuccess;
 }
 
-static ncclResult_t emuTest(void* request, int* done, int* sizes) {
+ncclResult_t emuTest(void* request, int* done, int* sizes) {
   struct emuReq* r = request;
   struct emuComm* c = r->comm;
   *done = 0;
@@ -580,17 +589,17 @@ static ncclResult_t closeComm(struct emuComm* c) {
   return ncclSuccess;
 }
 
-static ncclResult_t emuCloseSend(void* sendComm) { return closeComm(sendComm); }
-static ncclResult_t emuCloseRecv(void* recvComm) { return closeComm(recvComm); }
+ncclResult_t emuCloseSend(void* sendComm) { return closeComm(sendComm); }
+ncclResult_t emuCloseRecv(void* recvComm) { return closeComm(recvComm); }
 
-static ncclResult_t emuCloseListen(void* listenComm) {
+ncclResult_t emuCloseListen(void* listenComm) {
   struct emuListen* l = listenComm;
   close(l->fd);
   free(l);
   return ncclSuccess;
 }
 
-static ncclResult_t emuFinalize(void* ctx) {
+ncclResult_t emuFinalize(void* ctx) {
   free(ctx);
   return ncclSuccess;
 }

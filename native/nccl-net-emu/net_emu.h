@@ -1,4 +1,4 @@
-/* Internals shared by the emu net plugin's three files (transport, NIC list, CUDA staging). */
+/* Internals shared by the emu net plugin's four files (transport, API adapters, NIC list, CUDA staging). */
 #ifndef PATHPROOF_NET_EMU_H
 #define PATHPROOF_NET_EMU_H
 
@@ -36,6 +36,28 @@ void emuLog(ncclDebugLogLevel level, unsigned long flags, const char* fn, int li
 /* Every subsystem, as NCCL's own WARN (include/debug.h@v2.28.9-1): ncclDebugLog drops a line whose flags miss
  * NCCL_DEBUG_SUBSYS even at WARN level (src/debug.cc:292), and a run that leaves NET out must still see why. */
 #define EMU_WARN(fmt, ...) emuLog(NCCL_LOG_WARN, ~0UL, __func__, __LINE__, "NET/EMU : " fmt, ##__VA_ARGS__)
+
+/* The ncclNet_v11 implementation (net_emu.c), for the older and newer APIs' adapters (net_emu_compat.c). emuInitAs
+ * is init for API version `api` (logged once per version: which table NCCL found). */
+ncclResult_t emuInitAs(int api, void** ctx, uint64_t commId, ncclNetCommConfig_v11_t* config, ncclDebugLogger_t logFn,
+                       ncclProfilerCallback_t profFn);
+ncclResult_t emuDevices(int* ndev);
+ncclResult_t emuGetProperties(int dev, ncclNetProperties_v11_t* props);
+ncclResult_t emuListenFn(void* ctx, int dev, void* handle, void** listenComm);
+ncclResult_t emuConnect(void* ctx, int dev, void* handle, void** sendComm, ncclNetDeviceHandle_v11_t** devComm);
+ncclResult_t emuAccept(void* listenComm, void** recvComm, ncclNetDeviceHandle_v11_t** devComm);
+ncclResult_t emuRegMr(void* comm, void* data, size_t size, int type, void** mhandle);
+ncclResult_t emuRegMrDmaBuf(void* comm, void* data, size_t size, int type, uint64_t offset, int fd, void** mhandle);
+ncclResult_t emuDeregMr(void* comm, void* mhandle);
+ncclResult_t emuIsend(void* sendComm, void* data, size_t size, int tag, void* mhandle, void* phandle, void** request);
+ncclResult_t emuIrecv(void* recvComm, int n, void** data, size_t* sizes, int* tags, void** mhandles, void** phandles,
+                      void** request);
+ncclResult_t emuIflush(void* recvComm, int n, void** data, int* sizes, void** mhandles, void** request);
+ncclResult_t emuTest(void* request, int* done, int* sizes);
+ncclResult_t emuCloseSend(void* sendComm);
+ncclResult_t emuCloseRecv(void* recvComm);
+ncclResult_t emuCloseListen(void* listenComm);
+ncclResult_t emuFinalize(void* ctx);
 
 /* Reads the NIC list (PATHPROOF_NET_EMU_NICS_FILE or PATHPROOF_NET_EMU_NICS). 0, or -1 with one line in err naming
  * the source and the line or entry at fault. */

@@ -136,7 +136,7 @@ final class Emulation {
 
     /**
      * {@code --net-plugin DIR|FILE}: an NCCL net plugin library (DIR holding one {@code libnccl-net*.so}, or the file),
-     * loaded by NCCL from NCCL_NET_PLUGIN as a path (plugin/plugin_open.cc:37@v2.28.9-1 dlopens the name as given).
+     * loaded by NCCL from NCCL_NET_PLUGIN as its file name, with its folder first on LD_LIBRARY_PATH (see env).
      */
     static Path netPlugin(Path given) {
         Path file = given;
@@ -359,7 +359,16 @@ final class Emulation {
             } else {
                 // The plugin and no other: without it NCCL stops instead of running the nodes over its Socket
                 // transport.
-                env.put("NCCL_NET_PLUGIN", netPlugin(emu.netPlugin()).toString());
+                // By file name, its folder first on the library path: NCCL 2.27.3 opens NCCL_NET_PLUGIN as given only
+                // when it is a bare lib*.so name and otherwise tries libnccl-net-<value>.so
+                // (plugin/plugin_open.cc:63-89@v2.27.3-1); every other version opens a bare name through the library
+                // path too (net.cc:388-389@v2.21.5-1, plugin/plugin_open.cc:37@v2.28.9-1).
+                Path plugin = netPlugin(emu.netPlugin()).toAbsolutePath();
+                String libPath = System.getenv("LD_LIBRARY_PATH");
+                env.put("NCCL_NET_PLUGIN", plugin.getFileName().toString());
+                env.put(
+                        "LD_LIBRARY_PATH",
+                        plugin.getParent() + (libPath == null || libPath.isBlank() ? "" : ":" + libPath));
                 env.put("NCCL_NET", "emu");
             }
         }
