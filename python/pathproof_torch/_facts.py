@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -58,21 +59,24 @@ def host():
 
 
 def load_sample():
-    """Process CPU time, this thread's run-queue wait (/proc/thread-self/schedstat), the 1-minute load average."""
-    wait = None
-    try:
-        with open("/proc/thread-self/schedstat") as f:
-            wait = int(f.read().split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return time.process_time(), wait, os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    """Process CPU time, this thread's run-queue wait (its schedstat), the 1-minute load average."""
+    return time.process_time(), run_queue_ns(), os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+_SCHEDSTAT = {}
 
 
 def run_queue_ns():
-    """This thread's time runnable but not running so far (/proc/thread-self/schedstat, field 2), or None."""
+    """This thread's time runnable but not running so far (/proc/self/task/TID/schedstat, field 2), or None.
+
+    The file stays open per thread and is read with pread: an open/read/close of /proc took about 165 us on the
+    loaded 2-core machine, a pread about 10 us, and each step reads it five times on CPU ranks."""
+    tid = threading.get_native_id()
     try:
-        with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1])
+        fd = _SCHEDSTAT.get(tid)
+        if fd is None:
+            fd = _SCHEDSTAT[tid] = os.open("/proc/self/task/%d/schedstat" % tid, os.O_RDONLY)
+        return int(os.pread(fd, 128, 0).split()[1])
     except (OSError, ValueError, IndexError):
         return None
 

@@ -163,7 +163,7 @@ class Watch:
         if self.step is not None and self.step.get("iteration") is not None:
             # A phase's wait is read inside its clock readings (start: clock then wait; end: wait then clock), so a
             # preemption between the two readings never counts as wait outside the phase's wall time.
-            self.step["wait_bwd0"] = _facts.run_queue_ns()
+            self.step["wait_bwd0"] = None if self.cuda else _facts.run_queue_ns()
             self.step["bwd0"] = time.time_ns()
             if self.first_backward_ns is None:
                 self.first_backward_ns = self.step["bwd0"]
@@ -177,7 +177,7 @@ class Watch:
             return
         if "opt0" not in self.step:
             self.step["opt0"] = time.time_ns()
-            self.step["wait_opt0"] = _facts.run_queue_ns()
+            self.step["wait_opt0"] = None if self.cuda else _facts.run_queue_ns()
             if self.run.faults.corrupt_rank == self.rank:
                 with self.torch.no_grad():
                     for p in self.module.parameters():
@@ -187,7 +187,7 @@ class Watch:
     def after_optimizer(self):
         if self.step is None or "opt0" not in self.step:
             return
-        self.step["wait_opt1"] = _facts.run_queue_ns()
+        self.step["wait_opt1"] = None if self.cuda else _facts.run_queue_ns()
         self.step["opt1"] = time.time_ns()
         self.close_step()
 
