@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
  * reads it back:
  *
  * <ul>
- *   <li>one {@code <cpu numaid arch vendor familyid modelid>} per socket: topo.cc:512-545 {@code ncclTopoAddCpu} needs
- *       {@code vendor} on x86 and {@code familyid}/{@code modelid} on Intel (they pick the inter-socket bandwidth);
+ *   <li>one {@code <cpu numaid arch vendor familyid modelid affinity>} per socket: topo.cc:512-545 {@code
+ *       ncclTopoAddCpu} needs {@code vendor} on x86 and {@code familyid}/{@code modelid} on Intel (they pick the
+ *       inter-socket bandwidth); {@code affinity} is there so that every rank's copy of a socket is the same (see
+ *       {@link #AFFINITY});
  *   <li>a PCIe switch as {@code <pci class="0x060400">} holding its devices (topo.cc:463 {@code type == PCI});
  *   <li>per GPU {@code <pci busid class="0x030200" vendor="0x10de" device link_speed link_width>} with
  *       {@code <gpu dev sm rank gdr>}: topo.cc:444 skips a GPU without {@code rank}; NCCL overwrites rank and keeps
@@ -37,6 +39,24 @@ import java.util.regex.Pattern;
 public final class NcclTopoXmlWriter {
     /** The target NCCL's dumps name for links into the NVSwitch fabric; only its class counts (topo.cc:589-594). */
     public static final String NVSWITCH_BUSID = "0000:ff:00.0";
+
+    /**
+     * Every {@code <cpu>}'s {@code affinity}: the empty CPU set. Each local rank loads this file and then, for the
+     * socket above its own GPU only, fills an {@code affinity} the file lacks from the host's
+     * /sys/devices/system/node/node&lt;numaid&gt;/cpumap (ncclTopoGetXmlFromCpu, graph/xml.cc:471-486@v2.30.7-1). The
+     * local ranks' XMLs are then fused, and a node joins another only when every attribute agrees (xmlFindNode,
+     * graph/xml.h:205-226@v2.30.7-1; ncclTopoFuseXml, graph/topo.cc:1920-1924@v2.30.7-1), so a socket that rank 0 left
+     * without {@code affinity} and rank 4 filled is kept twice: the NICs stay under rank 0's copy (a NIC is created and
+     * linked to its switch once, topo.cc:672-683@v2.30.7-1) and the GPUs of rank 4's socket lose their PIX/PXB path to
+     * them. NCCL 2.30 writes the attribute even when the cpumap cannot be read (os/linux.cc:706-723@v2.30.7-1: "using
+     * empty affinity"); 2.29 and before skipped an empty value (ncclTopoSetAttrFromSys,
+     * graph/xml.cc:469-475@v2.29.7-1), which hid this on an emulation host with one NUMA node. A real machine without
+     * NCCL_TOPO_FILE reads every socket's cpumap in every rank and fuses one copy per socket, which is what this
+     * emulates. Empty, not the host's cores: the emulated sockets are not the host's, and NCCL only pins threads with
+     * it, skipping an empty set (ncclTopoGetCpuAffinity, topo.cc:2150-2193@v2.30.7-1, "empty, ignoring"); no NCCL
+     * decision reads it.
+     */
+    static final String AFFINITY = "";
 
     /** NCCL's busId text: int64ToBusId's "%04lx:%02lx:%02lx.%01lx" (misc/utils.cc), lower case. */
     private static final Pattern BUSID = Pattern.compile("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f]");
@@ -170,7 +190,9 @@ public final class NcclTopoXmlWriter {
                         .append(cpu.numaId())
                         .append("\"")
                         .append(cpuAttrs(cpu))
-                        .append(">\n");
+                        .append(" affinity=\"")
+                        .append(AFFINITY)
+                        .append("\">\n");
                 String parentId = node.cpus().isEmpty() ? null : cpu.id();
                 children(parentId, c == 0, "    ");
                 out.append("  </cpu>\n");

@@ -187,6 +187,24 @@ class NcclTopoXmlWriterTest {
         assertThat(canon(readBack(f, "pcie"))).isEqualTo(canon(flat));
     }
 
+    /**
+     * Each local rank fills the {@code affinity} of its own GPU's socket when the file has none, and NCCL 2.30 fuses
+     * the ranks' XMLs only where every attribute agrees: without one written here, the 2-socket HGX emulated through
+     * the net plugin came out of NCCL 2.30.7 with its second socket twice, NICs 4-7 apart from GPUs 4-7 (ring 24/24
+     * instead of 48/48). Every socket carries the attribute, so no rank adds one of its own.
+     */
+    @Test
+    void everySocketCarriesAnAffinitySoEveryRanksCopyOfItIsTheSame() {
+        Topology hgx = Scenarios.topology("samples/emulation-sweep/topologies/h200-hgx-x8-8nic-gdr.json");
+        String xml = NcclTopoXmlWriter.writeNode(hgx, 0, null).xml();
+        List<String> cpus = xml.lines().filter(l -> l.contains("<cpu ")).toList();
+        assertThat(cpus).hasSize(2).allMatch(l -> l.endsWith(" affinity=\"\">"));
+        assertThat(canon(readBack(NcclTopoXmlWriter.writeNode(hgx, 0, null), "hgx")).stream()
+                        .filter(l -> l.startsWith("cpu "))
+                        .toList())
+                .hasSize(2);
+    }
+
     @Test
     void emulationIsSingleNode() {
         Topology one = Scenarios.topology("h200-sxm-x4-nvswitch");
