@@ -267,27 +267,59 @@ final class CommInit {
         collChannels = Math.max(nChannels, Math.max(minN, minCtas));
     }
 
-    /** p2p channels (graph/paths.cc@v2.28.9-1:860-892) from rank 0's host. */
+    /**
+     * p2p channels and channels per peer: ncclTopoGetNchannels and ncclTopoComputeP2pChannels as the version's
+     * {@link NcclVersionTable.P2pPerPeer} says (graph/paths.cc@v2.28.9-1:817-892, @v2.29.7-1:832-910,
+     * @v2.30.7-1:918-1008).
+     */
     private void p2pChannels() {
-        TopoSystem sys0 = sys0();
         int p2pMax = (int) NcclEnv.longOr(NcclEnv.get(env, "NCCL_MAX_P2P_NCHANNELS"), table.maxChannels());
         int p2pMin = (int) NcclEnv.longOr(NcclEnv.get(env, "NCCL_MIN_P2P_NCHANNELS"), 1);
         int p2pn = Math.max(Math.min(collChannels, p2pMax), p2pMin);
+        p2pChannels = Math.min(NcclModel.pow2Up(p2pn), table.maxChannels());
+        if (table.p2pPerPeer() == NcclVersionTable.P2pPerPeer.HOST_GPUS_NET_BY_RANKS) {
+            p2pPerPeer = Math.min(NcclModel.pow2Up(hostGpusMinPerPeer(p2pn)), p2pChannels);
+            return;
+        }
+        long perNet = NcclEnv.longOr(NcclEnv.get(env, "NCCL_NCHANNELS_PER_NET_PEER"), -1);
+        int perPeer = NcclModel.pow2Up(ranksMinPerPeer(perNet));
+        if (nNodes > 1 && perNet <= 0) {
+            // "the network is the bottleneck": fewer channels per peer until every peer fits one round of
+            // NCCL_MAX_DEV_WORK_P2P_PER_BATCH works per channel (paths.cc@v2.29.7-1:902-905, @v2.30.7-1:993-1001).
+            int maxPeers = nRanks;
+            if (table.p2pPerPeer() == NcclVersionTable.P2pPerPeer.RANK_GPU_NET_BW_MAX_PEERS) {
+                // NCCL_P2P_MAX_PEERS (init.cc@v2.30.7-1:66, 2090-2100; ≤ 0 ignored), capped at nRanks (:1228-1232).
+                long maxPeersEnv = NcclEnv.longOr(NcclEnv.get(env, "NCCL_P2P_MAX_PEERS"), -1);
+                maxPeers = maxPeersEnv > 0 ? (int) Math.min(maxPeersEnv, nRanks) : nRanks;
+            }
+            int rounds = (maxPeers + MAX_DEV_WORK_P2P_PER_BATCH - 1) / MAX_DEV_WORK_P2P_PER_BATCH;
+            while (perPeer * rounds > p2pChannels && perPeer > 1) {
+                perPeer /= 2;
+            }
+        } else {
+            perPeer = Math.min(p2pChannels, perPeer);
+        }
+        p2pPerPeer = perPeer;
+    }
+
+    /** NCCL_MAX_DEV_WORK_P2P_PER_BATCH (include/device.h@v2.29.7-1:386, @v2.30.7-1:391). */
+    private static final int MAX_DEV_WORK_P2P_PER_BATCH = 8;
+
+    /** NCCL_P2P_PER_CHANNEL_NET_BW's default, GB/s (graph/paths.cc@v2.29.7-1:832, @v2.30.7-1:918). */
+    private static final int P2P_PER_CHANNEL_NET_BW = 14;
+
+    /**
+     * ≤ 2.28: the minimum of ncclTopoGetNchannels over every GPU of rank 0's host and every peer, starting from the p2p
+     * channels (graph/paths.cc@v2.28.9-1:817-882).
+     */
+    private int hostGpusMinPerPeer(int p2pn) {
+        TopoSystem sys0 = sys0();
         int minPeer = p2pn;
         for (int g = 0; g < sys0.count(TopoSystem.GPU); g++) {
             for (int p = 0; p < sys0.count(TopoSystem.GPU); p++) {
-                if (p == g) {
-                    continue;
+                if (p != g) {
+                    minPeer = Math.min(minPeer, localPeerChannels(sys0, g, p));
                 }
-                TopoSystem.Path path = sys0.node(TopoSystem.GPU, p).paths[TopoSystem.GPU][g];
-                int ch;
-                if (path.type == PATH_NVL) {
-                    float nvlBw = table.nvlBw(sys0.node(TopoSystem.GPU, g).cc);
-                    ch = 2 * Math.max(1, (int) (path.bw / nvlBw));
-                } else {
-                    ch = 2;
-                }
-                minPeer = Math.min(minPeer, ch);
             }
             if (nNodes > 1) {
                 long perNet = NcclEnv.longOr(NcclEnv.get(env, "NCCL_NCHANNELS_PER_NET_PEER"), -1);
@@ -304,9 +336,92 @@ final class CommInit {
                 minPeer = Math.min(minPeer, netCh);
             }
         }
-        int perPeer = NcclModel.pow2Up(minPeer);
-        p2pChannels = Math.min(NcclModel.pow2Up(p2pn), table.maxChannels());
-        p2pPerPeer = Math.min(perPeer, p2pChannels);
+        return minPeer;
+    }
+
+    /**
+     * 2.29+: ncclTopoComputeP2pChannelsPerPeer on every rank, its own GPU against every peer from MAXCHANNELS, then the
+     * minimum over the ranks in AllGather3 (graph/paths.cc@v2.29.7-1:872-885, init.cc@v2.29.7-1:1145, 1270).
+     */
+    private int ranksMinPerPeer(long perNet) {
+        int min = table.maxChannels();
+        for (HostGraphs hg : perHost) {
+            TopoSystem sys = hg.sys();
+            for (int g = 0; g < sys.count(TopoSystem.GPU); g++) {
+                for (int p = 0; p < sys.count(TopoSystem.GPU); p++) {
+                    if (p != g) {
+                        min = Math.min(min, localPeerChannels(sys, g, p));
+                    }
+                }
+                if (nNodes > 1) {
+                    min = Math.min(min, perNet > 0 ? (int) perNet : netPeerChannels(sys, g));
+                }
+            }
+        }
+        return min;
+    }
+
+    /**
+     * A peer on the same host: twice the NVLink multiple over an NVLink path (NVB too from 2.30), else 2
+     * (graph/paths.cc@v2.28.9-1:827-834, @v2.29.7-1:845-851, @v2.30.7-1:932-940).
+     */
+    private int localPeerChannels(TopoSystem sys, int g, int p) {
+        TopoSystem.Path path = sys.node(TopoSystem.GPU, p).paths[TopoSystem.GPU][g];
+        boolean nvLink = path.type == PATH_NVL
+                || (path.type == PATH_NVB
+                        && table.p2pPerPeer() == NcclVersionTable.P2pPerPeer.RANK_GPU_NET_BW_MAX_PEERS);
+        if (!nvLink) {
+            return 2;
+        }
+        float nvlBw = table.nvlBw(sys.node(TopoSystem.GPU, g).cc);
+        return 2 * Math.max(1, (int) (path.bw / nvlBw));
+    }
+
+    /**
+     * 2.29+: a peer over the network, NCCL_NCHANNELS_PER_NET_PEER unset: at least one channel per NIC the GPU's
+     * rotation uses, more to carry their bandwidth at NCCL_P2P_PER_CHANNEL_NET_BW per channel; 2 without a NIC
+     * (graph/paths.cc@v2.29.7-1:852-864, @v2.30.7-1:941-953).
+     */
+    private int netPeerChannels(TopoSystem sys, int g) {
+        float[] countBw = netCountAndBw(sys, g);
+        int count = (int) countBw[0];
+        if (count == 0) {
+            return 2;
+        }
+        long perChannelEnv = NcclEnv.longOr(NcclEnv.get(env, "NCCL_P2P_PER_CHANNEL_NET_BW"), P2P_PER_CHANNEL_NET_BW);
+        int perChannel = (int) Math.max(1, perChannelEnv);
+        int netBw = (int) countBw[1];
+        return Math.max(count, (netBw + perChannel - 1) / perChannel);
+    }
+
+    /**
+     * 2.29+ getLocalNetCountByBw: the NICs of the GPU's channel rotation (ncclTopoGetLocalNet) until one repeats or
+     * their bandwidth from the GPU reaches the GPU's path to its local CPU; {count, bandwidth}
+     * (graph/topo.cc@v2.29.7-1:1626-1651, @v2.30.7-1:1974-1999).
+     */
+    private float[] netCountAndBw(TopoSystem sys, int g) {
+        TopoSystem.Node gpu = sys.node(TopoSystem.GPU, g);
+        float gpuBw = gpu.paths[TopoSystem.CPU][sys.localCpu(g)].bw;
+        int count = 0;
+        float total = 0;
+        int first = -1;
+        for (int c = 0; c < table.maxChannels(); c++) {
+            int net = sys.localNet(g, c);
+            if (net < 0) {
+                break;
+            }
+            if (c == 0) {
+                first = net;
+            } else if (net == first) {
+                break;
+            }
+            total += gpu.paths[TopoSystem.NET][net].bw;
+            count++;
+            if (total >= gpuBw) {
+                break;
+            }
+        }
+        return new float[] {count, total};
     }
 
     /** What the inputs cannot decide (NVLS multicast, a tuner plugin, a graph file) and settings NCCL replaces. */

@@ -63,7 +63,8 @@ record NcclVersionTable(
         boolean cellsLoRoundsUp,
         boolean llTrafficTimesFour,
         boolean trafficPerChannelRoundedTo16,
-        int[] pciGenSpeeds) {
+        int[] pciGenSpeeds,
+        P2pPerPeer p2pPerPeer) {
 
     /** How ncclTopoPrintGraph names a channel's NETs and GPUs (the lines under each {@code Pattern …} line). */
     enum GraphPrint {
@@ -86,6 +87,30 @@ record NcclVersionTable(
          * (search.cc@v2.27.5-1:690-715, @v2.28.9-1:714-740).
          */
         LOCAL_GPU_FIRST
+    }
+
+    /** How ncclTopoComputeP2pChannels sets the p2p channels per peer (graph/paths.cc, ncclTopoGetNchannels). */
+    enum P2pPerPeer {
+        /**
+         * ≤ 2.28: each rank the minimum over every GPU of its host and every peer; a peer over the network gets
+         * max(the NICs ncclTopoGetLocal lists until their bandwidth reaches the GPU's link to the CPU, 2 halved while
+         * 2·nRanks > 4·p2pChannels); then pow2Up and at most p2pChannels (paths.cc@v2.28.9-1:830-889,
+         * topo.cc@v2.28.9-1:1576-1597).
+         */
+        HOST_GPUS_NET_BY_RANKS,
+        /**
+         * 2.29: each rank its own GPU, the minimum over every peer and then over every rank (AllGather3); a peer over
+         * the network gets max(the NICs of the GPU's channel rotation until their bandwidth reaches the GPU's path to
+         * its CPU, ⌈their bandwidth / NCCL_P2P_PER_CHANNEL_NET_BW⌉), 2 without a NIC; then pow2Up and, on more than
+         * one node, halved while perPeer·⌈nRanks / 8⌉ > p2pChannels (paths.cc@v2.29.7-1:832-910,
+         * topo.cc@v2.29.7-1:1626-1651, init.cc@v2.29.7-1:1145, 1270).
+         */
+        RANK_GPU_NET_BW,
+        /**
+         * 2.30: as RANK_GPU_NET_BW, with an NVB path counted as NVLink and ⌈NCCL_P2P_MAX_PEERS / 8⌉ (nRanks when unset)
+         * in place of ⌈nRanks / 8⌉ (paths.cc@v2.30.7-1:918-1008, init.cc@v2.30.7-1:66, 1228-1232, 2090-2100).
+         */
+        RANK_GPU_NET_BW_MAX_PEERS
     }
 
     /** How one collective's work is spread over the channels (hence gridDim.x = the channels used). */

@@ -35,6 +35,31 @@ class MultiNodeTest {
     }
 
     @Test
+    void from229ANetPeerGetsAChannelPerFourteenGbOfItsNics() {
+        // One 400 Gb/s NIC per GPU behind a 48 GB/s PCIe link: to 2.28 a NET peer gets max(1 NIC, 2) channels; from
+        // 2.29 max(1 NIC, divUp(48, NCCL_P2P_PER_CHANNEL_NET_BW = 14)), still within p2pChannels / divUp(16 ranks, 8).
+        for (String nccl : List.of("2.28.9", "2.29.7", "2.30.7")) {
+            CommunicatorPrediction c = NcclModel.of(
+                            Topologies.scenario(Topologies.hopperCluster(2, 8), nccl, 16, NVLS_OFF))
+                    .communicator();
+            int expected = nccl.equals("2.28.9") ? 2 : 4;
+            assertThat(c.p2pChannelsPerPeer()).as(nccl).isEqualTo(expected);
+            assertThat(c.channelsInitLine()).as(nccl).endsWith(expected + " p2p channels per peer");
+        }
+        // NCCL_P2P_PER_CHANNEL_NET_BW and NCCL_NCHANNELS_PER_NET_PEER decide it instead.
+        Map<String, String> wide = Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_P2P_PER_CHANNEL_NET_BW", "48");
+        assertThat(NcclModel.of(Topologies.scenario(Topologies.hopperCluster(2, 8), "2.29.7", 16, wide))
+                        .communicator()
+                        .p2pChannelsPerPeer())
+                .isEqualTo(1);
+        Map<String, String> set = Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_NCHANNELS_PER_NET_PEER", "2");
+        assertThat(NcclModel.of(Topologies.scenario(Topologies.hopperCluster(2, 8), "2.30.7", 16, set))
+                        .communicator()
+                        .p2pChannelsPerPeer())
+                .isEqualTo(2);
+    }
+
+    @Test
     void gpusWithoutTheirOwnNicReachOneThroughAnNvlinkPeer() {
         List<Topology.Node> hosts = new java.util.ArrayList<>();
         for (int h = 0; h < 2; h++) {

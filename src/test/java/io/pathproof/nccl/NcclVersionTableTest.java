@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pathproof.nccl.NcclVersionTable.Ll128Rule;
 import io.pathproof.nccl.NcclVersionTable.NetSearch;
+import io.pathproof.nccl.NcclVersionTable.P2pPerPeer;
 import io.pathproof.nccl.NcclVersionTable.Planner;
 import io.pathproof.nccl.NcclVersionTable.TuningLineFormat;
 import io.pathproof.scenario.Version;
@@ -273,7 +274,84 @@ class NcclVersionTableTest {
                     "v2.30.7-1",
                     "graph/search.cc",
                     1064,
-                    "float sm100SpeedArrayInter[] = {96.0, 86.0, 80.0, 48.0, 45.1,"));
+                    "float sm100SpeedArrayInter[] = {96.0, 86.0, 80.0, 48.0, 45.1,"),
+            new Pin(
+                    "v2.21.5-1",
+                    "graph/paths.cc",
+                    723,
+                    "while (nChannelsMax*comm->nRanks > comm->p2pnChannels*4 && nChannelsMax > 1)"),
+            new Pin(
+                    "v2.22.3-1",
+                    "graph/paths.cc",
+                    725,
+                    "while (nChannelsMax*comm->nRanks > comm->p2pnChannels*4 && nChannelsMax > 1)"),
+            new Pin(
+                    "v2.23.4-1",
+                    "graph/paths.cc",
+                    719,
+                    "while (nChannelsMax*comm->nRanks > comm->p2pnChannels*4 && nChannelsMax > 1)"),
+            new Pin(
+                    "v2.24.3-1",
+                    "graph/paths.cc",
+                    766,
+                    "while (nChannelsMax*comm->nRanks > comm->p2pnChannels*4 && nChannelsMax > 1)"),
+            new Pin(
+                    "v2.28.9-1",
+                    "graph/paths.cc",
+                    846,
+                    "while (nChannelsMax*comm->nRanks > comm->p2pnChannels*4 && nChannelsMax > 1)"),
+            new Pin(
+                    "v2.29.2-1",
+                    "graph/paths.cc",
+                    823,
+                    "NCCL_PARAM(P2pPerChannelNetBw, \"P2P_PER_CHANNEL_NET_BW\", /*GB/s*/14);"),
+            new Pin(
+                    "v2.29.2-1",
+                    "graph/paths.cc",
+                    896,
+                    "divUp(comm->nRanks, NCCL_MAX_DEV_WORK_P2P_PER_BATCH) > comm->p2pnChannels"),
+            new Pin(
+                    "v2.29.7-1",
+                    "graph/paths.cc",
+                    832,
+                    "NCCL_PARAM(P2pPerChannelNetBw, \"P2P_PER_CHANNEL_NET_BW\", /*GB/s*/14);"),
+            new Pin(
+                    "v2.29.7-1",
+                    "graph/paths.cc",
+                    861,
+                    "nNetChannels = std::max(netCount, divUp((int)netBw, (int)ncclParamP2pPerChannelNetBw()));"),
+            new Pin(
+                    "v2.29.7-1",
+                    "graph/paths.cc",
+                    905,
+                    "divUp(comm->nRanks, NCCL_MAX_DEV_WORK_P2P_PER_BATCH) > comm->p2pnChannels"),
+            new Pin("v2.29.7-1", "init.cc", 1145, "ncclTopoComputeP2pChannelsPerPeer(comm)"),
+            new Pin(
+                    "v2.29.7-1",
+                    "init.cc",
+                    1270,
+                    "std::min(comm->p2pnChannelsPerPeer, allGather3Data[i].p2pnChannelsPerPeer);"),
+            new Pin("v2.29.7-1", "include/device.h", 386, "#define NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8"),
+            new Pin("v2.29.7-1", "graph/topo.cc", 1647, "if(totalNetBw >= gpuBw) break;"),
+            new Pin(
+                    "v2.30.7-1",
+                    "graph/paths.cc",
+                    918,
+                    "NCCL_PARAM(P2pPerChannelNetBw, \"P2P_PER_CHANNEL_NET_BW\", /*GB/s*/ 14);"),
+            new Pin("v2.30.7-1", "graph/paths.cc", 933, "if (path->type == PATH_NVL || path->type == PATH_NVB) {"),
+            new Pin(
+                    "v2.30.7-1",
+                    "graph/paths.cc",
+                    973,
+                    "(comm->config.maxP2pPeers == NCCL_CONFIG_UNDEF_INT) ? comm->nRanks"),
+            new Pin(
+                    "v2.30.7-1",
+                    "graph/paths.cc",
+                    998,
+                    "divUp(comm->p2pMaxPeers, NCCL_MAX_DEV_WORK_P2P_PER_BATCH) > comm->p2pnChannels"),
+            new Pin("v2.30.7-1", "init.cc", 66, "NCCL_PARAM(MaxP2pPeers, \"P2P_MAX_PEERS\", NCCL_CONFIG_UNDEF_INT);"),
+            new Pin("v2.30.7-1", "include/device.h", 391, "#define NCCL_MAX_DEV_WORK_P2P_PER_BATCH 8"),
+            new Pin("v2.30.7-1", "graph/topo.cc", 1995, "if (totalNetBw >= gpuBw) break;"));
 
     @Test
     void v221IsThe222TunerWithTheLaunchOf221() {
@@ -395,6 +473,15 @@ class NcclVersionTableTest {
         assertThat(late.sm100SpeedInter()).startsWith(96.0f, 48.0f, 45.1f).hasSize(18);
         assertThat(five.pxnSelfMinType()).isEqualTo(PATH_PXB);
         assertThat(late.pxnSelfMinType()).isEqualTo(PATH_PXN);
+    }
+
+    @Test
+    void p2pChannelsPerPeerOfEachFamily() {
+        // p2p channels per peer: the NET rule of 2.21-2.28, the per-NIC bandwidth rule of 2.29, p2pMaxPeers in 2.30.
+        assertThat(NcclVersionTable.named("2.21.x").p2pPerPeer()).isEqualTo(P2pPerPeer.HOST_GPUS_NET_BY_RANKS);
+        assertThat(NcclVersionTable.named("2.28.x").p2pPerPeer()).isEqualTo(P2pPerPeer.HOST_GPUS_NET_BY_RANKS);
+        assertThat(NcclVersionTable.named("2.29.x").p2pPerPeer()).isEqualTo(P2pPerPeer.RANK_GPU_NET_BW);
+        assertThat(NcclVersionTable.named("2.30.x").p2pPerPeer()).isEqualTo(P2pPerPeer.RANK_GPU_NET_BW_MAX_PEERS);
     }
 
     @Test
