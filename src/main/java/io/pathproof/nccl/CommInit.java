@@ -503,7 +503,7 @@ final class CommInit {
                 nvlsChannels,
                 p2pChannels,
                 p2pPerPeer);
-        Postset joined = postset(perHost, hosts, ring.nChannels, table);
+        Postset joined = postset(perHost, hosts, ring.nChannels, ring.crossNic, table);
         List<String> ringOrders = nRanks > 64 ? List.of() : joined.ringOrders(collChannels);
         List<String> trees = nRanks > 64 ? List.of() : joined.trees(collChannels);
         if (nRanks > 64) {
@@ -692,7 +692,7 @@ final class CommInit {
 
     /** The hosts' searched graphs, joined into rings and trees as ncclTopoPostset does ({@link Postset}). */
     private static Postset postset(
-            List<HostGraphs> perHost, List<Host> hosts, int graphChannels, NcclVersionTable table) {
+            List<HostGraphs> perHost, List<Host> hosts, int graphChannels, int ringCrossNic, NcclVersionTable table) {
         List<Postset.HostGraph> joined = new ArrayList<>();
         for (int h = 0; h < hosts.size(); h++) {
             HostGraphs hg = perHost.get(h);
@@ -701,6 +701,6 @@ final class CommInit {
             joined.add(new Postset.HostGraph(
                     hg.ring(), hg.tree(), hosts.get(h).gpus().size(), base));
         }
-        return Postset.of(joined, graphChannels, table.crossNicTwo());
+        return Postset.of(joined, graphChannels, table.ringExchange(), ringCrossNic);
     }
 }

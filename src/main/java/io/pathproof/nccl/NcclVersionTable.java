@@ -40,6 +40,7 @@ record NcclVersionTable(
         boolean maxTreePattern,
         boolean nvlsRatioRanksOverSteps,
         boolean crossNicTwo,
+        RingExchange ringExchange,
         boolean relaxStopsBeforeDis,
         GraphPrint graphPrint,
         boolean strictEnvLists,
@@ -87,6 +88,25 @@ record NcclVersionTable(
          * (search.cc@v2.27.5-1:690-715, @v2.28.9-1:714-740).
          */
         LOCAL_GPU_FIRST
+    }
+
+    /**
+     * Which ranks ncclTopoPostset gives the ring of channel c^1 in place of channel c's ("Alternate rings to avoid
+     * crossing rails"): always ranks on odd nodes, and only with an even channel count.
+     */
+    enum RingExchange {
+        /**
+         * ≤ 2.25: whenever the aligned ring graph's crossNic is not 0, so NCCL_CROSS_NIC=1 too
+         * (connect.cc@v2.21.5-1:384, @v2.22.3-1:393, @v2.24.3-1:396, @v2.25.1-1:393 {@code graphs[RING]->crossNic &&}).
+         */
+        ALIGNED_CROSS_NIC,
+        /** 2.26–2.27: only when the aligned ring graph's crossNic is 2 (connect.cc@v2.26.2-1:393, @v2.27.7-1:393). */
+        ALIGNED_CROSS_NIC_TWO,
+        /**
+         * 2.28+: a rank whose own ring search ended with crossNic 2 (its crossNicRing, connect.cc@v2.28.9-1:24,
+         * 392-405).
+         */
+        OWN_CROSS_NIC_TWO
     }
 
     /** How ncclTopoComputeP2pChannels sets the p2p channels per peer (graph/paths.cc, ncclTopoGetNchannels). */

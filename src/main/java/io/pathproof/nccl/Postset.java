@@ -31,7 +31,8 @@ final class Postset {
      * Joins the hosts' graphs. {@code graphChannels} is comm->nChannels when Postset runs: the smaller of the aligned
      * ring and tree channel counts (init.cc@v2.28.9-1:1090, 1175-1192).
      */
-    static Postset of(List<HostGraph> hosts, int graphChannels, boolean crossNicTwo) {
+    static Postset of(
+            List<HostGraph> hosts, int graphChannels, NcclVersionTable.RingExchange exchange, int alignedCrossNic) {
         int nRanks = 0;
         for (HostGraph h : hosts) {
             nRanks = Math.max(nRanks, h.rankShift() + h.localRanks());
@@ -43,13 +44,17 @@ final class Postset {
             int[] send = new int[nNodes];
             for (int n = 0; n < nNodes; n++) {
                 HostGraph h = hosts.get(n);
-                // "Alternate rings to avoid crossing rails": a host whose own ring search ended with crossNic 2 takes,
-                // on odd
-                // nodes and an even channel count, the ring of channel c^1 (connect.cc@v2.28.9-1:392-405, from each
-                // rank's
-                // crossNicRing; @v2.23.4-1..v2.27.x from the aligned graph's crossNic, the same value when the hosts
-                // agree).
-                int gc = crossNicTwo && h.ring().crossNic == 2 && graphChannels % 2 == 0 && n % 2 == 1 ? c ^ 1 : c;
+                // "Alternate rings to avoid crossing rails": on odd nodes and an even channel count, a rank takes
+                // the ring of channel c^1 (graph/connect.cc@v2.21.5-1:383-395, @v2.26.2-1:392-404,
+                // @v2.28.9-1:392-405), when the version's rule holds: the aligned graph's crossNic set (≤ 2.25),
+                // the aligned graph's crossNic 2 (2.26–2.27), the rank's own search ended with crossNic 2 (2.28+).
+                boolean swap =
+                        switch (exchange) {
+                            case ALIGNED_CROSS_NIC -> alignedCrossNic != 0;
+                            case ALIGNED_CROSS_NIC_TWO -> alignedCrossNic == 2;
+                            case OWN_CROSS_NIC_TWO -> h.ring().crossNic == 2;
+                        };
+                int gc = swap && graphChannels % 2 == 0 && n % 2 == 1 ? c ^ 1 : c;
                 int[] ring = shifted(h.ring().channel(gc, h.localRanks()), h.rankShift());
                 recv[n] = ring[0];
                 send[n] = ring[ring.length - 1];

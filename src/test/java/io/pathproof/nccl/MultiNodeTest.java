@@ -60,6 +60,33 @@ class MultiNodeTest {
     }
 
     @Test
+    void before226NcclCrossNic1SwapsTheRingsOfOddNodes() {
+        // connect.cc@v2.21.5-1:384 swaps rings c and c^1 on odd nodes whenever the ring graph has crossNic set;
+        // 2.26 only for crossNic 2 (connect.cc@v2.26.2-1:393), which NCCL_CROSS_NIC=1 never gives.
+        Map<String, String> crossNic = Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_CROSS_NIC", "1");
+        for (String nccl : List.of("2.21.5", "2.26.2")) {
+            NcclModel m = NcclModel.of(Topologies.scenario(Topologies.hopperCluster(2, 8), nccl, 16, crossNic));
+            assertThat(m.communicator().ringGraph().crossNic()).as(nccl).isEqualTo(1);
+            // Node 1's part of ring 0 is its own graph's channel 1 (2.21) or channel 0 (2.26), read as ranks.
+            List<String> ringLines = m.graphListing(8).get(0);
+            assertThat(gpus(ringLines.get(0))).as(nccl).isNotEqualTo(gpus(ringLines.get(1)));
+            String gpus = gpus(ringLines.get(nccl.equals("2.21.5") ? 1 : 0));
+            String ring0 = m.communicator().ringOrders().get(0).trim().replaceAll(" +", " ");
+            assertThat(ring0).as(nccl).endsWith(" " + gpus);
+        }
+    }
+
+    /** The GPU ranks of a graph channel line ({@code  1 : NET/1 GPU/9 GPU/10 … NET/0}), space-separated. */
+    private static String gpus(String channelLine) {
+        return String.join(
+                " ",
+                java.util.Arrays.stream(channelLine.trim().split(" +"))
+                        .filter(w -> w.startsWith("GPU/"))
+                        .map(w -> w.substring(4))
+                        .toList());
+    }
+
+    @Test
     void gpusWithoutTheirOwnNicReachOneThroughAnNvlinkPeer() {
         List<Topology.Node> hosts = new java.util.ArrayList<>();
         for (int h = 0; h < 2; h++) {

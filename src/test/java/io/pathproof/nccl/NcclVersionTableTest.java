@@ -7,6 +7,7 @@ import io.pathproof.nccl.NcclVersionTable.Ll128Rule;
 import io.pathproof.nccl.NcclVersionTable.NetSearch;
 import io.pathproof.nccl.NcclVersionTable.P2pPerPeer;
 import io.pathproof.nccl.NcclVersionTable.Planner;
+import io.pathproof.nccl.NcclVersionTable.RingExchange;
 import io.pathproof.nccl.NcclVersionTable.TuningLineFormat;
 import io.pathproof.scenario.Version;
 import java.io.IOException;
@@ -277,6 +278,42 @@ class NcclVersionTableTest {
                     "float sm100SpeedArrayInter[] = {96.0, 86.0, 80.0, 48.0, 45.1,"),
             new Pin(
                     "v2.21.5-1",
+                    "graph/connect.cc",
+                    384,
+                    "if (graphs[NCCL_ALGO_RING]->crossNic && (nChannels % 2) == 0) {"),
+            new Pin(
+                    "v2.22.3-1",
+                    "graph/connect.cc",
+                    393,
+                    "if (graphs[NCCL_ALGO_RING]->crossNic && (nChannels % 2) == 0) {"),
+            new Pin(
+                    "v2.23.4-1",
+                    "graph/connect.cc",
+                    396,
+                    "if (graphs[NCCL_ALGO_RING]->crossNic && (nChannels % 2) == 0) {"),
+            new Pin(
+                    "v2.24.3-1",
+                    "graph/connect.cc",
+                    396,
+                    "if (graphs[NCCL_ALGO_RING]->crossNic && (nChannels % 2) == 0) {"),
+            new Pin(
+                    "v2.26.2-1",
+                    "graph/connect.cc",
+                    393,
+                    "if (graphs[NCCL_ALGO_RING]->crossNic == 2 && (nChannels % 2) == 0) {"),
+            new Pin(
+                    "v2.27.7-1",
+                    "graph/connect.cc",
+                    393,
+                    "if (graphs[NCCL_ALGO_RING]->crossNic == 2 && (nChannels % 2) == 0) {"),
+            new Pin("v2.28.9-1", "graph/connect.cc", 24, "topoRanks->crossNicRing = graphs[NCCL_ALGO_RING]->crossNic;"),
+            new Pin(
+                    "v2.28.9-1",
+                    "graph/connect.cc",
+                    396,
+                    "if (allTopoRanks[r]->crossNicRing == 2 && (nChannels % 2) == 0"),
+            new Pin(
+                    "v2.21.5-1",
                     "graph/paths.cc",
                     723,
                     "while (nChannelsMax*comm->nRanks > comm->p2pnChannels*4 && nChannelsMax > 1)"),
@@ -473,6 +510,21 @@ class NcclVersionTableTest {
         assertThat(late.sm100SpeedInter()).startsWith(96.0f, 48.0f, 45.1f).hasSize(18);
         assertThat(five.pxnSelfMinType()).isEqualTo(PATH_PXB);
         assertThat(late.pxnSelfMinType()).isEqualTo(PATH_PXN);
+    }
+
+    @Test
+    void ringExchangeOfEachFamily() {
+        // ≤ 2.25 swap rings c and c^1 on odd nodes for any crossNic, 2.26-2.27 for the aligned crossNic 2, 2.28 on
+        // the rank's own crossNicRing 2.
+        for (String f : List.of("2.21.x", "2.22.x", "2.23.x", "2.24.x")) {
+            assertThat(NcclVersionTable.named(f).ringExchange()).as(f).isEqualTo(RingExchange.ALIGNED_CROSS_NIC);
+        }
+        for (String f : List.of("2.26.x", "2.27.0-2.27.4", "2.27.5", "2.27.6-2.27.7")) {
+            assertThat(NcclVersionTable.named(f).ringExchange()).as(f).isEqualTo(RingExchange.ALIGNED_CROSS_NIC_TWO);
+        }
+        for (String f : List.of("2.28.x", "2.29.x", "2.30.x")) {
+            assertThat(NcclVersionTable.named(f).ringExchange()).as(f).isEqualTo(RingExchange.OWN_CROSS_NIC_TWO);
+        }
     }
 
     @Test
