@@ -115,6 +115,13 @@ class ClusterAgreementTest {
 
     /** The Socket sweep (scripts/emulated-cluster-gpu.sh … sweep) under every NCCL a torch wheel ships: one tgz each. */
     static final Path VERSIONS = Path.of("samples/emulated-clusters-socket-versions");
+    /**
+     * The HGX shapes through the emu net plugin (… plugin, then … network: 8 GPUDirect or plain NICs per node, and the
+     * network variables prove draws) under the same NCCLs: one txz each.
+     */
+    static final Path NET_EMU_VERSIONS = Path.of("samples/emulated-clusters-net-emu-versions");
+    /** Each packed sweep folder and the fewest shapes each of its packs holds. */
+    static final Map<Path, Integer> PACKS = Map.of(VERSIONS, 8, NET_EMU_VERSIONS, 7);
 
     /**
      * The same shapes under NCCL 2.21.5, 2.26.2, 2.27.3, 2.27.5, 2.29.7 and 2.30.7, each predicted with the version
@@ -122,9 +129,10 @@ class ClusterAgreementTest {
      */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("versionedRuns")
-    void predictSaysWhatEveryNcclVersionDecidedOnEveryShape(String version, String shape) throws Exception {
-        Path tgz = VERSIONS.resolve(version + ".tgz");
-        Process tar = new ProcessBuilder("tar", "-xzf", tgz.toString(), "-C", dir.toString(), "./" + shape)
+    void predictSaysWhatEveryNcclVersionDecidedOnEveryShape(String pack, String shape) throws Exception {
+        Path tgz = Path.of("samples").resolve(pack);
+        String version = tgz.getFileName().toString().replaceAll("\\.t[gx]z$", "");
+        Process tar = new ProcessBuilder("tar", "-xf", tgz.toString(), "-C", dir.toString(), "./" + shape)
                 .redirectErrorStream(true)
                 .start();
         String out = new String(tar.getInputStream().readAllBytes());
@@ -134,7 +142,21 @@ class ClusterAgreementTest {
                 .as(version + " " + shape + ": the NCCL that ran")
                 .first()
                 .isEqualTo(version.substring("nccl-".length()));
-        agree(version + " " + shape, caseDir, caseDir.resolve("emulated-cluster.json"), null, Map.of());
+        agree(version + " " + shape, caseDir, caseDir.resolve("emulated-cluster.json"), null, injected(caseDir));
+    }
+
+    /** The variables a run injected (its fault.sealed.json), which the prediction is told too; none without one. */
+    static Map<String, String> injected(Path caseDir) throws Exception {
+        Map<String, String> env = new TreeMap<>();
+        Path sealed = caseDir.resolve("fault.sealed.json");
+        if (Files.isRegularFile(sealed)) {
+            Json.mapper()
+                    .readTree(sealed.toFile())
+                    .path("env")
+                    .fields()
+                    .forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+        }
+        return env;
     }
 
     static final Pattern NCCL_VERSION = Pattern.compile("NCCL INFO NCCL version (\\d+\\.\\d+\\.\\d+)");
@@ -144,22 +166,28 @@ class ClusterAgreementTest {
 
     static Stream<Arguments> versionedRuns() throws Exception {
         List<Arguments> out = new ArrayList<>();
-        List<Path> packs;
-        try (Stream<Path> s = Files.list(VERSIONS)) {
-            packs = s.filter(p -> p.toString().endsWith(".tgz")).sorted().toList();
-        }
-        for (Path tgz : packs) {
-            Process tar = new ProcessBuilder("tar", "-tzf", tgz.toString()).start();
-            String version = tgz.getFileName().toString().replace(".tgz", "");
-            for (String entry : new String(tar.getInputStream().readAllBytes()).split("\n")) {
-                Matcher m = PACKED_RUN.matcher(entry);
-                if (m.find()) {
-                    out.add(Arguments.of(version, m.group(1)));
-                }
+        for (Map.Entry<Path, Integer> folder : new TreeMap<>(PACKS).entrySet()) {
+            List<Path> packs;
+            try (Stream<Path> s = Files.list(folder.getKey())) {
+                packs = s.filter(p -> p.toString().matches(".*\\.t[gx]z$"))
+                        .sorted()
+                        .toList();
             }
-            assertThat(tar.waitFor()).as("tar -tzf " + tgz).isZero();
+            int before = out.size();
+            for (Path tgz : packs) {
+                Process tar = new ProcessBuilder("tar", "-tf", tgz.toString()).start();
+                for (String entry : new String(tar.getInputStream().readAllBytes()).split("\n")) {
+                    Matcher m = PACKED_RUN.matcher(entry);
+                    if (m.find()) {
+                        out.add(Arguments.of(folder.getKey().getFileName() + "/" + tgz.getFileName(), m.group(1)));
+                    }
+                }
+                assertThat(tar.waitFor()).as("tar -tf " + tgz).isZero();
+            }
+            assertThat(out.size() - before)
+                    .as("shapes in " + folder.getKey())
+                    .isGreaterThanOrEqualTo(packs.size() * folder.getValue());
         }
-        assertThat(out).as("shapes in " + VERSIONS).hasSizeGreaterThanOrEqualTo(packs.size() * 8);
         return out.stream();
     }
 
