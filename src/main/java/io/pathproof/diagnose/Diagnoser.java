@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
  * The diagnosis procedure (seed, 回归根因推理): correctness, effect, fingerprint diff, elimination, root cause. Each side
@@ -53,7 +54,7 @@ final class Diagnoser {
         this.loadV = MachineLoad.of(vRuns);
         this.rule = Objects.requireNonNull(rule, "rule");
         this.computeKind = Fingerprint.ComputeKind.forRuns(
-                java.util.stream.Stream.concat(bs.stream(), vs.stream()).toList());
+                Stream.concat(bs.stream(), vs.stream()).toList());
     }
 
     /**

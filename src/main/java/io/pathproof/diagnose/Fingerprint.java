@@ -83,8 +83,9 @@ final class Fingerprint {
         threads();
         this.steps = steps();
         this.compute = compute();
-        this.hostCompute = hostWork() ? hostWorkCompute(false) : new double[0];
-        this.hostOwnCompute = hostWork() && waitsKnown() ? hostWorkCompute(true) : new double[0];
+        boolean work = hostWork();
+        this.hostCompute = work ? hostWorkCompute(false) : new double[0];
+        this.hostOwnCompute = work && waitsKnown() ? hostWorkCompute(true) : new double[0];
         this.kernelUs = kernelDurations();
         this.correctness = correctness();
         this.load = MachineLoad.of(e);
@@ -391,7 +392,7 @@ final class Fingerprint {
         return StepStats.stepTimes(e);
     }
 
-    /** The two measures of compute outside gradient communication, by what the runs' evidence allows. */
+    /** The measures of compute outside gradient communication, by what the runs' evidence allows. */
     enum ComputeKind {
         /**
          * Every measured step where the host does the work (CPU ranks): its forward and optimizer phases, which hold no

@@ -8,6 +8,7 @@ import static io.pathproof.diagnose.Diagnoser.undecided;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * The fixed runs against the variant runs, for each regression the variant showed against the baseline (the pair the
@@ -65,9 +66,8 @@ final class VariantUndone {
         this.lx = variantLoad;
         this.byPairs = rule.pairs() > 1 && !beside.isEmpty();
         this.regressed = StepStats.compare(steps(bs), steps(fx), rule);
-        this.kind = Fingerprint.ComputeKind.forRuns(java.util.stream.Stream.of(bs, vs, variants, beside)
-                .flatMap(List::stream)
-                .toList());
+        this.kind = Fingerprint.ComputeKind.forRuns(
+                Stream.of(bs, vs, variants, beside).flatMap(List::stream).toList());
         this.variantCompute =
                 any(compute(bs)) && any(compute(fx)) ? StepStats.compare(compute(bs), compute(fx), rule) : null;
     }

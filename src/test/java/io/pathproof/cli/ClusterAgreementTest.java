@@ -81,12 +81,8 @@ class ClusterAgreementTest {
     @MethodSource("emulatedRuns")
     void predictSaysWhatNcclDecidedOnEveryEmulatedRun(String name) throws Exception {
         Path caseDir = Path.of("samples").resolve(name);
-        Map<String, String> env = new TreeMap<>();
-        Json.mapper()
-                .readTree(caseDir.resolve("fault.sealed.json").toFile())
-                .path("env")
-                .fields()
-                .forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
+        assertThat(caseDir.resolve("fault.sealed.json")).isRegularFile();
+        Map<String, String> env = injected(caseDir);
         // What the prediction is told is what NCCL ran with: each variable as rank 0 logged it ("K set by environment
         // to
         // V", a number read through NCCL_PARAM with a full stop after it).
