@@ -165,19 +165,37 @@ def same_cycle(a, b):
     return False
 
 
-def communicator_diffs(theirs, ours):
-    """Field by field: (field, NCCL's, pathproof's, same) for every communicator field NCCL printed."""
+def graph_diffs(theirs, ring, tree, prefix=""):
+    """The Pattern lines a rank printed against the model's ring and tree search for that rank's node."""
+    out = []
+    for g, mine in (("ring", ring), ("tree", tree)):
+        for f in GRAPH_FIELDS:
+            if g in theirs:
+                # the prediction's JSON leaves crossNic out when it is 0 (GraphSummary)
+                v = (mine or {}).get(f, 0 if f == "crossNic" else None)
+                v = round(v, 6) if isinstance(v, float) else v
+                out.append(("%s%s.%s" % (prefix, g, f), theirs[g][f], v, theirs[g][f] == v))
+    return out
+
+
+def communicator_diffs(theirs, ours, d=None):
+    """Field by field: (field, NCCL's, pathproof's, same) for every communicator field NCCL printed. A rank prints its
+    own node's search (Pattern lines) before the ranks keep the minimum (init.cc@v2.28.9-1:1175-1192): where the nodes
+    differ, the prediction lists each node's own search (nodeGraphs), and each node's first rank in the run directory d
+    is held to its node's."""
     out = []
     for f in COMM_FIELDS:
         if f in theirs:
             out.append((f, theirs[f], ours.get(f), theirs[f] == ours.get(f)))
-    for g, key in (("ring", "ringGraph"), ("tree", "treeGraph")):
-        for f in GRAPH_FIELDS:
-            if g in theirs:
-                # the prediction's JSON leaves crossNic out when it is 0 (GraphSummary)
-                v = (ours.get(key) or {}).get(f, 0 if f == "crossNic" else None)
-                v = round(v, 6) if isinstance(v, float) else v
-                out.append(("%s.%s" % (g, f), theirs[g][f], v, theirs[g][f] == v))
+    nodes = ours.get("nodeGraphs") or []
+    if nodes:
+        out += graph_diffs(theirs, nodes[0].get("ring"), nodes[0].get("tree"))
+        for k, n in enumerate(nodes[1:], start=1):
+            log = os.path.join(d, "nccl-rank%d.log" % n["firstRank"]) if d else None
+            if log and os.path.isfile(log):
+                out += graph_diffs(nccl_communicator(log), n.get("ring"), n.get("tree"), "node%d." % k)
+    else:
+        out += graph_diffs(theirs, ours.get("ringGraph"), ours.get("treeGraph"))
     if "ring0" in theirs:
         orders = ours.get("ringOrders") or []
         mine = orders[0] if orders else None
@@ -215,7 +233,12 @@ def clusters(a):
         if os.path.isfile(topo):
             cluster = json.load(open(topo))
             nodes = len(cluster["nodes"])
-            nic = cluster["nodes"][0]["nics"][0] if cluster["nodes"][0].get("nics") else {}
+            nic = dict(cluster["nodes"][0]["nics"][0]) if cluster["nodes"][0].get("nics") else {}
+            # nodes that differ (one slowed with node_nic_mbps): name each other node's speed
+            other = ["node %d: %s" % (k, n["nics"][0]["speedMbps"]) for k, n in enumerate(cluster["nodes"])
+                     if n.get("nics") and n["nics"][0]["speedMbps"] != nic.get("speedMbps")]
+            if other:
+                nic["speedMbps"] = "%s (%s)" % (nic.get("speedMbps"), ", ".join(other))
         else:
             # A run made without pathproof (native/nccl-net-emu/gpu-check.sh): NCCL's own dump of node 0's topology,
             # as many identical nodes as NCCL counted.
@@ -235,7 +258,7 @@ def clusters(a):
                 coll_rows.append((shape, dec["bytes"], "predict failed: %s" % pred["error"], "", ""))
                 continue
             if first:
-                for f, x, y, same in communicator_diffs(theirs, pred["communicator"]):
+                for f, x, y, same in communicator_diffs(theirs, pred["communicator"], d):
                     s_total += 1
                     s_agree += same
                     comm_rows.append((shape, f, x, y, "agree" if same else "DIFFERS"))

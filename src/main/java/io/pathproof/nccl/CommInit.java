@@ -159,32 +159,6 @@ final class CommInit {
         }
     }
 
-    /**
-     * A NIC without a PCI path (a loopback or virtual port, hung right under a socket) on NCCL 2.24-2.26: NCCL 2.26.2
-     * listed a second, unconnected NET for it (its system print: two NET/0-0, one with DIS paths), so the ring search's
-     * type relaxation reached PATH_DIS, which only 2.27 stops (search.cc:1062-1068@v2.26.2-1, :1051-1058@v2.27.3-1).
-     * There it kept a solution with every channel in channel 0's GPU order (sameChannels 1, type …/DIS) on two of
-     * eight emulated clusters (samples/emulated-clusters-socket-versions). The twin is not modelled: the ring's
-     * channel orders are disclaimed; channel counts, bandwidths, trees and decisions agreed on all eight.
-     */
-    private void bareNicBeforeTwoTwentySeven() {
-        if (nNodes < 2 || table.firstMinor() < 24 || table.relaxStopsBeforeDis()) {
-            return;
-        }
-        for (Host h : hosts) {
-            for (Topology.Nic n : h.node().nics()) {
-                if (n.pciParent() == null) {
-                    cannot(
-                            "cannot predict the ring channels' GPU orders: NIC " + n.name() + " of "
-                                    + h.node().hostname() + " has no PCI path, and NCCL 2.24-2.26 may then keep every"
-                                    + " ring channel in channel 0's order (its ring graph printed with type DIS)",
-                            List.of("ring-order"));
-                    return;
-                }
-            }
-        }
-    }
-
     /** ncclTopoCompute for the ring and the tree, once per distinct host structure (a homogeneous cluster shares it). */
     private void search() {
         boolean nvbDisable = NcclEnv.longOr(NcclEnv.get(env, "NCCL_NVB_DISABLE"), 0) == 1;
@@ -426,7 +400,6 @@ final class CommInit {
 
     /** What the inputs cannot decide (NVLS multicast, a tuner plugin, a graph file) and settings NCCL replaces. */
     private void unpredictable() {
-        bareNicBeforeTwoTwentySeven();
         // NVLS: nvlsSupport needs an NVSwitch, sm90+, and multicast from the driver/fabric manager (not an input).
         boolean nvsPresent = false;
         for (HostGraphs hg : perHost) {
@@ -525,7 +498,32 @@ final class CommInit {
                 cannot.isEmpty() ? null : String.join("; ", cannot),
                 notes,
                 voids,
-                trees);
+                trees,
+                nodeGraphs());
+    }
+
+    /** Each node's own search where the nodes' searches differ; empty when every node found the same. */
+    private List<CommunicatorPrediction.NodeGraphs> nodeGraphs() {
+        GraphSummary r = perHost.get(0).ring().summary();
+        GraphSummary t = perHost.get(0).tree().summary();
+        boolean differ = false;
+        for (HostGraphs hg : perHost) {
+            differ |= !hg.ring().summary().equals(r) || !hg.tree().summary().equals(t);
+        }
+        if (!differ) {
+            return List.of();
+        }
+        List<CommunicatorPrediction.NodeGraphs> out = new ArrayList<>();
+        for (int h = 0; h < hosts.size(); h++) {
+            HostGraphs hg = perHost.get(h);
+            out.add(new CommunicatorPrediction.NodeGraphs(
+                    hosts.get(h).node().hostname(),
+                    hosts.get(h).ranks()[0],
+                    hosts.get(h).ranks().length,
+                    hg.ring().summary(),
+                    hg.tree().summary()));
+        }
+        return out;
     }
 
     private static void align(TopoGraph into, TopoGraph other) {

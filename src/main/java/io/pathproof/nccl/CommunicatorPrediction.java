@@ -14,6 +14,9 @@ import java.util.Map;
  * {@code launch-shape} (channels used → gridX, blockX), {@code transport}, {@code busbw}. Omitted from the JSON when
  * empty, so predictions sealed before it existed keep their seal. {@code trees}: each rank's trees as its {@code Trees}
  * INIT line lists them ({@code [0] 1/8/-1->0->-1 …}), rank by rank, ≤ 64 ranks; omitted when empty likewise.
+ * {@code nodeGraphs}: where the nodes differ (a node's NICs slower, another node shape), each node's own search, which
+ * its ranks print as their {@code Pattern …} lines before the ranks keep the minimum (init.cc@v2.28.9-1:1175-1192);
+ * {@code ringGraph} and {@code treeGraph} are that minimum. Omitted when every node found the same.
  */
 public record CommunicatorPrediction(
         int nRanks,
@@ -31,7 +34,11 @@ public record CommunicatorPrediction(
         String cannotPredict,
         List<String> notes,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> trees) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> trees,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<NodeGraphs> nodeGraphs) {
+    /** One node's own ring and tree search: its hostname, its first rank and how many ranks it holds. */
+    public record NodeGraphs(String host, int firstRank, int ranks, GraphSummary ring, GraphSummary tree) {}
+
     /** Every field a cannot-predict note may void, in table order. */
     public static final List<String> VOIDABLE = List.of(
             "algorithm", "protocol", "tuner-time", "coll-channels", "ring-order", "launch-shape", "transport", "busbw");
@@ -41,6 +48,45 @@ public record CommunicatorPrediction(
         trees = trees == null ? List.of() : List.copyOf(trees);
         notes = notes == null ? List.of() : List.copyOf(notes);
         voids = voids == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(voids));
+        nodeGraphs = nodeGraphs == null ? List.of() : List.copyOf(nodeGraphs);
+    }
+
+    /** A communicator whose nodes all found the same graphs. */
+    public CommunicatorPrediction(
+            int nRanks,
+            int nNodes,
+            int collChannels,
+            int p2pChannels,
+            int p2pChannelsPerPeer,
+            int nvlsChannels,
+            GraphSummary ringGraph,
+            GraphSummary treeGraph,
+            String transport,
+            List<String> ringOrders,
+            String channelsInitLine,
+            String threadThresholdsLine,
+            String cannotPredict,
+            List<String> notes,
+            Map<String, List<String>> voids,
+            List<String> trees) {
+        this(
+                nRanks,
+                nNodes,
+                collChannels,
+                p2pChannels,
+                p2pChannelsPerPeer,
+                nvlsChannels,
+                ringGraph,
+                treeGraph,
+                transport,
+                ringOrders,
+                channelsInitLine,
+                threadThresholdsLine,
+                cannotPredict,
+                notes,
+                voids,
+                trees,
+                List.of());
     }
 
     /**

@@ -33,9 +33,12 @@ final class Postset {
      */
     static Postset of(
             List<HostGraph> hosts, int graphChannels, NcclVersionTable.RingExchange exchange, int alignedCrossNic) {
+        // Every rank is on one host, placed node by node: the hosts' local ranks add up to the communicator. (A host's
+        // graph holds the ranks of the host it was searched for, shifted to its own by rankShift; a host searched
+        // for itself, as a node unlike the others is, has shift 0 and its ranks already global.)
         int nRanks = 0;
         for (HostGraph h : hosts) {
-            nRanks = Math.max(nRanks, h.rankShift() + h.localRanks());
+            nRanks += h.localRanks();
         }
         Postset p = new Postset(nRanks, graphChannels);
         int nNodes = hosts.size();
