@@ -4,7 +4,7 @@
 # one real DDP job on an emulated 2 x 8 H200 cluster, accepted. Everything it made ends in ONE file:
 # OUT/emulated-cluster.tgz.
 #
-#   scripts/emulated-cluster-gpu.sh PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|prove|all]
+#   scripts/emulated-cluster-gpu.sh PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|slow|prove|all]
 #
 # PATHPROOF: a pathproof launcher (scripts/bundle.sh makes one for nodes without Java). NCCL_SRC: an NCCL source tree
 # or tarball (.tar.xz/.tgz; the project's is .gpu/nccl.tar.xz, NCCL 2.28.9), built once into WORK/lib-VERSION with
@@ -17,7 +17,9 @@
 #   ddp:   `run --emulate h200-sxm-x8-nvswitch --nodes 2 -- torchrun --nproc_per_node 16 examples/recsys/train.py`
 #          (16 ranks on one GPU: the model small, the steps few) and `accept --run` on it: the sample
 #          samples/emulated-h200-2x8/ to be;
-#   network (not in all): the 2 x 8 HGX shape through the plugin with each network variable prove may inject;
+#   network (not in all): the 2 x 8 HGX shape through the plugin with each network fault prove may inject (NCCL
+#          variables, and node 1's NICs slowed);
+#   slow (not in all): Socket shapes whose nodes differ: one node's NIC slower than the others';
 #   prove (not in all): prove on a user's job on that shape with a network fault (FAULT=K=V), diagnosed blind;
 #   plugin (not in all): two 2 x 8 HGX H200 shapes (8 x 400 Gb/s NICs per node, GPUDirect claimed or not) through
 #          pathproof's emu net plugin (--net-plugin, native/nccl-net-emu) instead of Socket over lo.
@@ -26,7 +28,7 @@
 # Environment: JOBS (make -j, default nproc), ARCH (the real GPU's, default sm_90), CUDA_HOME (else nvcc's), WORK,
 # SIZES (the AllReduce sizes of every shape, instead of 4 KiB .. 1 GiB), ONLY (a regex: the sweep's shapes to run).
 set -u
-[ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|prove|all]" >&2; exit 2; }
+[ $# -ge 3 ] || { echo "usage: $0 PATHPROOF NCCL_SRC OUT [sweep|ddp|plugin|network|slow|prove|all]" >&2; exit 2; }
 pp=$1; given=$2; mkdir -p "$3"; out=$(cd "$3" && pwd); part=${4:-all}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$here/.emu/cluster}; mkdir -p "$work"; work=$(cd "$work" && pwd)
@@ -136,17 +138,39 @@ fi
 
 # network (its own call): the network faults prove may draw, as NCCL decides them, on the 2 x 8 HGX shape through
 # the emu net plugin: the same cluster with each variable set (--inject), 4 KiB .. 64 MiB; then `prove` on a user's
-# job there with one of them as its hidden fault (FAULT, default GPUDirect off), diagnosed blind.
+# job there with one of them as its hidden fault (FAULT, default NCCL_CROSS_NIC=1), diagnosed blind.
 if [ "$part" = network ] || [ "$part" = prove ]; then
   mkdir -p "$work/sweep"
   [ -f "$work/net-emu/libnccl-net-emu.so" ] || step "$here/native/nccl-net-emu/build.sh" "$work/net-emu" || exit 3
 fi
 if [ "$part" = network ]; then
+  # NET_NODE: the node file (default h200-hgx-x8-8nic-gdr; h200-hgx-x8-8nic-nogdr for the same nodes without GPUDirect).
+  net_node=${NET_NODE:-h200-hgx-x8-8nic-gdr}
+  # node1-200g / node1-50g: node 1's eight NICs slowed (knob node_nic_mbps): each node searches its own graphs and
+  # the ranks keep the minimum; perpeer-1: one p2p channel per net peer.
   for v in base: gdr-loc:NCCL_NET_GDR_LEVEL=LOC crossnic-0:NCCL_CROSS_NIC=0 crossnic-1:NCCL_CROSS_NIC=1 \
-      pxn-off:NCCL_PXN_DISABLE=1; do
-    name=h200-hgx-2x8-8nic-gdr-${v%%:*}; inj=${v#*:}; rm -rf "$work/sweep/$name"
-    shape "$name" "$topos/h200-hgx-x8-8nic-gdr.json" 2 8 4096,1048576,67108864 --net-plugin "$work/net-emu" \
+      pxn-off:NCCL_PXN_DISABLE=1 node1-200g:node_nic_mbps=1:200000 node1-100g:node_nic_mbps=1:100000 \
+      node1-50g:node_nic_mbps=1:50000 \
+      perpeer-1:NCCL_NCHANNELS_PER_NET_PEER=1; do
+    [ -z "${ONLY:-}" ] || [[ ${v%%:*} =~ $ONLY ]] || continue
+    name=h200-hgx-2x8-8nic-${net_node#h200-hgx-x8-8nic-}-${v%%:*}; inj=${v#*:}; rm -rf "$work/sweep/$name"
+    shape "$name" "$topos/$net_node.json" 2 8 4096,1048576,67108864 --net-plugin "$work/net-emu" \
       ${inj:+--inject "$inj"}
+  done
+  cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
+fi
+# slow (its own call): Socket-over-lo shapes whose nodes differ, one node's NIC slowed (knob node_nic_mbps), so that
+# every node searches its own graphs before the ranks keep the minimum (init.cc@v2.28.9-1:1175-1192).
+if [ "$part" = slow ]; then
+  mkdir -p "$work/sweep"
+  for s in "h200-nvswitch-2x8-400g-node1-100g h200-sxm-x8-nvswitch 2 8 400000 1:100000" \
+      "h200-nvswitch-4x4-200g-node2-50g h200-sxm-x4-nvswitch 4 4 200000 2:50000" \
+      "h200-pcie-2socket-2x8-100g-node1-25g $topos/h200-pcie-2socket-x8.xml 2 8 100000 1:25000" \
+      "h200-nvswitch-3x8-400g-node0-100g h200-sxm-x8-nvswitch 3 8 400000 0:100000"; do
+    set -- $s
+    [ -z "${ONLY:-}" ] || [[ $1 =~ $ONLY ]] || continue
+    rm -rf "$work/sweep/$1"
+    shape "$1" "$2" "$3" "$4" "${SIZES:-4096,65536,1048576,16777216,268435456}" --nic-speed "$5" --inject "node_nic_mbps=$6"
   done
   cp "$lib/BUILD-INFO" "$work/sweep/BUILD-INFO"
 fi
@@ -154,8 +178,10 @@ if [ "$part" = prove ]; then
   d=$work/prove-network; rm -rf "$d"
   # Relative paths: the sealed prediction names the topology file as given, and the sample must not name this node.
   rel() { case $1 in "$here"/*) echo "${1#"$here"/}" ;; *) echo "$1" ;; esac; }
-  (cd "$here" && step "$pp" prove --emulate --topology samples/emulation-sweep/topologies/h200-hgx-x8-8nic-gdr.json \
-    --nodes 2 --net-plugin "$(rel "$work/net-emu")" --nccl-lib "$(rel "$lib")" --fault "${FAULT:-NCCL_NET_GDR_LEVEL=LOC}" \
+  # PROVE_NODE: the node file; without GPUDirect by default: with it claimed, a DDP job through the plugin still hangs
+  # in its first collectives (samples/emulated-hgx-2x8-prove-network/README.md).
+  (cd "$here" && step "$pp" prove --emulate --topology "samples/emulation-sweep/topologies/${PROVE_NODE:-h200-hgx-x8-8nic-nogdr}.json" \
+    --nodes 2 --net-plugin "$(rel "$work/net-emu")" --nccl-lib "$(rel "$lib")" --fault "${FAULT:-NCCL_CROSS_NIC=1}" \
     --timeout 200 --out "$(rel "$d")" -- torchrun --nproc_per_node 16 --master_addr 127.0.0.1 \
     --master_port $((29400 + RANDOM % 500)) examples/recsys/train.py --steps 12 --users 4096 --items 2048)
   echo "== prove rc=$?" | tee -a "$log"; tail -n 30 "$work/log-$part.txt" | grep -v '^==' | tail -n 12

@@ -33,6 +33,7 @@ class Faults:
         self.find_unused = None if fu is None else str(fu).lower() in ("1", "true", "yes")
         self.compute_delay_ms = float(knobs.get("compute_delay_ms", 0) or 0)
         self.corrupt_rank = int(knobs["corrupt_grad_rank"]) if "corrupt_grad_rank" in knobs else None
+        # "node_nic_mbps" is the launcher's: it slowed an emulated node's NICs before this rank started; nothing here.
         self.exit_at = None
         if "exit_rank" in knobs:
             r, _, i = str(knobs["exit_rank"]).partition("@")

@@ -181,7 +181,7 @@ def test_the_vocabulary_is_the_one_the_java_side_reads():
     v = _files.vocabulary()
     assert v["schema"] == "pathproof.vocabulary/1"
     assert set(v["knobs"]) == {"bucket_cap_mb", "find_unused_parameters", "compute_delay_ms", "corrupt_grad_rank",
-                               "exit_rank"}
+                               "exit_rank", "node_nic_mbps"}
 
 
 def test_torchruns_parser_is_repaired_only_where_it_is_broken():

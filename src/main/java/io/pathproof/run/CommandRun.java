@@ -38,6 +38,9 @@ final class CommandRun {
     private final Runner.CommandRequest req;
     private final Injection inj;
     private final Emulation.Library emuLib;
+    /** The emulated machine with the injected knobs applied to it (a slowed node's NICs); null when not emulated. */
+    private final Runner.Emulate emulate;
+
     private final String sealSha;
     private final Path dir;
     private final int node;
@@ -49,8 +52,9 @@ final class CommandRun {
     /** Everything that can be refused before a file is written: a wrong request leaves no run directory behind. */
     private CommandRun(Runner.CommandRequest req) {
         this.req = req;
-        Runner.Emulate emu = req.machine().emulate();
         inj = Injection.parse(req.sealed().inject(), 0);
+        Runner.Emulate emu = inj.emulated(req.machine().emulate());
+        emulate = emu;
         emuLib = emu == null ? null : Emulation.checkMachine(emu, inj);
         if (emu != null && emu.cluster()) {
             checkClusterRanks(emu);
@@ -178,7 +182,7 @@ final class CommandRun {
      * and node by node is how NCCL and the model number the ranks of a cluster.
      */
     private void emulate(Map<String, String> env) {
-        Runner.Emulate emu = req.machine().emulate();
+        Runner.Emulate emu = emulate;
         Emulation.Library lib = emuLib;
         PythonProbe.Python py = PythonProbe.find(null);
         Emulation.RealGpu real = Emulation.probe(py.executable());

@@ -94,6 +94,16 @@ record Injection(Map<String, String> env, Map<String, String> knobs) {
                     }
                     return v;
                 }
+                case "node_nic_mbps": {
+                    int colon = v.indexOf(':');
+                    if (colon <= 0
+                            || Integer.parseInt(v.substring(0, colon)) < 0
+                            || Long.parseLong(v.substring(colon + 1)) <= 0) {
+                        throw PathproofException.usage(
+                                where + ": expected N:MBPS (node N >= 0 of the emulated cluster, MBPS > 0)");
+                    }
+                    return v;
+                }
                 default:
                     throw new IllegalStateException(k);
             }
@@ -106,6 +116,34 @@ record Injection(Map<String, String> env, Map<String, String> knobs) {
         if (r < 0 || (nproc > 0 && r >= nproc)) {
             throw PathproofException.usage(where + ": rank must be in 0.." + (nproc - 1));
         }
+    }
+
+    /**
+     * The emulated machine as this injection leaves it: {@code node_nic_mbps=N:MBPS} slows every NIC of node N (the
+     * launcher's knob; the ranks do nothing with it). Refused off an emulated cluster: a real NIC cannot be slowed.
+     */
+    Runner.Emulate emulated(Runner.Emulate emu) {
+        String v = knobs.get("node_nic_mbps");
+        if (v == null) {
+            return emu;
+        }
+        if (emu == null || !emu.cluster()) {
+            throw PathproofException.usage("--inject node_nic_mbps=" + v
+                    + ": slows a node of an emulated cluster (run --emulate TOPOLOGY --nodes N); here there is none");
+        }
+        int colon = v.indexOf(':');
+        int node = Integer.parseInt(v.substring(0, colon));
+        if (node >= emu.nodes()) {
+            throw PathproofException.usage(
+                    "--inject node_nic_mbps=" + v + ": the emulated cluster has nodes 0.." + (emu.nodes() - 1));
+        }
+        return new Runner.Emulate(
+                emu.topologyLabel(),
+                emu.topology().withNodeNicSpeed(node, Long.parseLong(v.substring(colon + 1))),
+                emu.ncclLib(),
+                emu.compCap(),
+                emu.ranksPerNode(),
+                emu.netPlugin());
     }
 
     /** The file that holds what was injected; the harness and prove's reveal read it, ingest and diagnose never do. */

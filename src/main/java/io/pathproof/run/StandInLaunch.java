@@ -43,10 +43,10 @@ final class StandInLaunch {
     StandInLaunch(Runner.Request req, Runner.Instrumentation ins, Runner.Emulate emulate) {
         this.req = req;
         this.ins = ins;
-        this.emulate = emulate;
         plugin = ProfilerPlugin.resolve(ins.profilerPlugin(), System.getenv(), Path.of(""));
         inj = Injection.parse(req.sealed().inject(), req.ranks().worldSize());
-        emuLib = emulate == null ? null : Emulation.check(req, emulate, inj);
+        this.emulate = inj.emulated(emulate);
+        emuLib = this.emulate == null ? null : Emulation.check(req, this.emulate, inj);
         Path prediction = req.sealed().prediction();
         sealSha = prediction == null
                 ? null

@@ -54,6 +54,10 @@ public record Scenario(
         return new Scenario(name, workload, topology, versions, ranks, m, backend);
     }
 
+    public Scenario withTopology(Topology t) {
+        return new Scenario(name, workload, t, versions, ranks, env, backend);
+    }
+
     public Scenario withWorkload(Workload w) {
         return new Scenario(name, w, topology, versions, ranks, env, backend);
     }

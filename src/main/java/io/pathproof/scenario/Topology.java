@@ -27,6 +27,27 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
         this(name, nodes, List.of());
     }
 
+    /**
+     * This cluster with every NIC of node {@code index} at {@code mbps}: the node as NCCL would see it when its links
+     * trained at another speed than the description says (an HDR port come up at EDR, a degraded cable). Nothing else
+     * of the node changes: the NICs keep their names, PCI places and GPUDirect.
+     */
+    public Topology withNodeNicSpeed(int index, long mbps) {
+        if (index < 0 || index >= nodes.size()) {
+            throw PathproofException.usage("node " + index + ": the topology has nodes 0.." + (nodes.size() - 1));
+        }
+        Node n = nodes.get(index);
+        if (n.nics().isEmpty()) {
+            throw PathproofException.usage("node " + index + " (" + n.hostname() + "): no NIC to slow down");
+        }
+        List<Nic> nics = n.nics().stream()
+                .map(c -> new Nic(c.name(), c.pciParent(), mbps, c.gdr(), c.kind()))
+                .toList();
+        List<Node> all = new java.util.ArrayList<>(nodes);
+        all.set(index, new Node(n.hostname(), n.cpus(), n.pciSwitches(), n.gpus(), n.nvlinks(), nics));
+        return new Topology(name, all, inferred);
+    }
+
     public int gpuCount() {
         int n = 0;
         for (Node node : nodes) {

@@ -229,6 +229,60 @@ class EmulatedClusterRunTest {
         assertThat(e.path("transport").asText()).isEqualTo("NCCL net plugin libnccl-net-emu.so (NCCL_NET_PLUGIN)");
         assertThat(e.path("ranksPerNode").asInt()).isEqualTo(2);
         assertThat(e.path("topologyGpus").asInt()).isEqualTo(4);
+
+        // node_nic_mbps slows node 1's NICs where NCCL and the plugin read them; node 0 and the description stay.
+        Path slow = tmp.resolve("slow");
+        StringWriter err2 = new StringWriter();
+        assertThat(run(
+                        new StringWriter(),
+                        err2,
+                        "run",
+                        "--workload",
+                        "one-64mib-fp32",
+                        "--emulate",
+                        file.toString(),
+                        "--nproc-per-node",
+                        "2",
+                        "--net-plugin",
+                        plugins.toString(),
+                        "--nccl-lib",
+                        lib.toString(),
+                        "--python",
+                        EmulationTest.fakePython(tmp).toString(),
+                        "--iters",
+                        "2",
+                        "--warmup",
+                        "0",
+                        "--profile-iters",
+                        "0",
+                        "--inject",
+                        "node_nic_mbps=1:100000",
+                        "--out",
+                        slow.toString()))
+                .isZero();
+        assertThat(err2.toString()).isEmpty();
+        Path sd = slow.toAbsolutePath().normalize();
+        assertThat(Files.readString(sd.resolve("emulated-topo-node1.xml")))
+                .contains("<net name=\"mlx5_1\" dev=\"1\" speed=\"100000\" port=\"0\" gdr=\"1\"/>")
+                .doesNotContain("speed=\"400000\"");
+        assertThat(Files.readString(sd.resolve("emulated-topo-node0.xml"))).contains("speed=\"400000\"");
+        assertThat(Files.readAllLines(sd.resolve("emulated-nics-node1.txt")).get(2))
+                .contains(" speed=100000 ");
+        assertThat(Files.readString(sd.resolve("emulated-nics-node0.txt"))).doesNotContain("speed=100000");
+        JsonNode m2 = Json.mapper().readTree(sd.resolve("manifest.json").toFile());
+        assertThat(m2.path("emulation")
+                        .path("nodeList")
+                        .get(1)
+                        .path("nics")
+                        .get(0)
+                        .path("speedMbps")
+                        .asLong())
+                .isEqualTo(100_000);
+        // Blind: what diagnose reads names neither the knob nor the slowed speed; the sealed record has it.
+        String diagnosed =
+                m2.path("topology") + " " + m2.path("env") + " " + m2.path("argv") + " " + m2.path("workload");
+        assertThat(diagnosed).doesNotContain("node_nic_mbps").doesNotContain("100000");
+        assertThat(Files.readString(sd.resolve("fault.sealed.json"))).contains("node_nic_mbps");
     }
 
     @Test
@@ -268,6 +322,17 @@ class EmulatedClusterRunTest {
                 new String[] {"--nodes", "2", "--nic-speed", "1000", "--nproc-per-node", "5"}
             },
             {ExitCode.USAGE, "go with an emulated cluster", new String[] {"--nproc-per-node", "2"}},
+            {
+                ExitCode.USAGE,
+                "the emulated cluster has nodes 0..1",
+                new String[] {"--nodes", "2", "--nic-speed", "1000", "--inject", "node_nic_mbps=2:100"}
+            },
+            {ExitCode.USAGE, "here there is none", new String[] {"--inject", "node_nic_mbps=0:100"}},
+            {
+                ExitCode.USAGE,
+                "expected N:MBPS",
+                new String[] {"--nodes", "2", "--nic-speed", "1000", "--inject", "node_nic_mbps=1:0"}
+            },
             {
                 ExitCode.USAGE,
                 "--net-plugin " + tmp.resolve("none") + ": no such file",
