@@ -292,19 +292,75 @@ final class Fingerprint {
                             num(g.bwInter()),
                             g.crossNic()));
                 }
+                List<String> split = new ArrayList<>();
+                String disagree = disagreement(list(c.graphs()), split);
                 parts.add(c.nNodes() + " nodes; net "
                         + (nets.isEmpty() ? "(no connector lines)" : String.join(", ", nets))
-                        + (graphs.isEmpty() ? "" : "; graphs " + String.join("; ", graphs)));
+                        + (graphs.isEmpty() ? "" : "; graphs " + String.join("; ", graphs))
+                        + (c.p2pChannelsPerPeer() == null ? "" : "; p2p channels per peer " + c.p2pChannelsPerPeer())
+                        + disagree);
+                if (!split.isEmpty()) {
+                    splitSources.addAll(split);
+                }
                 if (first == null) {
                     first = src(c.source());
                 }
             }
         }
+        List<String> prov = splitSources.isEmpty() ? provs(first) : new ArrayList<>(splitSources);
         path.put(
                 Layer.NETWORK,
-                parts.isEmpty()
-                        ? null
-                        : new Facet(String.join(" | ", parts), List.of(EvidenceKind.NCCL_LOG), provs(first)));
+                parts.isEmpty() ? null : new Facet(String.join(" | ", parts), List.of(EvidenceKind.NCCL_LOG), prov));
+    }
+
+    /** The words that say a cluster's nodes searched different graphs (Remedies keys its fix on them). */
+    static final String SEARCHES_DISAGREE = "the ranks' own searches disagree";
+
+    /** The sources of the first search of each kind where the ranks' own searches disagree (this fingerprint's). */
+    private final List<String> splitSources = new ArrayList<>();
+
+    /**
+     * Where the ranks' own searches of one pattern printed different graphs: every rank searches the node it sees and
+     * the ranks keep the minimum only afterwards (init.cc@v2.28.9-1:1175-1192), so a node whose NICs are slower (or
+     * whose topology differs) prints its own bandwidths before that exchange. Names the log of the first rank that
+     * printed each; {@code sources} gets their file:line. Empty when every rank found the same.
+     */
+    static String disagreement(List<Evidence.Graph> graphs, List<String> sources) {
+        java.util.TreeMap<Integer, List<Evidence.Graph>> byPattern = new java.util.TreeMap<>();
+        for (Evidence.Graph g : graphs) {
+            byPattern.computeIfAbsent(g.pattern(), k -> new ArrayList<>()).add(g);
+        }
+        StringBuilder b = new StringBuilder();
+        for (Map.Entry<Integer, List<Evidence.Graph>> en : byPattern.entrySet()) {
+            if (en.getValue().size() < 2) {
+                continue;
+            }
+            List<String> each = new ArrayList<>();
+            for (Evidence.Graph g : en.getValue()) {
+                String file = g.source() == null || g.source().file() == null
+                        ? "?"
+                        : java.nio.file.Path.of(g.source().file()).getFileName().toString();
+                each.add(String.format(
+                        Locale.ROOT,
+                        "%d ch bw %s/%s %s/%s in %s",
+                        g.nChannels(),
+                        num(g.bwIntra()),
+                        num(g.bwInter()),
+                        g.typeIntra(),
+                        g.typeInter(),
+                        file));
+                if (g.source() != null) {
+                    sources.add(src(g.source()));
+                }
+            }
+            b.append("; ")
+                    .append(SEARCHES_DISAGREE)
+                    .append(" on pattern ")
+                    .append(en.getKey())
+                    .append(": ")
+                    .append(String.join(" vs ", each));
+        }
+        return b.toString();
     }
 
     private static String num(double x) {

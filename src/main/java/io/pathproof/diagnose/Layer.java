@@ -44,11 +44,11 @@ public enum Layer {
     static final List<Layer> PATH = List.of(BUCKETS, NETWORK, ALGORITHM, PROTOCOL, TRANSPORT, CHANNELS, THREADS);
 
     /** Who owns a layer's decisions when nothing else is known (seed, 所有权边界). */
-    static final class Owner {
+    public static final class Owner {
         static final String APPLICATION = "application";
         static final String PYTORCH = "PyTorch";
         static final String NCCL = "NCCL host";
-        static final String HARDWARE = "CUDA+hardware";
+        public static final String HARDWARE = "CUDA+hardware";
 
         private Owner() {}
     }

@@ -227,9 +227,17 @@ final class Remedies {
         String fix =
                 switch (layer) {
                     case NETWORK ->
-                        "find why NCCL reached the other nodes differently on the same configuration: the NICs' link speed "
-                                + "and state (ibstat / ethtool), GPUDirect RDMA (nvidia-peermem, dma-buf), the topology NCCL read on each node "
-                                + "(NCCL_TOPO_DUMP_FILE)";
+                        d.variant().contains(Fingerprint.SEARCHES_DISAGREE)
+                                        && !d.baseline().contains(Fingerprint.SEARCHES_DISAGREE)
+                                ? "the nodes no longer see the same network: the ranks whose own search found less bandwidth"
+                                        + " (named above, before NCCL keeps every rank's minimum) sit on the node to fix;"
+                                        + " check its NICs' link speed and state (ibstat / ethtool: an HDR port up at EDR,"
+                                        + " a degraded cable or lane), its GPUDirect RDMA (nvidia-peermem, dma-buf) and the"
+                                        + " topology NCCL read there (NCCL_TOPO_DUMP_FILE), then restore the link: every"
+                                        + " node is held to the slowest one"
+                                : "find why NCCL reached the other nodes differently on the same configuration: the NICs' link speed "
+                                        + "and state (ibstat / ethtool), GPUDirect RDMA (nvidia-peermem, dma-buf), the topology NCCL read on each node "
+                                        + "(NCCL_TOPO_DUMP_FILE)";
                     case TRANSPORT, CHANNELS ->
                         "find why NCCL saw a different topology on the same configuration (nvidia-smi topo -m, "
                                 + "the peer-access matrix, NVLink state, driver / IOMMU / ACS settings) and restore the peer path";

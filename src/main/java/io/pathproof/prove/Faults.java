@@ -70,8 +70,17 @@ final class Faults {
         return Math.ceil(Math.max(MIN_DELAY_MS, base) * scale);
     }
 
-    /** Every fault this scenario supports; the seed sizes the compute slowdown ({@link #computeDelayMs}). */
+    /** Every fault this scenario supports on real machines; the seed sizes the compute slowdown. */
     static List<Fault> catalogue(Scenario s, Prediction p, String backend, int worldSize, long seed) {
+        return catalogue(s, p, backend, worldSize, seed, false);
+    }
+
+    /**
+     * Every fault this scenario supports; the seed sizes the compute slowdown ({@link #computeDelayMs}). {@code
+     * emulated}: the machine is emulated, so its hardware can be degraded too (a node's NICs slowed), which pathproof
+     * cannot do to a real cluster.
+     */
+    static List<Fault> catalogue(Scenario s, Prediction p, String backend, int worldSize, long seed, boolean emulated) {
         List<Fault> out = new ArrayList<>();
         double delay = computeDelayMs(p, backend, seed);
         out.add(new Fault(
@@ -113,6 +122,12 @@ final class Faults {
                     p,
                     io.pathproof.nccl.NcclModel.perFunctionEnvLists(s.versions().nccl())));
             out.addAll(networkFaults(s, p));
+            if (emulated) {
+                Fault slow = slowerNode(s, p);
+                if (slow != null) {
+                    out.add(slow);
+                }
+            }
         }
         return out;
     }
@@ -163,7 +178,85 @@ final class Faults {
                         c[1] + "=" + c[2] + ": " + c[3] + " (predicted " + base + " → " + changed + ")"));
             }
         }
+        Fault perPeer = fewerChannelsPerNetPeer(s, p);
+        if (perPeer != null) {
+            out.add(perPeer);
+        }
         return out;
+    }
+
+    /** Fewer p2p channels to each peer on another node than the model predicts NCCL gives it, or null. */
+    static Fault fewerChannelsPerNetPeer(Scenario s, Prediction p) {
+        int perPeer = p.communicator().p2pChannelsPerPeer();
+        if (perPeer < 2) {
+            return null;
+        }
+        // NCCL refuses a value below 1 and rounds the per-peer count to a power of two (init.cc:1684-1691,
+        // graph/paths.cc:882@v2.28.9-1); 1 is the fewest it takes.
+        Prediction q;
+        try {
+            q = Predictor.predict(s.withEnv(java.util.Map.of("NCCL_NCHANNELS_PER_NET_PEER", "1")));
+        } catch (PathproofException ex) {
+            return null;
+        }
+        int fewer = q.communicator().p2pChannelsPerPeer();
+        if (fewer >= perPeer) {
+            return null;
+        }
+        return new Fault(
+                "fewer channels per net peer",
+                List.of("NCCL_NCHANNELS_PER_NET_PEER=1"),
+                Layer.NETWORK,
+                "NCCL_NCHANNELS_PER_NET_PEER=1: send/recv to a peer on another node on fewer channels (predicted "
+                        + perPeer + " → " + fewer + " p2p channels per peer); DDP's AllReduce rides the rings and"
+                        + " trees, not these");
+    }
+
+    /**
+     * One node of an emulated cluster whose NICs came up slower than the description says: the last node's NICs at the
+     * first of 1/2, 1/4, 1/8 of their slowest speed with which the model, predicting the degraded cluster again, says
+     * NCCL reaches the other nodes differently (each node searches its own graphs and the ranks keep the minimum,
+     * init.cc@v2.28.9-1:1175-1192); null when none does. The emulation applies it (knob node_nic_mbps).
+     */
+    static Fault slowerNode(Scenario s, Prediction p) {
+        if (p.communicator() == null
+                || p.communicator().nNodes() < 2
+                || p.communicator().cannotPredict() != null) {
+            return null;
+        }
+        int last = s.topology().nodes().size() - 1;
+        io.pathproof.scenario.Topology.Node node = s.topology().nodes().get(last);
+        if (node.nics().isEmpty()) {
+            return null;
+        }
+        long speed = node.nics().stream()
+                .mapToLong(io.pathproof.scenario.Topology.Nic::speedMbps)
+                .min()
+                .getAsLong();
+        String base = network(p);
+        for (int div = 2; div <= 8; div *= 2) {
+            long slower = speed / div;
+            if (slower <= 0) {
+                break;
+            }
+            Prediction q;
+            try {
+                q = Predictor.predict(s.withTopology(s.topology().withNodeNicSpeed(last, slower)));
+            } catch (PathproofException ex) {
+                return null;
+            }
+            String changed = network(q);
+            if (!changed.equals(base)) {
+                return new Fault(
+                        "one node's NICs slower",
+                        List.of("node_nic_mbps=" + last + ":" + slower),
+                        Layer.NETWORK,
+                        "every NIC of node " + last + " (" + node.hostname() + ") at " + slower + " Mb/s instead of "
+                                + speed + ", as if its links trained slower (predicted " + base + " → " + changed
+                                + ")");
+            }
+        }
+        return null;
     }
 
     /** How the model says NCCL reaches the other nodes: the inter-node side of both graphs and the NET transport. */
@@ -283,6 +376,7 @@ final class Faults {
                     // shows.
                     case "compute_delay_ms" -> Layer.COMPUTE;
                     case "corrupt_grad_rank" -> Layer.CORRECTNESS;
+                    case "node_nic_mbps" -> Layer.NETWORK; // the emulated hardware between nodes
                     default -> Layer.actedOnBy(key);
                 };
         return new Fault("given", settings, layer, "given on the command line: " + String.join(", ", settings));
@@ -293,6 +387,18 @@ final class Faults {
 
     /** Checks a given --fault before anything runs: a typo must not cost a baseline run. */
     static void check(String spec) {
+        check(spec, false);
+    }
+
+    /**
+     * {@link #check(String)}, and a degraded node ({@code node_nic_mbps}) only where the machine is emulated: pathproof
+     * cannot slow a real NIC.
+     */
+    static void check(String spec, boolean emulated) {
+        if (!emulated && spec != null && spec.contains("node_nic_mbps")) {
+            throw PathproofException.usage("--fault node_nic_mbps: slows a node of an emulated cluster; give --emulate"
+                    + " with a cluster (--topology NODE --nodes N)");
+        }
         if (spec == null || spec.equals("random")) {
             return;
         }

@@ -10,7 +10,8 @@ import java.util.Locale;
  * The diagnosed fix, applied to the variant's settings. Only the diagnosis decides what is undone: a setting goes
  * when the diagnosis's configuration changes name it (NCCL variables, DDP's bucket cap and flags, as the job itself
  * recorded them), or, for the application's own layers (compute, correctness) that no configuration shows, when the
- * fault acts on the layer the diagnosis names — the owner undoes its change there. A wrong diagnosis therefore leaves
+ * fault acts on the layer the diagnosis names — the owner undoes its change there; likewise an emulated node's degraded
+ * NICs, which the hardware's owner restores when the diagnosis names the network without a configuration change. A wrong diagnosis therefore leaves
  * the fault in place and verify-fix fails.
  */
 record Fix(List<String> removed, List<String> kept, String reason) {
@@ -18,6 +19,9 @@ record Fix(List<String> removed, List<String> kept, String reason) {
         removed = List.copyOf(removed);
         kept = List.copyOf(kept);
     }
+
+    /** The emulation's hardware knobs: what they degrade no configuration shows, and the hardware's owner restores. */
+    private static final List<String> HARDWARE_KNOBS = List.of("node_nic_mbps");
 
     static Fix apply(Diagnosis d, Fault fault) {
         List<String> removed = new ArrayList<>();
@@ -34,7 +38,14 @@ record Fix(List<String> removed, List<String> kept, String reason) {
                     .anyMatch(n -> n.equals(key)
                             || n.endsWith("." + key)
                             || (key.equals("bucket_cap_mb") && n.endsWith("bucket_cap_bytes")));
-            boolean byLayer = applicationLayer && fault.layer() == layer;
+            // A degraded emulated node (node_nic_mbps) shows in no configuration either: its owner is the hardware's,
+            // and the diagnosis names it as a network change without a configuration change.
+            boolean hardware = HARDWARE_KNOBS.contains(key)
+                    && layer == Layer.NETWORK
+                    && fault.layer() == layer
+                    && d.rootCause() != null
+                    && Layer.Owner.HARDWARE.equals(d.rootCause().owner());
+            boolean byLayer = (applicationLayer && fault.layer() == layer) || hardware;
             if ((byConfig && layer != Layer.NONE) || byLayer) {
                 removed.add(s);
             } else {

@@ -172,7 +172,7 @@ public final class Prove {
     }
 
     public static Outcome run(Plan plan, Progress progress) {
-        Faults.check(plan.fault());
+        Faults.check(plan.fault(), plan.emulate() != null);
         Proving p = new Proving(plan, progress);
         p.predictAndRunBaseline();
         p.accept();

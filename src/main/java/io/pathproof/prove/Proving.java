@@ -159,7 +159,7 @@ final class Proving {
 
     /** 4. one fault, sealed in prove's own record outside every run directory diagnose reads, and the variant run. */
     void injectFaultAndRunVariant() {
-        List<Fault> all = Faults.catalogue(scenario, prediction, backend, ranks, plan.seed());
+        List<Fault> all = Faults.catalogue(scenario, prediction, backend, ranks, plan.seed(), plan.emulate() != null);
         // Emulated timings are not physical: a fault seen only in the step time could never be diagnosed here.
         catalogue = plan.emulate() == null
                 ? all

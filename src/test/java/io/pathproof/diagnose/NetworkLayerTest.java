@@ -62,4 +62,67 @@ class NetworkLayerTest {
         assertThat(d.eliminated()).extracting(Diagnosis.Elimination::layer).doesNotContain(Layer.NETWORK);
         assertThat(d.unexamined()).extracting(Diagnosis.Elimination::layer).doesNotContain(Layer.NETWORK);
     }
+
+    /**
+     * Each rank prints its own node's search before the ranks keep the minimum: where one node found less, the
+     * fingerprint names the log of the first rank that printed each graph; where every rank agrees it says nothing.
+     */
+    @Test
+    void ranksWhoseOwnSearchesDisagreeAreNamed() {
+        Evidence.Graph fast = new Evidence.Graph(
+                4, 0, 8, 48, 48, "NVL", "PIX", 0, io.pathproof.evidence.Source.line("run/nccl-rank0.log", 120));
+        Evidence.Graph slow = new Evidence.Graph(
+                4, 0, 8, 12, 12, "NVL", "PIX", 0, io.pathproof.evidence.Source.line("run/nccl-rank8.log", 131));
+        Evidence.Graph tree = new Evidence.Graph(
+                1, 0, 8, 48, 48, "NVL", "PIX", 0, io.pathproof.evidence.Source.line("run/nccl-rank0.log", 140));
+        List<String> sources = new java.util.ArrayList<>();
+        String said = Fingerprint.disagreement(List.of(fast, tree, slow), sources);
+        assertThat(said)
+                .contains(Fingerprint.SEARCHES_DISAGREE + " on pattern 4")
+                .contains("bw 48/48 NVL/PIX in nccl-rank0.log")
+                .contains("bw 12/12 NVL/PIX in nccl-rank8.log")
+                .doesNotContain("pattern 1");
+        assertThat(sources).containsExactly("run/nccl-rank0.log:120", "run/nccl-rank8.log:131");
+        List<String> none = new java.util.ArrayList<>();
+        assertThat(Fingerprint.disagreement(List.of(fast, tree), none)).isEmpty();
+        assertThat(none).isEmpty();
+    }
+
+    /**
+     * prove's runs with one node's NICs slowed (samples/emulated-hgx-2x8-prove-slow-node, packed): nothing in the
+     * configuration changed, node 1's ranks searched their own slower graphs, and the diagnosis names the network as the
+     * hardware's, citing the first rank of each search; the fixed run reaches the other node as the baseline did.
+     */
+    @Test
+    void aSlowerNodeIsNamedFromTheRanksOwnSearches(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Process tar = new ProcessBuilder(
+                        "tar", "-xJf", "samples/emulated-hgx-2x8-prove-slow-node/prove.txz", "-C", tmp.toString())
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(tar.getInputStream().readAllBytes());
+        assertThat(tar.waitFor()).as(out).isZero();
+        Diagnosis d = Diagnosis.diagnose(read(tmp.resolve("baseline")), read(tmp.resolve("variant")));
+        assertThat(d.conclusion()).isEqualTo("root cause");
+        assertThat(d.configuration()).isEmpty();
+        assertThat(d.rootCause().layer()).isEqualTo(Layer.NETWORK);
+        assertThat(d.rootCause().owner()).isEqualTo(Layer.Owner.HARDWARE);
+        assertThat(d.rootCause().fix()).contains("link speed");
+        Diagnosis.LayerDiff net = d.diffs().stream()
+                .filter(x -> x.layer() == Layer.NETWORK)
+                .findFirst()
+                .orElseThrow();
+        assertThat(net.baseline()).doesNotContain(Fingerprint.SEARCHES_DISAGREE);
+        assertThat(net.variant())
+                .contains(Fingerprint.SEARCHES_DISAGREE)
+                .contains("in nccl-rank0.log")
+                .contains("in nccl-rank8.log");
+        assertThat(net.provenance()).anyMatch(p -> p.contains("nccl-rank8.log:"));
+        Diagnosis fixed = Diagnosis.diagnose(read(tmp.resolve("baseline")), read(tmp.resolve("fixed")));
+        assertThat(fixed.diffs().stream()
+                        .filter(x -> x.layer() == Layer.NETWORK)
+                        .findFirst()
+                        .orElseThrow()
+                        .changed())
+                .isFalse();
+    }
 }

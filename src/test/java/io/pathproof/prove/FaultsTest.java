@@ -221,4 +221,78 @@ class FaultsTest {
         assertThat(Faults.catalogue(cluster, p, "nccl", 16, 1)).containsAll(net);
         assertThat(Faults.networkFaults(one, Predictor.predict(one))).isEmpty();
     }
+
+    private static Scenario hgx(int nodes, java.util.Map<String, String> env) {
+        io.pathproof.scenario.Topology node =
+                Scenarios.topology("samples/emulation-sweep/topologies/h200-hgx-x8-8nic-gdr.json");
+        Scenario one = Scenarios.load("h200-x4");
+        return new Scenario(
+                "hgx-" + nodes + "x8",
+                one.workload(),
+                Scenarios.cluster(node, nodes),
+                one.versions(),
+                8 * nodes,
+                env,
+                one.backend());
+    }
+
+    /**
+     * One node's NICs slowed is offered only on an emulated cluster (pathproof cannot slow a real NIC), on the last
+     * node, at the first fraction of its NICs' speed with which the model's search of that node finds less between the
+     * nodes; the fault is the emulation's knob, acting on the network.
+     */
+    @Test
+    void aSlowerNodeIsOfferedOnlyOnAnEmulatedClusterWhereItsSearchFindsLess() {
+        Scenario cluster = hgx(2, java.util.Map.of("NCCL_NVLS_ENABLE", "0"));
+        Prediction p = Predictor.predict(cluster);
+        assertThat(Faults.catalogue(cluster, p, "nccl", 16, 1))
+                .noneMatch(f -> f.settings().get(0).startsWith("node_nic_mbps"));
+        Fault slow = Faults.catalogue(cluster, p, "nccl", 16, 1, true).stream()
+                .filter(f -> f.settings().get(0).startsWith("node_nic_mbps"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(slow.layer()).isEqualTo(Layer.NETWORK);
+        String v = slow.settings().get(0).substring("node_nic_mbps=".length());
+        assertThat(v).startsWith("1:");
+        long mbps = Long.parseLong(v.substring(2));
+        // A fraction 1/2, 1/4 or 1/8 of the 400 Gb/s NICs of the topology file.
+        assertThat(List.of(200_000L, 100_000L, 50_000L)).contains(mbps);
+        // The mechanism agrees that it changes something: predicted again on the slowed cluster, the aligned graphs
+        // (the minimum over every node's own search) carry less between the nodes.
+        Prediction q = Predictor.predict(cluster.withTopology(cluster.topology().withNodeNicSpeed(1, mbps)));
+        assertThat(q.communicator().ringGraph().bwInter())
+                .isLessThan(p.communicator().ringGraph().bwInter());
+        assertThat(slow.description()).contains("→");
+        // One node: nothing between nodes to slow.
+        Scenario one = Scenarios.load("h200-x4");
+        assertThat(Faults.catalogue(one, Predictor.predict(one), "nccl", 4, 1, true))
+                .noneMatch(f -> f.settings().get(0).startsWith("node_nic_mbps"));
+        assertThatThrownBy(() -> Faults.check("node_nic_mbps=1:100000", false))
+                .isInstanceOf(PathproofException.class)
+                .hasMessageContaining("emulated");
+        Faults.check("node_nic_mbps=1:100000", true);
+        assertThat(Faults.given("node_nic_mbps=1:100000", List.of()).layer()).isEqualTo(Layer.NETWORK);
+    }
+
+    /**
+     * Fewer channels per net peer is offered where the model says NCCL gives a peer on another node more than one p2p
+     * channel, and NCCL_NCHANNELS_PER_NET_PEER=1 lowers that.
+     */
+    @Test
+    void fewerChannelsPerNetPeerIsOfferedWhereTheModelGivesANetPeerSeveral() {
+        Scenario cluster = hgx(2, java.util.Map.of("NCCL_NVLS_ENABLE", "0"));
+        Prediction p = Predictor.predict(cluster);
+        Fault f = Faults.fewerChannelsPerNetPeer(cluster, p);
+        Prediction q = Predictor.predict(cluster.withEnv(java.util.Map.of("NCCL_NCHANNELS_PER_NET_PEER", "1")));
+        if (p.communicator().p2pChannelsPerPeer() > q.communicator().p2pChannelsPerPeer()) {
+            assertThat(f).isNotNull();
+            assertThat(f.settings()).containsExactly("NCCL_NCHANNELS_PER_NET_PEER=1");
+            assertThat(Faults.networkFaults(cluster, p)).contains(f);
+        } else {
+            assertThat(f).isNull();
+        }
+        // Forced the other way (two channels per net peer where the model gives one): nothing to lower.
+        Scenario one = hgx(2, java.util.Map.of("NCCL_NVLS_ENABLE", "0", "NCCL_NCHANNELS_PER_NET_PEER", "1"));
+        assertThat(Faults.fewerChannelsPerNetPeer(one, Predictor.predict(one))).isNull();
+    }
 }

@@ -13,6 +13,10 @@ import org.junit.jupiter.api.Test;
 /** The fix undoes only what the diagnosis names: a wrong diagnosis leaves the fault in place. */
 class FixTest {
     static Diagnosis diagnosis(Layer layer, List<Diagnosis.ConfigChange> config) {
+        return diagnosis(layer, "owner", config);
+    }
+
+    static Diagnosis diagnosis(Layer layer, String owner, List<Diagnosis.ConfigChange> config) {
         return new Diagnosis(
                 Diagnosis.SCHEMA,
                 "b",
@@ -24,7 +28,7 @@ class FixTest {
                 config,
                 List.of(),
                 List.of(),
-                new Diagnosis.RootCause(layer, "owner", "change", List.of(), "the fix", List.of(), "rerun"),
+                new Diagnosis.RootCause(layer, owner, "change", List.of(), "the fix", List.of(), "rerun"),
                 List.of());
     }
 
@@ -114,5 +118,29 @@ class FixTest {
                 .startsWith("nothing was undone");
         Fix undone = Fix.apply(diagnosis(Layer.COMPUTE, List.of()), slow);
         assertThat(Proving.notVerified(undone, looksFine)).isEmpty();
+    }
+
+    /**
+     * A slowed emulated node shows in no configuration: it is undone when the diagnosis names the network as the
+     * hardware's (a change without a configuration change), never on another layer or on NCCL's network variables.
+     */
+    @Test
+    void aSlowedNodeIsRestoredOnlyWhenTheNetworkIsNamedAsTheHardwares() {
+        Fault slow = new Fault("one node's NICs slower", List.of("node_nic_mbps=1:100000"), Layer.NETWORK, "");
+        assertThat(Fix.apply(diagnosis(Layer.NETWORK, Layer.Owner.HARDWARE, List.of()), slow)
+                        .removed())
+                .containsExactly("node_nic_mbps=1:100000");
+        assertThat(Fix.apply(diagnosis(Layer.NETWORK, "NCCL host", List.of()), slow)
+                        .kept())
+                .as("named as NCCL's own choice: no NIC was restored")
+                .containsExactly("node_nic_mbps=1:100000");
+        assertThat(Fix.apply(diagnosis(Layer.ALGORITHM, Layer.Owner.HARDWARE, List.of()), slow)
+                        .removed())
+                .isEmpty();
+        Fault gdr = new Fault("GPUDirect RDMA off", List.of("NCCL_NET_GDR_LEVEL=LOC"), Layer.NETWORK, "");
+        assertThat(Fix.apply(diagnosis(Layer.NETWORK, Layer.Owner.HARDWARE, List.of()), gdr)
+                        .removed())
+                .as("a variable is undone only where the configuration diff names it")
+                .isEmpty();
     }
 }
