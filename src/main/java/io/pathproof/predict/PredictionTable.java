@@ -81,6 +81,16 @@ public final class PredictionTable {
                 c.transport()));
         graph(sb, "ring graph", c.ringGraph());
         graph(sb, "tree graph", c.treeGraph());
+        if (!c.nodeGraphs().isEmpty()) {
+            // The nodes' own searches differ: each node's ranks print theirs before the ranks keep the minimum above.
+            sb.append("  the nodes' own searches differ; the graphs above are the minimum every rank keeps:\n");
+            for (io.pathproof.nccl.CommunicatorPrediction.NodeGraphs n : c.nodeGraphs()) {
+                String who = "  node " + n.host() + " (ranks " + n.firstRank() + "-" + (n.firstRank() + n.ranks() - 1)
+                        + ") ";
+                graph(sb, who.strip() + " ring", n.ring());
+                graph(sb, who.strip() + " tree", n.tree());
+            }
+        }
         if (c.channelsInitLine() != null) {
             sb.append("  INIT: ").append(c.channelsInitLine()).append('\n');
         }
