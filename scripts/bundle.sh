@@ -12,15 +12,20 @@ out=${1:-$base/target/bundle}
 case $out in *.tar.xz) packed=$out; out=$(mktemp -d)/bundle; compress=0 ;; *) packed=; compress=2 ;; esac
 (cd "$base" && ./mvnw -q -B -DskipTests package)
 rm -rf "$out" && mkdir -p "$out"
-jlink --add-modules java.base,java.sql,java.logging,java.management,java.naming,java.xml,jdk.unsupported \
+# java.sql (the SQLite JDBC driver for nsys exports) brings java.logging, java.xml and java.transaction.xa; nothing
+# pathproof or its libraries load needs java.management or java.naming (2 MB of modules).
+jlink --add-modules java.base,java.sql,java.logging,java.xml,jdk.unsupported \
   --strip-debug --no-man-pages --no-header-files --compress=$compress --output "$out/jre"
 if [ -n "$packed" ]; then
   # For a transfer: the SQLite JDBC driver's native library only for this platform (it picks its own by os.name and
-  # os.arch, org/sqlite/util/OSInfo): the other nine are 4.5 MB the GPU node never loads.
+  # os.arch, org/sqlite/util/OSInfo): the other nine are 4.5 MB the GPU node never loads; of uPlot only the build the
+  # report inlines (report/Page.java); no Maven metadata.
   plat="Linux/$(uname -m | sed 's/^arm64$/aarch64/')"
   mkdir "$out/j" && (cd "$out/j" && jar xf "$base/target/pathproof-0.1.0-all.jar" \
     && find org/sqlite/native -name '*.so' -o -name '*.dll' -o -name '*.jnilib' -o -name '*.dylib' \
        | grep -v "^org/sqlite/native/$plat/" | xargs rm -f \
+    && find META-INF/resources/webjars/uplot -type f ! -name 'uPlot.iife.min.js' ! -name '*.css' -delete \
+    && rm -rf META-INF/maven \
     && jar --create --no-compress \
     --file ../pathproof.jar --manifest META-INF/MANIFEST.MF -C . .) && rm -rf "$out/j"
 else
