@@ -51,44 +51,6 @@ public record CommunicatorPrediction(
         nodeGraphs = nodeGraphs == null ? List.of() : List.copyOf(nodeGraphs);
     }
 
-    /** A communicator whose nodes all found the same graphs. */
-    public CommunicatorPrediction(
-            int nRanks,
-            int nNodes,
-            int collChannels,
-            int p2pChannels,
-            int p2pChannelsPerPeer,
-            int nvlsChannels,
-            GraphSummary ringGraph,
-            GraphSummary treeGraph,
-            String transport,
-            List<String> ringOrders,
-            String channelsInitLine,
-            String threadThresholdsLine,
-            String cannotPredict,
-            List<String> notes,
-            Map<String, List<String>> voids,
-            List<String> trees) {
-        this(
-                nRanks,
-                nNodes,
-                collChannels,
-                p2pChannels,
-                p2pChannelsPerPeer,
-                nvlsChannels,
-                ringGraph,
-                treeGraph,
-                transport,
-                ringOrders,
-                channelsInitLine,
-                threadThresholdsLine,
-                cannotPredict,
-                notes,
-                voids,
-                trees,
-                List.of());
-    }
-
     /**
      * The cannot-predict note that voids {@code field}, or null. A prediction that carries a note but no voids (sealed
      * before voids existed) voids every field: never judge what the model disclaimed.

@@ -514,7 +514,7 @@ class AcceptanceTest {
         s.ncclVersion = "2.28.9";
         Prediction p = SyntheticRuns.seedPredictionFor(s);
         CommunicatorPrediction cp = new CommunicatorPrediction(
-                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null);
+                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null, List.of());
         CollectivePrediction c = p.collectives().get(0);
         CollectivePrediction copy = new CollectivePrediction(
                 0, c.bytes(), "RING", 1, "SIMPLE", 2, null, 0, 0, 0, 0, 0, 0.0, 0L, "none", null, null, null, true,
@@ -697,7 +697,8 @@ class AcceptanceTest {
                         null,
                         List.of(),
                         null,
-                        null),
+                        null,
+                        List.of()),
                 p.collectives(),
                 p.assumptions(),
                 null);
@@ -785,7 +786,8 @@ class AcceptanceTest {
                         note,
                         List.of(),
                         voids,
-                        null),
+                        null,
+                        List.of()),
                 p.collectives(),
                 p.assumptions(),
                 null);
@@ -826,7 +828,8 @@ class AcceptanceTest {
                         null,
                         List.of(),
                         null,
-                        null),
+                        null,
+                        List.of()),
                 p.collectives(),
                 p.assumptions(),
                 null);

@@ -496,7 +496,7 @@ public final class SyntheticRuns {
     public static Prediction seedPrediction() {
         Bucket b = new Bucket(0, MIB64, List.of("weight"), true, DType.FLOAT32, MIB64);
         CommunicatorPrediction comm = new CommunicatorPrediction(
-                4, 1, 12, 16, 4, 0, null, null, "P2P", List.of(), null, null, null, List.of(), null, null);
+                4, 1, 12, 16, 4, 0, null, null, "P2P", List.of(), null, null, null, List.of(), null, null, List.of());
         CollectivePrediction c = new CollectivePrediction(
                 0,
                 MIB64,

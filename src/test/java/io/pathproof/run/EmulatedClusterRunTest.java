@@ -172,9 +172,7 @@ class EmulatedClusterRunTest {
 
         Path out = tmp.resolve("r");
         StringWriter err = new StringWriter();
-        int code = run(
-                new StringWriter(),
-                err,
+        List<String> twoPerNode = List.of(
                 "run",
                 "--workload",
                 "one-64mib-fp32",
@@ -193,9 +191,10 @@ class EmulatedClusterRunTest {
                 "--warmup",
                 "0",
                 "--profile-iters",
-                "0",
-                "--out",
-                out.toString());
+                "0");
+        List<String> args = new ArrayList<>(twoPerNode);
+        args.addAll(List.of("--out", out.toString()));
+        int code = run(new StringWriter(), err, args.toArray(new String[0]));
         assertThat(err.toString()).isEmpty();
         assertThat(code).isZero();
         Path dir = out.toAbsolutePath().normalize();
@@ -233,32 +232,9 @@ class EmulatedClusterRunTest {
         // node_nic_mbps slows node 1's NICs where NCCL and the plugin read them; node 0 and the description stay.
         Path slow = tmp.resolve("slow");
         StringWriter err2 = new StringWriter();
-        assertThat(run(
-                        new StringWriter(),
-                        err2,
-                        "run",
-                        "--workload",
-                        "one-64mib-fp32",
-                        "--emulate",
-                        file.toString(),
-                        "--nproc-per-node",
-                        "2",
-                        "--net-plugin",
-                        plugins.toString(),
-                        "--nccl-lib",
-                        lib.toString(),
-                        "--python",
-                        EmulationTest.fakePython(tmp).toString(),
-                        "--iters",
-                        "2",
-                        "--warmup",
-                        "0",
-                        "--profile-iters",
-                        "0",
-                        "--inject",
-                        "node_nic_mbps=1:100000",
-                        "--out",
-                        slow.toString()))
+        List<String> slowArgs = new ArrayList<>(twoPerNode);
+        slowArgs.addAll(List.of("--inject", "node_nic_mbps=1:100000", "--out", slow.toString()));
+        assertThat(run(new StringWriter(), err2, slowArgs.toArray(new String[0])))
                 .isZero();
         assertThat(err2.toString()).isEmpty();
         Path sd = slow.toAbsolutePath().normalize();
