@@ -121,11 +121,15 @@ class ClusterAgreementTest {
      * run's node_nic_mbps, and one p2p channel per net peer) under NCCL 2.28.9 and 2.30.7: one txz each.
      */
     static final Path SLOW_NODE = Path.of("samples/emulated-clusters-slow-node");
-    /** Each packed sweep folder and the fewest shapes each of its packs holds (2.24.3: five Socket shapes). */
-    static final Map<Path, Integer> PACKS = Map.of(VERSIONS, 5, NET_EMU_VERSIONS, 7, SLOW_NODE, 9);
+    /**
+     * Each packed sweep folder and the fewest shapes each of its packs holds (2.24.3: five Socket shapes, 2.25.1:
+     * four).
+     */
+    static final Map<Path, Integer> PACKS = Map.of(VERSIONS, 4, NET_EMU_VERSIONS, 7, SLOW_NODE, 9);
 
     /**
-     * The same shapes under NCCL 2.21.5, 2.26.2, 2.27.3, 2.27.5, 2.29.7 and 2.30.7, each predicted with the version
+     * The same shapes under NCCL 2.21.5, 2.24.3, 2.25.1, 2.26.2, 2.27.3, 2.27.5, 2.29.7 and 2.30.7 (and the slowed-node
+     * shapes under 2.28.9 and 2.30.7), each predicted with the version
      * the log names. Each version's run directories are kept packed (about 170 kB each) and unpacked here.
      */
     @ParameterizedTest(name = "{0} {1}")

@@ -117,6 +117,58 @@ class NcclVersionTableTest {
             new Pin("v2.21.5-1", "include/enqueue.h", 16, "#define NCCL_LL128_ALIGNMENT_PER_WARP 480"),
             new Pin("v2.21.5-1", "include/enqueue.h", 17, "#define NCCL_SIMPLE_ALIGNMENT (WARP_SIZE * 8LL * 16LL)"),
             new Pin("v2.21.5-1", "include/enqueue.h", 18, "#define NCCL_BYTES_ALIGNMENT 16"),
+            new Pin("v2.25.1-1", "include/device.h", 62, "#define MAXCHANNELS 64"),
+            new Pin("v2.25.1-1", "include/nccl_common.h", 54, "#define NCCL_NUM_ALGORITHMS 7"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 121, "{  6.8, 14.0,  8.4 }, {  6.6, 14.0,  8.4 }"),
+            new Pin(
+                    "v2.25.1-1",
+                    "graph/tuning.cc",
+                    131,
+                    "{ .6, 1.25, 4.0 }, /* Ring (LL/LL128/Simple)*/ { .6, 1.9, 3.4 }"),
+            new Pin(
+                    "v2.25.1-1",
+                    "graph/tuning.cc",
+                    135,
+                    "{ 1.0, 1.9, 4.0 }, /* Ring (LL/LL128/Simple)*/ { 1.0, 2.5, 5.7 }"),
+            new Pin(
+                    "v2.25.1-1",
+                    "graph/tuning.cc",
+                    139,
+                    "{ 5.0, 8.5, 14 }, /* Ring (LL/LL128/Simple)*/ { 2.7, 4.0, 14.0 }"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 141, "/* NVLS */ { 0, 0, 18 }, /* NVLSTree */ { 0, 0, 14 }"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 155, "{2*141.0, 2*45.0 /*avg of ring & tree*/, 2*35.0}"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 174, "{2*38.7, 2*41.4, 2*36.0}"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 215, "minCompCap >= 100 ? BLACKWELL_COMPCAP_IDX"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 260, "graphs[a]->pattern == NCCL_TOPO_PATTERN_TREE) busBw *= .85"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 435, "case 100: pEnable &= 1; break;"),
+            new Pin("v2.25.1-1", "graph/tuning.cc", 436, "case 120: pEnable &= 1; break;"),
+            new Pin("v2.25.1-1", "graph/search.cc", 957, "ncclTopoGetGpuMinPath(system, GPU, &minTypeIntra)"),
+            new Pin(
+                    "v2.25.1-1",
+                    "graph/search.cc",
+                    940,
+                    "float sm100SpeedArrayIntra[] = { 90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0 };"),
+            new Pin("v2.25.1-1", "graph/search.cc", 941, "float sm100SpeedArrayInter[] = { 48.0, 45.0, 42.0,"),
+            new Pin(
+                    "v2.25.1-1",
+                    "graph/connect.cc",
+                    393,
+                    "if (graphs[NCCL_ALGO_RING]->crossNic && (nChannels % 2) == 0) {"),
+            new Pin("v2.25.1-1", "graph/connect.cc", 466, "comm->minCompCap >= 90 && comm->nNodes > 1"),
+            new Pin("v2.25.1-1", "graph/topo.h", 19, "#define SM100_NVLINK_BW 40.0"),
+            new Pin("v2.25.1-1", "graph/topo.h", 71, "#define PATH_PXN 5"),
+            new Pin("v2.25.1-1", "graph/topo.cc", 80, "SKL_QPI_BW : QPI_BW"),
+            new Pin(
+                    "v2.25.1-1",
+                    "enqueue.cc",
+                    557,
+                    "int trafficPerByte = ncclFuncTrafficPerByte(task->func, comm->nRanks);"),
+            new Pin(
+                    "v2.25.1-1",
+                    "enqueue.cc",
+                    558,
+                    "size_t cellSize = divUp(divUp(MinTrafficPerChannel, (size_t)trafficPerByte), 16) * 16;"),
+            new Pin("v2.25.1-1", "enqueue.cc", 688, "\"%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}\""),
             new Pin("v2.26.2-1", "include/device.h", 62, "#define MAXCHANNELS 64"),
             new Pin("v2.26.2-1", "include/nccl_common.h", 54, "#define NCCL_NUM_ALGORITHMS 7"),
             new Pin("v2.26.2-1", "graph/tuning.cc", 121, "{  6.8, 14.0,  8.4 }, {  6.6, 14.0,  8.4 }"),
@@ -436,6 +488,46 @@ class NcclVersionTableTest {
     }
 
     @Test
+    void v225TakesTheSearchAndTunerOf226ButTheRingExchangeAndTreePatternOf224() {
+        NcclVersionTable t = NcclVersionTable.named("2.25.x");
+        NcclVersionTable before = NcclVersionTable.named("2.24.x");
+        NcclVersionTable after = NcclVersionTable.named("2.26.x");
+        assertThat(t.verifiedAt()).isEqualTo("v2.25.1-1");
+        // As 2.26: MAXCHANNELS 64, Blackwell rows, LL128 on cc 100/120, bounds from the system, SM100 NVLink and
+        // speeds.
+        assertThat(t.maxChannels()).isEqualTo(64).isNotEqualTo(before.maxChannels());
+        assertThat(t.numAlgorithms()).isEqualTo(7);
+        assertThat(t.baseLat()).isDeepEqualTo(after.baseLat());
+        assertThat(t.hwLat()).isDeepEqualTo(after.hwLat());
+        assertThat(t.llMaxBws()).isDeepEqualTo(after.llMaxBws());
+        assertThat(t.perChMaxRingLL128Bws()).isDeepEqualTo(after.perChMaxRingLL128Bws());
+        assertThat(t.perChMaxTreeLL128Bws()).isDeepEqualTo(after.perChMaxTreeLL128Bws());
+        assertThat(t.perChMaxTreeBws()).isDeepEqualTo(after.perChMaxTreeBws());
+        assertThat(t.compCapIndex(100)).isEqualTo(3);
+        assertThat(t.ll128Rule()).isEqualTo(Ll128Rule.CC_70_80_90_100_120);
+        assertThat(t.searchBoundsFromSystem()).isTrue();
+        assertThat(t.postsetDoubleOnlySm90()).isFalse();
+        assertThat(t.sm100SpeedIntra()).containsExactly(after.sm100SpeedIntra());
+        assertThat(t.sm100SpeedInter()).containsExactly(after.sm100SpeedInter());
+        assertThat(t.nvlBw(100)).isEqualTo(40.0f);
+        assertThat(t.mixedCpus()).isTrue();
+        assertThat(t.strictEnvLists()).isTrue();
+        assertThat(t.crossNicTwo()).isTrue();
+        assertThat(t.tuningLine()).isEqualTo(TuningLineFormat.FUNC_BYTES_ALGO_PROTO_CHANNELS);
+        assertThat(t.minTrafficPerChannel()).isEqualTo(16 << 10);
+        // As 2.24: the rank's own tree pattern, the exchange on any crossNic, no C2C, no split NVLink, Skylake the
+        // newest Intel, LL traffic x1.
+        assertThat(t.maxTreePattern()).isFalse();
+        assertThat(t.ringExchange()).isEqualTo(RingExchange.ALIGNED_CROSS_NIC);
+        assertThat(t.pathLevels()).containsExactly(before.pathLevels());
+        assertThat(t.splitNvLinkForcesTwoChannels()).isFalse();
+        assertThat(t.intelSrpErp()).isFalse();
+        assertThat(t.llTrafficTimesFour()).isFalse();
+        assertThat(NcclVersionTable.forVersion(Version.parse("2.25.1")).family())
+                .isEqualTo("2.25.x");
+    }
+
+    @Test
     void v226() {
         NcclVersionTable t = NcclVersionTable.named("2.26.x");
         assertThat(t.family()).isEqualTo("2.26.x");
@@ -516,7 +608,7 @@ class NcclVersionTableTest {
     void ringExchangeOfEachFamily() {
         // ≤ 2.25 swap rings c and c^1 on odd nodes for any crossNic, 2.26-2.27 for the aligned crossNic 2, 2.28 on
         // the rank's own crossNicRing 2.
-        for (String f : List.of("2.21.x", "2.22.x", "2.23.x", "2.24.x")) {
+        for (String f : List.of("2.21.x", "2.22.x", "2.23.x", "2.24.x", "2.25.x")) {
             assertThat(NcclVersionTable.named(f).ringExchange()).as(f).isEqualTo(RingExchange.ALIGNED_CROSS_NIC);
         }
         for (String f : List.of("2.26.x", "2.27.0-2.27.4", "2.27.5", "2.27.6-2.27.7")) {
