@@ -265,6 +265,8 @@ final class Fingerprint {
     private void network() {
         TreeSet<String> parts = new TreeSet<>();
         String first = null;
+        // The file:line of the first search of each kind where the ranks' own searches disagree.
+        List<String> splitSources = new ArrayList<>();
         if (e.nccl() != null) {
             for (Evidence.Communicator c : list(e.nccl().communicators())) {
                 if (!multiNode(c)) {
@@ -292,22 +294,18 @@ final class Fingerprint {
                             num(g.bwInter()),
                             g.crossNic()));
                 }
-                List<String> split = new ArrayList<>();
-                String disagree = disagreement(list(c.graphs()), split);
+                String disagree = disagreement(list(c.graphs()), splitSources);
                 parts.add(c.nNodes() + " nodes; net "
                         + (nets.isEmpty() ? "(no connector lines)" : String.join(", ", nets))
                         + (graphs.isEmpty() ? "" : "; graphs " + String.join("; ", graphs))
                         + (c.p2pChannelsPerPeer() == null ? "" : "; p2p channels per peer " + c.p2pChannelsPerPeer())
                         + disagree);
-                if (!split.isEmpty()) {
-                    splitSources.addAll(split);
-                }
                 if (first == null) {
                     first = src(c.source());
                 }
             }
         }
-        List<String> prov = splitSources.isEmpty() ? provs(first) : new ArrayList<>(splitSources);
+        List<String> prov = splitSources.isEmpty() ? provs(first) : splitSources;
         path.put(
                 Layer.NETWORK,
                 parts.isEmpty() ? null : new Facet(String.join(" | ", parts), List.of(EvidenceKind.NCCL_LOG), prov));
@@ -315,9 +313,6 @@ final class Fingerprint {
 
     /** The words that say a cluster's nodes searched different graphs (Remedies keys its fix on them). */
     static final String SEARCHES_DISAGREE = "the ranks' own searches disagree";
-
-    /** The sources of the first search of each kind where the ranks' own searches disagree (this fingerprint's). */
-    private final List<String> splitSources = new ArrayList<>();
 
     /**
      * Where the ranks' own searches of one pattern printed different graphs: every rank searches the node it sees and

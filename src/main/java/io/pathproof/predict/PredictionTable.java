@@ -85,10 +85,10 @@ public final class PredictionTable {
             // The nodes' own searches differ: each node's ranks print theirs before the ranks keep the minimum above.
             sb.append("  the nodes' own searches differ; the graphs above are the minimum every rank keeps:\n");
             for (io.pathproof.nccl.CommunicatorPrediction.NodeGraphs n : c.nodeGraphs()) {
-                String who = "  node " + n.host() + " (ranks " + n.firstRank() + "-" + (n.firstRank() + n.ranks() - 1)
-                        + ") ";
-                graph(sb, who.strip() + " ring", n.ring());
-                graph(sb, who.strip() + " tree", n.tree());
+                String who =
+                        "node " + n.host() + " (ranks " + n.firstRank() + "-" + (n.firstRank() + n.ranks() - 1) + ")";
+                graph(sb, who + " ring", n.ring());
+                graph(sb, who + " tree", n.tree());
             }
         }
         if (c.channelsInitLine() != null) {

@@ -121,13 +121,7 @@ final class Faults {
             out.addAll(ncclFaults(
                     p,
                     io.pathproof.nccl.NcclModel.perFunctionEnvLists(s.versions().nccl())));
-            out.addAll(networkFaults(s, p));
-            if (emulated) {
-                Fault slow = slowerNode(s, p);
-                if (slow != null) {
-                    out.add(slow);
-                }
-            }
+            out.addAll(networkFaults(s, p, emulated));
         }
         return out;
     }
@@ -136,9 +130,10 @@ final class Faults {
      * The network faults of a multi-node scenario, each offered only where the model, predicting the scenario again
      * with the variable set, says NCCL reaches the other nodes differently (another inter-node graph or NET transport):
      * GPUDirect RDMA off (NCCL_NET_GDR_LEVEL=LOC, ncclTopoCheckGdr, graph/paths.cc@v2.28.9-1:452-475), the other NIC
-     * pairing (NCCL_CROSS_NIC, graph/search.cc), PXN off (NCCL_PXN_DISABLE, graph/paths.cc:708-740).
+     * pairing (NCCL_CROSS_NIC, graph/search.cc), PXN off (NCCL_PXN_DISABLE, graph/paths.cc:708-740), fewer channels per
+     * net peer; and where the machine is {@code emulated}, one node's NICs slower ({@link #slowerNode}).
      */
-    static List<Fault> networkFaults(Scenario s, Prediction p) {
+    static List<Fault> networkFaults(Scenario s, Prediction p, boolean emulated) {
         List<Fault> out = new ArrayList<>();
         if (p.communicator() == null
                 || p.communicator().nNodes() < 2
@@ -182,6 +177,10 @@ final class Faults {
         if (perPeer != null) {
             out.add(perPeer);
         }
+        Fault slow = emulated ? slowerNode(s, p, base) : null;
+        if (slow != null) {
+            out.add(slow);
+        }
         return out;
     }
 
@@ -216,14 +215,10 @@ final class Faults {
      * One node of an emulated cluster whose NICs came up slower than the description says: the last node's NICs at the
      * first of 1/2, 1/4, 1/8 of their slowest speed with which the model, predicting the degraded cluster again, says
      * NCCL reaches the other nodes differently (each node searches its own graphs and the ranks keep the minimum,
-     * init.cc@v2.28.9-1:1175-1192); null when none does. The emulation applies it (knob node_nic_mbps).
+     * init.cc@v2.28.9-1:1175-1192); null when none does. The emulation applies it (knob node_nic_mbps). {@code base}:
+     * how the model says NCCL reaches the other nodes now ({@link #network}).
      */
-    static Fault slowerNode(Scenario s, Prediction p) {
-        if (p.communicator() == null
-                || p.communicator().nNodes() < 2
-                || p.communicator().cannotPredict() != null) {
-            return null;
-        }
+    private static Fault slowerNode(Scenario s, Prediction p, String base) {
         int last = s.topology().nodes().size() - 1;
         io.pathproof.scenario.Topology.Node node = s.topology().nodes().get(last);
         if (node.nics().isEmpty()) {
@@ -233,7 +228,6 @@ final class Faults {
                 .mapToLong(io.pathproof.scenario.Topology.Nic::speedMbps)
                 .min()
                 .getAsLong();
-        String base = network(p);
         for (int div = 2; div <= 8; div *= 2) {
             long slower = speed / div;
             if (slower <= 0) {

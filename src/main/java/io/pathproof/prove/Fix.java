@@ -42,10 +42,8 @@ record Fix(List<String> removed, List<String> kept, String reason) {
             // and the diagnosis names it as a network change without a configuration change.
             boolean hardware = HARDWARE_KNOBS.contains(key)
                     && layer == Layer.NETWORK
-                    && fault.layer() == layer
-                    && d.rootCause() != null
                     && Layer.Owner.HARDWARE.equals(d.rootCause().owner());
-            boolean byLayer = (applicationLayer && fault.layer() == layer) || hardware;
+            boolean byLayer = fault.layer() == layer && (applicationLayer || hardware);
             if ((byConfig && layer != Layer.NONE) || byLayer) {
                 removed.add(s);
             } else {

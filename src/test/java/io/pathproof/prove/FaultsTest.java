@@ -208,7 +208,7 @@ class FaultsTest {
                 java.util.Map.of("NCCL_NVLS_ENABLE", "0"),
                 one.backend());
         Prediction p = Predictor.predict(cluster);
-        List<Fault> net = Faults.networkFaults(cluster, p);
+        List<Fault> net = Faults.networkFaults(cluster, p, false);
         assertThat(net).extracting(Fault::layer).containsOnly(Layer.NETWORK);
         assertThat(net).extracting(f -> f.settings().get(0)).contains("NCCL_NET_GDR_LEVEL=LOC");
         Fault gdr = net.stream()
@@ -219,7 +219,7 @@ class FaultsTest {
         // (paths.cc@v2.28.9-1:741-752).
         assertThat(gdr.description()).contains("PIX").contains("PHB");
         assertThat(Faults.catalogue(cluster, p, "nccl", 16, 1)).containsAll(net);
-        assertThat(Faults.networkFaults(one, Predictor.predict(one))).isEmpty();
+        assertThat(Faults.networkFaults(one, Predictor.predict(one), false)).isEmpty();
     }
 
     private static Scenario hgx(int nodes, java.util.Map<String, String> env) {
@@ -287,7 +287,7 @@ class FaultsTest {
         if (p.communicator().p2pChannelsPerPeer() > q.communicator().p2pChannelsPerPeer()) {
             assertThat(f).isNotNull();
             assertThat(f.settings()).containsExactly("NCCL_NCHANNELS_PER_NET_PEER=1");
-            assertThat(Faults.networkFaults(cluster, p)).contains(f);
+            assertThat(Faults.networkFaults(cluster, p, false)).contains(f);
         } else {
             assertThat(f).isNull();
         }
