@@ -178,8 +178,8 @@ if [ "$part" = prove ]; then
   d=$work/prove-network; rm -rf "$d"
   # Relative paths: the sealed prediction names the topology file as given, and the sample must not name this node.
   rel() { case $1 in "$here"/*) echo "${1#"$here"/}" ;; *) echo "$1" ;; esac; }
-  # PROVE_NODE: the node file; without GPUDirect by default: with it claimed, a DDP job through the plugin still hangs
-  # in its first collectives (samples/emulated-hgx-2x8-prove-network/README.md).
+  # PROVE_NODE: the node file; without GPUDirect by default (h200-hgx-x8-8nic-gdr claims it: FAULT
+  # NCCL_NET_GDR_LEVEL=LOC is then the fault to draw; samples/emulated-hgx-2x8-prove-gdr).
   (cd "$here" && step "$pp" prove --emulate --topology "samples/emulation-sweep/topologies/${PROVE_NODE:-h200-hgx-x8-8nic-nogdr}.json" \
     --nodes 2 --net-plugin "$(rel "$work/net-emu")" --nccl-lib "$(rel "$lib")" --fault "${FAULT:-NCCL_CROSS_NIC=1}" \
     --timeout 200 --out "$(rel "$d")" -- torchrun --nproc_per_node 16 --master_addr 127.0.0.1 \

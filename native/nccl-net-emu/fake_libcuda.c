@@ -3,10 +3,14 @@
  * PATHPROOF_NET_EMU_LIBCUDA). "Device" addresses are host addresses plus FAKE_DEVICE_OFFSET, an unmapped range: a
  * plugin that touched a device pointer itself instead of copying through the driver would crash the test. Async
  * copies only happen at cuStreamSynchronize, so a plugin that forgot to wait would deliver stale bytes; a copy on the
- * legacy stream (NULL) or on a stream not created non-blocking is refused. It proves the plugin's staging logic, not
- * CUDA: gpu-check.sh runs the same code against the real driver.
+ * legacy stream (NULL), on a stream not created non-blocking or in another context than the current one, or whose
+ * host side is not page-locked memory from cuMemHostAlloc, is refused. Every fake device address is a cuMem
+ * allocation, so the plugin must copy from the one context it makes for itself (net_emu_cuda.c says why); the stats
+ * count those copies. It proves the plugin's staging logic, not CUDA: gpu-check.sh runs the same code against the
+ * real driver.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -14,24 +18,59 @@
 #define FAKE_DEVICE_OFFSET 0x100000000000ull
 #define FAKE_NON_BLOCKING 0x1
 #define FAKE_MAX_PENDING 64
+#define FAKE_MAX_PINNED 4096
 
-static int ctxToken;
+static int ctxToken, ownCtxToken;
 #define FAKE_CTX ((CUcontext)&ctxToken)
+#define FAKE_OWN_CTX ((CUcontext)&ownCtxToken) /* the one context the plugin may make for itself */
 /* a queued copy: n bytes, or height rows of width bytes at pitch (2D) */
 struct fakeCopy { char* dst; const char* src; size_t n, width, height, pitch; };
-static struct fakeStream { int flags; int npending; struct fakeCopy q[FAKE_MAX_PENDING]; } streams[16];
+static struct fakeStream { int flags; CUcontext ctx; int npending; struct fakeCopy q[FAKE_MAX_PENDING]; } streams[16];
 static int nstreams;
 static CUcontext current;
-static unsigned long long d2h, h2d, syncs, refused, copies2d, flagsEarly;
+static unsigned long long d2h, h2d, syncs, refused, copies2d, flagsEarly, ownCtxCopies, ctxsMade;
+static struct { char* p; size_t n; } pinned[FAKE_MAX_PINNED];
 
-/* d2h, h2d (calls), syncs, refused copies, 2D copies, flag words written before their line's data */
-void fake_cuda_stats(unsigned long long out[6]) {
+CUresult cuMemHostAlloc(void** p, size_t n, unsigned int flags) {
+  (void)flags;
+  for (int i = 0; i < FAKE_MAX_PINNED; i++) {
+    if (pinned[i].p == NULL) {
+      if ((pinned[i].p = malloc(n)) == NULL) return CUDA_ERROR_OUT_OF_MEMORY;
+      pinned[i].n = n;
+      *p = pinned[i].p;
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuMemFreeHost(void* p) {
+  for (int i = 0; i < FAKE_MAX_PINNED; i++) {
+    if (pinned[i].p == p) {
+      free(p);
+      pinned[i].p = NULL;
+      return CUDA_SUCCESS;
+    }
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+static int isPinned(const char* p, size_t n) {
+  for (int i = 0; i < FAKE_MAX_PINNED; i++) {
+    if (pinned[i].p != NULL && p >= pinned[i].p && p + n <= pinned[i].p + pinned[i].n) return 1;
+  }
+  return 0;
+}
+
+/* d2h, h2d (calls), syncs, refused copies, 2D copies, flag words written before their line's data, copies made in
+ * the plugin's own context, contexts made */
+void fake_cuda_stats(unsigned long long out[8]) {
   out[0] = d2h;
   out[1] = h2d;
   out[2] = syncs;
   out[3] = refused;
   out[4] = copies2d;
   out[5] = flagsEarly;
+  out[6] = ownCtxCopies;
+  out[7] = ctxsMade;
 }
 
 CUresult cuInit(unsigned int flags) { (void)flags; current = FAKE_CTX; return CUDA_SUCCESS; }
@@ -43,32 +82,56 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr
   *(int*)data = 0;
   return CUDA_SUCCESS;
 }
+/* Every fake device address is a cuMem allocation, as NCCL's buffers are by default. */
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* h, void* p) {
+  *h = 1;
+  return (uintptr_t)p >= FAKE_DEVICE_OFFSET ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle h) { (void)h; return CUDA_SUCCESS; }
+static CUcontext pushed;
+CUresult cuCtxCreate_v2(CUcontext* ctx, unsigned int flags, CUdevice dev) {
+  (void)flags;
+  (void)dev;
+  if (ctxsMade++) return CUDA_ERROR_INVALID_VALUE;  /* one per device is all the plugin needs */
+  pushed = current;
+  *ctx = current = FAKE_OWN_CTX;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPopCurrent_v2(CUcontext* ctx) {
+  *ctx = current;
+  current = pushed;
+  return CUDA_SUCCESS;
+}
 CUresult cuDeviceGet(CUdevice* dev, int ordinal) { *dev = ordinal; return CUDA_SUCCESS; }
 CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) { (void)dev; *ctx = FAKE_CTX; return CUDA_SUCCESS; }
 CUresult cuStreamCreate(CUstream* s, unsigned int flags) {
   if (nstreams == 16) return 2;
   streams[nstreams].flags = (int)flags;
+  streams[nstreams].ctx = current;
   *s = (CUstream)&streams[nstreams++];
   return 0;
 }
 CUresult cuStreamDestroy_v2(CUstream s) { (void)s; return CUDA_SUCCESS; }
 
-static CUresult enqueue(CUstream s, struct fakeCopy c) {
+static CUresult enqueue(CUstream s, struct fakeCopy c, const char* host) {
   struct fakeStream* st = (struct fakeStream*)s;
-  if (st == NULL || !(st->flags & FAKE_NON_BLOCKING) || current != FAKE_CTX || st->npending == FAKE_MAX_PENDING) {
+  size_t span = c.height ? (c.height - 1) * c.pitch + c.width : c.n;
+  if (!isPinned(host, span) || st == NULL || !(st->flags & FAKE_NON_BLOCKING) ||
+      (current != FAKE_CTX && current != FAKE_OWN_CTX) || st->ctx != current || st->npending == FAKE_MAX_PENDING) {
     refused++;
     return CUDA_ERROR_INVALID_VALUE;
   }
+  if (current == FAKE_OWN_CTX) ownCtxCopies++;
   st->q[st->npending++] = c;
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
   d2h++;
-  return enqueue(s, (struct fakeCopy){dst, (const char*)(uintptr_t)(src - FAKE_DEVICE_OFFSET), n, 0, 0, 0});
+  return enqueue(s, (struct fakeCopy){dst, (const char*)(uintptr_t)(src - FAKE_DEVICE_OFFSET), n, 0, 0, 0}, dst);
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
   h2d++;
-  return enqueue(s, (struct fakeCopy){(char*)(uintptr_t)(dst - FAKE_DEVICE_OFFSET), src, n, 0, 0, 0});
+  return enqueue(s, (struct fakeCopy){(char*)(uintptr_t)(dst - FAKE_DEVICE_OFFSET), src, n, 0, 0, 0}, src);
 }
 /* host -> device only, equal pitches: what the plugin asks for */
 CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* m, CUstream s) {
@@ -80,7 +143,8 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* m, CUstream s) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   return enqueue(s, (struct fakeCopy){(char*)(uintptr_t)(m->dstDevice - FAKE_DEVICE_OFFSET), m->srcHost, 0,
-                                      m->WidthInBytes, m->Height, m->srcPitch});
+                                      m->WidthInBytes, m->Height, m->srcPitch},
+                 m->srcHost);
 }
 CUresult cuStreamSynchronize(CUstream s) {
   struct fakeStream* st = (struct fakeStream*)s;

@@ -14,7 +14,8 @@
  * order they were posted; within a grouped receive a message goes to the first unfilled buffer of its tag, as NCCL's
  * API asks. Everything is non-blocking and advanced by test(), which NCCL's proxy thread calls.
  *
- * Device buffers (NICs claiming GPUDirect) are staged through host memory: device -> host at isend (NCCL posts a send
+ * Device buffers (NICs claiming GPUDirect) are staged through a page-locked shadow of each registered region, in a
+ * CUDA context of the plugin's own (net_emu_cuda.c says why): device -> host at isend (NCCL posts a send
  * only when its bytes are in the buffer), host -> device before a receive reports done. iflush therefore has nothing
  * left to make visible and completes at once.
  */
@@ -79,7 +80,7 @@ struct emuWire {
 
 struct emuMr {
   int type;
-  void* ctx;                /* CUDA context of a device buffer */
+  struct emuDevMr dev;      /* a device buffer's staging: context, stream, page-locked shadow */
 };
 
 enum { EMU_SEND = 1, EMU_RECV, EMU_FLUSH };
@@ -93,8 +94,6 @@ struct emuReq {
   const char* src;
   size_t size, off, hdrOff;
   struct emuWire hdr;
-  char* stage;              /* device bytes copied out at isend */
-  size_t stageCap;
   /* receive: up to EMU_MAX_RECVS grouped buffers */
   int n;
   void* data[EMU_MAX_RECVS];
@@ -114,9 +113,6 @@ struct emuComm {
   size_t hdrOff, payOff;
   int slot;
   char* dst;
-  char* stage;
-  size_t stageCap;
-  struct emuCuda cuda;
   uint64_t msgs, bytes, staged, flushes;
 };
 
@@ -328,7 +324,7 @@ ncclResult_t emuRegMr(void* comm, void* data, size_t size, int type, void** mhan
   struct emuMr* mr = calloc(1, sizeof(*mr));
   if (mr == NULL) return ncclSystemError;
   mr->type = type;
-  if (type == NCCL_PTR_CUDA && emuCudaContextOf(data, &mr->ctx) != 0) {
+  if (type == NCCL_PTR_CUDA && emuCudaRegister(&mr->dev, data, size) != 0) {
     EMU_WARN("regMr of device buffer %p (%zu bytes) on NIC %s: no CUDA to stage it", data, size, emuNics[c->dev].name);
     free(mr);
     return ncclSystemError;
@@ -345,6 +341,8 @@ ncclResult_t emuRegMrDmaBuf(void* comm, void* data, size_t size, int type, uint6
 
 ncclResult_t emuDeregMr(void* comm, void* mhandle) {
   (void)comm;
+  struct emuMr* mr = mhandle;
+  if (mr && mr->type == NCCL_PTR_CUDA) emuCudaDeregister(&mr->dev);
   free(mhandle);
   return ncclSuccess;
 }
@@ -360,15 +358,6 @@ static struct emuReq* takeReq(struct emuComm* c, int kind) {
     }
   }
   return NULL;
-}
-
-static int grow(char** buf, size_t* cap, size_t want) {
-  if (*cap >= want) return 0;
-  char* b = realloc(*buf, want);
-  if (b == NULL) return -1;
-  *buf = b;
-  *cap = want;
-  return 0;
 }
 
 static void pop(struct emuComm* c) {
@@ -410,7 +399,7 @@ static int finishSlot(struct emuComm* c, struct emuReq* r) {
   int s = c->slot;
   struct emuMr* mr = r->mr[s];
   if (mr && mr->type == NCCL_PTR_CUDA) {
-    if (emuCudaCopy(&c->cuda, mr->ctx, r->data[s], c->stage, c->hdr.size, 1) != 0) return -1;
+    if (emuCudaCopy(&mr->dev, r->data[s], c->hdr.size, 1) != 0) return -1;
     c->staged += c->hdr.size;
   }
   r->filled[s] = 1;
@@ -477,13 +466,7 @@ static int progressRecv(struct emuComm* c) {
     c->slot = s;
     c->payOff = 0;
     c->dst = r->data[s];
-    if (r->mr[s] && r->mr[s]->type == NCCL_PTR_CUDA) {
-      if (grow(&c->stage, &c->stageCap, c->hdr.size) != 0) {
-        EMU_WARN("no host memory to stage %llu bytes from NIC %s", (unsigned long long)c->hdr.size, c->peer);
-        return -1;
-      }
-      c->dst = c->stage;
-    }
+    if (r->mr[s] && r->mr[s]->type == NCCL_PTR_CUDA) c->dst = emuCudaShadow(&r->mr[s]->dev, r->data[s]);
     if (c->hdr.size == 0 && finishSlot(c, r) != 0) return -1;
   }
   return 0;
@@ -499,14 +482,13 @@ ncclResult_t emuIsend(void* sendComm, void* data, size_t size, int tag, void* mh
   struct emuMr* mr = mhandle;
   r->src = data;
   if (mr && mr->type == NCCL_PTR_CUDA && size > 0) {
-    if (grow(&r->stage, &r->stageCap, size) != 0 || emuCudaCopy(&c->cuda, mr->ctx, r->stage, data, size, 0) != 0) {
-      if (r->stageCap < size) EMU_WARN("no host memory to stage %zu bytes for NIC %s", size, c->peer);
+    if (emuCudaCopy(&mr->dev, data, size, 0) != 0) {
       r->used = 0;
       c->failed = 1;
       return ncclSystemError;
     }
     c->staged += size;
-    r->src = r->stage;
+    r->src = emuCudaShadow(&mr->dev, data);
   }
   r->size = size;
   r->off = r->hdrOff = 0;
@@ -531,6 +513,18 @@ ncclResult_t emuIrecv(void* recvComm, int n, void** data, size_t* sizes, int* ta
   struct emuReq* r = takeReq(c, EMU_RECV);
   if (r == NULL) return ncclSuccess;
   r->n = n;
+  for (int i = 0; i < n; i++) {
+    struct emuMr* mr = mhandles ? mhandles[i] : NULL;
+    /* a device buffer is received into its shadow first: it must lie inside the region registered */
+    if (mr && mr->type == NCCL_PTR_CUDA &&
+        ((char*)data[i] < (char*)mr->dev.base || sizes[i] > mr->dev.size ||
+         (size_t)((char*)data[i] - (char*)mr->dev.base) > mr->dev.size - sizes[i])) {
+      EMU_WARN("irecv of %zu bytes at %p on NIC %s: outside the registered device region %p + %zu", sizes[i],
+               data[i], emuNics[c->dev].name, mr->dev.base, mr->dev.size);
+      r->used = 0;
+      return ncclInternalError;
+    }
+  }
   for (int i = 0; i < n; i++) {
     r->data[i] = data[i];
     r->cap[i] = sizes[i];
@@ -582,9 +576,6 @@ static ncclResult_t closeComm(struct emuComm* c) {
            (unsigned long long)c->msgs, (unsigned long long)c->bytes, (unsigned long long)c->staged,
            (unsigned long long)c->flushes);
   close(c->fd);
-  emuCudaRelease(&c->cuda);
-  for (int i = 0; i < EMU_POOL; i++) free(c->pool[i].stage);
-  free(c->stage);
   free(c);
   return ncclSuccess;
 }

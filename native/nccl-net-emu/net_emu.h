@@ -66,13 +66,23 @@ int emuNicsLoad(char* err, size_t errLen);
 void emuNicsCheckTopoFile(void);
 
 /* CUDA driver, opened with dlopen on first use so that the plugin needs no CUDA to load or to move host memory. */
-struct emuCuda {
-  void* ctx;     /* CUcontext the device buffers belong to */
-  void* stream;  /* CUstream created non-blocking: never ordered behind NCCL's kernels on the legacy stream */
+struct emuDevMr {
+  void* ctx;         /* CUcontext the copies run in: the plugin's own for a cuMem buffer (own = 1), else the buffer's */
+  void* stream;      /* CUstream created non-blocking in ctx: never ordered behind NCCL's kernels on the legacy stream */
+  char* shadow;      /* page-locked host memory as large as the region: offset X of one stages offset X of the other */
+  const void* base;  /* the registered device region */
+  size_t size;
+  int own;
 };
 int emuCudaLoad(void);
-int emuCudaContextOf(const void* devPtr, void** ctx);
-int emuCudaCopy(struct emuCuda* c, void* ctx, void* dst, const void* src, size_t bytes, int toDevice);
-void emuCudaRelease(struct emuCuda* c);
+/* Everything staging the device region [data, data + size) needs, made now (regMr). 0, or -1 with a warning. */
+int emuCudaRegister(struct emuDevMr* m, void* data, size_t size);
+void emuCudaDeregister(struct emuDevMr* m);
+/* Copies bytes at devPtr (inside m's region) to its shadow (toDevice 0) or back, and waits for the copy. */
+int emuCudaCopy(struct emuDevMr* m, const void* devPtr, size_t bytes, int toDevice);
+/* The shadow bytes of devPtr, inside m's region. */
+static inline char* emuCudaShadow(struct emuDevMr* m, const void* devPtr) {
+  return m->shadow + ((const char*)devPtr - (const char*)m->base);
+}
 
 #endif

@@ -6,11 +6,21 @@
  * The driver API is opened with dlopen (libcuda.so.1, or PATHPROOF_NET_EMU_LIBCUDA for the self-test's stand-in), so
  * the plugin links no CUDA library and loads on a machine without a GPU.
  *
- * Copies run on a stream created CU_STREAM_NON_BLOCKING and are waited for with cuStreamSynchronize: a copy on the
- * legacy default stream would wait for NCCL's kernel on the user's (blocking) stream, and that kernel waits for the
- * very bytes this copy delivers. The caller is NCCL's proxy thread, which has made the communicator's device current
- * (src/proxy.cc:940@v2.28.9-1); the context a buffer belongs to is still recorded at regMr and made current around
- * each copy, so a call from another thread (the GDR probe, a service thread) copies in the right context.
+ * Why the copies run in a context of the plugin's own. A real NIC writes GPU memory over PCIe and calls no CUDA; the
+ * plugin has only the driver, and in a PyTorch rank the main thread often sits in a blocking copy into pageable
+ * memory (`.cpu()`, `.item()`) behind NCCL's kernel, which waits for the bytes this plugin delivers. While it sits
+ * there the driver takes no other work of that context from any thread: a copy, a kernel launch, even a stream
+ * creation never returns (measured on an H200, driver 580: staging-probe.cu, "legacy-memcpy"). DDP's first shape
+ * broadcast stopped exactly there, on the first node that received over the network. The same copy made from a
+ * second context of the same device (cuCtxCreate) completes, when the device buffer is a cuMem allocation, whose
+ * mapping every context of the device shares (cuMemSetAccess grants a device, not a context); NCCL allocates its
+ * buffers so by default (NCCL_CUMEM_ENABLE). A buffer of another kind (cudaMalloc) is copied in its own context,
+ * as before, and the plugin says once that such a copy can wait behind the main thread.
+ *
+ * Everything a copy needs is made at regMr, while NCCL is setting up a connection and no rank waits for it: the
+ * context, a stream (CU_STREAM_NON_BLOCKING, never ordered behind the legacy stream), and a page-locked host shadow
+ * of the registered region (cuMemHostAlloc, as a NIC's DMA target is), so that bytes at offset X of the device
+ * region travel through offset X of the shadow and nothing is allocated while bytes move.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -35,6 +45,12 @@ typedef CUresult (*pfnMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*pfnMemcpyHtoDAsync)(CUdeviceptr, const void*, size_t, CUstream);
 typedef CUresult (*pfnMemcpy2DAsync)(const CUDA_MEMCPY2D*, CUstream);
 typedef CUresult (*pfnGetErrorString)(CUresult, const char**);
+typedef CUresult (*pfnMemHostAlloc)(void**, size_t, unsigned int);
+typedef CUresult (*pfnCtxCreate)(CUcontext*, unsigned int, CUdevice);
+typedef CUresult (*pfnCtxPopCurrent)(CUcontext*);
+typedef CUresult (*pfnMemRetainAllocationHandle)(CUmemGenericAllocationHandle*, void*);
+typedef CUresult (*pfnMemRelease)(CUmemGenericAllocationHandle);
+typedef CUresult (*pfnMemFreeHost)(void*);
 
 static struct {
   pfnInit init;
@@ -50,7 +66,17 @@ static struct {
   pfnMemcpyHtoDAsync memcpyHtoDAsync;
   pfnMemcpy2DAsync memcpy2DAsync;
   pfnGetErrorString getErrorString;
+  pfnMemHostAlloc memHostAlloc;
+  pfnMemFreeHost memFreeHost;
+  pfnCtxCreate ctxCreate;
+  pfnCtxPopCurrent ctxPopCurrent;
+  pfnMemRetainAllocationHandle memRetainAllocationHandle;
+  pfnMemRelease memRelease;
 } cu;
+/* the plugin's own context per device ordinal, made at the first registration of a cuMem buffer there */
+#define EMU_MAX_DEVICES 64
+static CUcontext stagingCtx[EMU_MAX_DEVICES];
+static int plainBufferSaid;
 static pthread_mutex_t cuLock = PTHREAD_MUTEX_INITIALIZER;
 static int cuState;  /* 0 not tried, 1 loaded, -1 failed */
 
@@ -89,6 +115,14 @@ int emuCudaLoad(void) {
     CU_SYM(memcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
     CU_SYM(memcpy2DAsync, "cuMemcpy2DAsync_v2");
     CU_SYM(getErrorString, "cuGetErrorString");
+    CU_SYM(memHostAlloc, "cuMemHostAlloc");
+    CU_SYM(memFreeHost, "cuMemFreeHost");
+    /* cuCtxCreate_v2 (flags, device): the signature every driver since CUDA 4 keeps; cuda.h 13 maps the plain name
+     * to _v4, which takes a parameter block */
+    CU_SYM(ctxCreate, "cuCtxCreate_v2");
+    CU_SYM(ctxPopCurrent, "cuCtxPopCurrent_v2");
+    CU_SYM(memRetainAllocationHandle, "cuMemRetainAllocationHandle");
+    CU_SYM(memRelease, "cuMemRelease");
     CUresult r = cu.init(0);
     if (r != CUDA_SUCCESS) {
       EMU_WARN("cuInit failed: %s", cuErr(r));
@@ -107,25 +141,106 @@ out:
   return cuState == 1 ? 0 : -1;
 }
 
-int emuCudaContextOf(const void* devPtr, void** ctx) {
-  if (emuCudaLoad() != 0) return -1;
-  CUcontext cur = NULL;
-  if (cu.ctxGetCurrent(&cur) == CUDA_SUCCESS && cur != NULL) {
-    *ctx = cur;
-    return 0;
-  }
-  /* No context on this thread: the primary context of the device the buffer lives on (NCCL uses primary contexts). */
+/* The context the copies of a buffer at devPtr run in: the plugin's own on that device for a cuMem allocation, else
+ * the buffer's (the thread's current context, or the device's primary context, which NCCL uses). */
+static int contextFor(const void* devPtr, CUcontext* ctx, int* own) {
   int ordinal = -1;
   CUresult r = cu.pointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)devPtr);
-  CUdevice dev;
-  if (r == CUDA_SUCCESS) r = cu.deviceGet(&dev, ordinal);
-  if (r == CUDA_SUCCESS) r = cu.primaryCtxRetain(&cur, dev);
   if (r != CUDA_SUCCESS) {
-    EMU_WARN("no CUDA context for device buffer %p: %s", devPtr, cuErr(r));
+    EMU_WARN("device buffer %p: no device (%s)", devPtr, cuErr(r));
     return -1;
   }
+  CUdevice dev;
+  if ((r = cu.deviceGet(&dev, ordinal)) != CUDA_SUCCESS) {
+    EMU_WARN("device buffer %p: device %d: %s", devPtr, ordinal, cuErr(r));
+    return -1;
+  }
+  CUmemGenericAllocationHandle h;
+  int vmm = cu.memRetainAllocationHandle(&h, (void*)devPtr) == CUDA_SUCCESS;
+  if (vmm) cu.memRelease(h);
+  if (vmm && ordinal >= 0 && ordinal < EMU_MAX_DEVICES) {
+    pthread_mutex_lock(&cuLock);
+    if (stagingCtx[ordinal] == NULL) {
+      CUcontext made = NULL, popped = NULL;
+      r = cu.ctxCreate(&made, 0, dev);  /* also makes it current on this thread: pop it straight away */
+      if (r == CUDA_SUCCESS) {
+        cu.ctxPopCurrent(&popped);
+        stagingCtx[ordinal] = made;
+        EMU_INFO(NCCL_INIT | NCCL_NET, "device %d: staging copies run in a context of the plugin's own, so that a "
+                 "rank's main thread waiting in a blocking copy does not hold them up", ordinal);
+      } else {
+        EMU_WARN("device %d: cannot make a staging context (%s)", ordinal, cuErr(r));
+      }
+    }
+    *ctx = stagingCtx[ordinal];
+    pthread_mutex_unlock(&cuLock);
+    if (*ctx == NULL) return -1;
+    *own = 1;
+    return 0;
+  }
+  *own = 0;
+  CUcontext cur = NULL;
+  if (cu.ctxGetCurrent(&cur) != CUDA_SUCCESS || cur == NULL) {
+    if ((r = cu.primaryCtxRetain(&cur, dev)) != CUDA_SUCCESS) {
+      EMU_WARN("no CUDA context for device buffer %p: %s", devPtr, cuErr(r));
+      return -1;
+    }
+  }
   *ctx = cur;
+  if (!__atomic_exchange_n(&plainBufferSaid, 1, __ATOMIC_RELAXED)) {
+    EMU_INFO(NCCL_INIT | NCCL_NET, "device buffer %p is not a cuMem allocation: its copies run in its own context "
+             "and wait whenever the rank's main thread waits in a blocking copy for NCCL (NCCL_CUMEM_ENABLE=0?)",
+             devPtr);
+  }
   return 0;
+}
+
+/* Runs f(arg) with ctx current on this thread, and puts the thread's own context back. */
+static CUresult inContext(CUcontext ctx, CUresult (*f)(void*), void* arg) {
+  CUcontext prev = NULL;
+  cu.ctxGetCurrent(&prev);
+  CUresult r = CUDA_SUCCESS;
+  if (prev != ctx) r = cu.ctxSetCurrent(ctx);
+  if (r == CUDA_SUCCESS) r = f(arg);
+  if (prev != ctx) cu.ctxSetCurrent(prev);
+  return r;
+}
+
+static CUresult prepare(void* arg) {
+  struct emuDevMr* m = arg;
+  CUresult r = cu.streamCreate((CUstream*)&m->stream, CU_STREAM_NON_BLOCKING);
+  /* PORTABLE: page-locked for every context, whichever thread copies or frees */
+  if (r == CUDA_SUCCESS) r = cu.memHostAlloc((void**)&m->shadow, m->size ? m->size : 1, CU_MEMHOSTALLOC_PORTABLE);
+  return r;
+}
+
+int emuCudaRegister(struct emuDevMr* m, void* data, size_t size) {
+  memset(m, 0, sizeof(*m));
+  if (emuCudaLoad() != 0) return -1;
+  m->base = data;
+  m->size = size;
+  CUcontext ctx;
+  if (contextFor(data, &ctx, &m->own) != 0) return -1;
+  m->ctx = ctx;
+  CUresult r = inContext(ctx, prepare, m);
+  if (r != CUDA_SUCCESS) {
+    EMU_WARN("device buffer %p (%zu bytes): no stream or page-locked shadow to stage it: %s", data, size, cuErr(r));
+    emuCudaDeregister(m);
+    return -1;
+  }
+  return 0;
+}
+
+static CUresult release(void* arg) {
+  struct emuDevMr* m = arg;
+  if (m->stream) cu.streamDestroy((CUstream)m->stream);
+  if (m->shadow) cu.memFreeHost(m->shadow);
+  return CUDA_SUCCESS;
+}
+
+void emuCudaDeregister(struct emuDevMr* m) {
+  if (cuState == 1 && m->ctx != NULL) inContext((CUcontext)m->ctx, release, m);
+  memset(m, 0, sizeof(*m));
 }
 
 /* LL128 (src/device/prims_ll128.h@v2.28.9-1, device.h:105-107): each 128-byte line of a receive buffer ends in an
@@ -164,39 +279,35 @@ static CUresult copyToDevice(void* dst, const void* src, size_t bytes, CUstream 
   return r;
 }
 
-int emuCudaCopy(struct emuCuda* c, void* ctx, void* dst, const void* src, size_t bytes, int toDevice) {
+struct copyArgs {
+  struct emuDevMr* m;
+  size_t off, bytes;
+  int toDevice;
+};
+
+static CUresult copyNow(void* arg) {
+  struct copyArgs* a = arg;
+  CUstream s = (CUstream)a->m->stream;
+  void* dev = (char*)a->m->base + a->off;
+  char* host = a->m->shadow + a->off;
+  CUresult r = a->toDevice ? copyToDevice(dev, host, a->bytes, s)
+                           : cu.memcpyDtoHAsync(host, (CUdeviceptr)(uintptr_t)dev, a->bytes, s);
+  if (r == CUDA_SUCCESS) r = cu.streamSynchronize(s);
+  return r;
+}
+
+int emuCudaCopy(struct emuDevMr* m, const void* devPtr, size_t bytes, int toDevice) {
   if (bytes == 0) return 0;
-  CUcontext prev = NULL;
-  cu.ctxGetCurrent(&prev);
-  CUresult r = CUDA_SUCCESS;
-  if (prev != (CUcontext)ctx) r = cu.ctxSetCurrent((CUcontext)ctx);
-  if (r == CUDA_SUCCESS && c->stream == NULL) {
-    CUstream s = NULL;
-    r = cu.streamCreate(&s, CU_STREAM_NON_BLOCKING);
-    if (r == CUDA_SUCCESS) {
-      c->stream = s;
-      c->ctx = ctx;
-    }
+  size_t off = (size_t)((const char*)devPtr - (const char*)m->base);
+  if ((const char*)devPtr < (const char*)m->base || off > m->size || bytes > m->size - off) {
+    EMU_WARN("%zu bytes at %p lie outside the registered device region %p + %zu", bytes, devPtr, m->base, m->size);
+    return -1;
   }
-  if (r == CUDA_SUCCESS) {
-    r = toDevice ? copyToDevice(dst, src, bytes, (CUstream)c->stream)
-                 : cu.memcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, (CUstream)c->stream);
-  }
-  if (r == CUDA_SUCCESS) r = cu.streamSynchronize((CUstream)c->stream);
-  if (prev != (CUcontext)ctx) cu.ctxSetCurrent(prev);
+  struct copyArgs a = {m, off, bytes, toDevice};
+  CUresult r = inContext((CUcontext)m->ctx, copyNow, &a);
   if (r != CUDA_SUCCESS) {
     EMU_WARN("staging %zu bytes %s failed: %s", bytes, toDevice ? "host -> device" : "device -> host", cuErr(r));
     return -1;
   }
   return 0;
-}
-
-void emuCudaRelease(struct emuCuda* c) {
-  if (c->stream == NULL || cuState != 1) return;
-  CUcontext prev = NULL;
-  cu.ctxGetCurrent(&prev);
-  if (prev != (CUcontext)c->ctx) cu.ctxSetCurrent((CUcontext)c->ctx);
-  cu.streamDestroy((CUstream)c->stream);
-  if (prev != (CUcontext)c->ctx) cu.ctxSetCurrent(prev);
-  c->stream = NULL;
 }

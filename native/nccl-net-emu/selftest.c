@@ -196,9 +196,11 @@ static void sender(void* ctx, void* handle, void* fakeCuda) {
     while (r == NULL) CHECK(net->isend(s, p, n, 3, dmr, NULL, &r) == ncclSuccess, "isend cuda");
     waitReq(r, NULL);
   }
-  unsigned long long st[6];
+  unsigned long long st[8];
   ((void (*)(unsigned long long*))dlsym(fakeCuda, "fake_cuda_stats"))(st);
   CHECK(st[0] == 3 && st[3] == 0, "device -> host copies %llu (want 3), refused %llu", st[0], st[3]);
+  CHECK(st[6] == 3 && st[7] == 1, "copies in the plugin's own context %llu (want 3), contexts made %llu (want 1)",
+        st[6], st[7]);
   CHECK(net->deregMr(s, dmr) == ncclSuccess, "deregMr cuda");
   /* 4. a message larger than the receive posted for it */
   void* mr2;
@@ -273,8 +275,10 @@ static void receiver(void* lc, void* fakeCuda) {
     int done = 0;
     CHECK(net->test(f, &done, NULL) == ncclSuccess && done, "flush not complete at once");
   }
-  unsigned long long st[6];
+  unsigned long long st[8];
   ((void (*)(unsigned long long*))dlsym(fakeCuda, "fake_cuda_stats"))(st);
+  CHECK(st[6] == st[4] + st[1] && st[7] == 1, "copies in the plugin's own context %llu (want %llu), contexts made "
+        "%llu (want 1)", st[6], st[4] + st[1], st[7]);
   /* 128-byte aligned receives: lines' data, the 777- and 1554-byte tails, then the lines' flag words */
   CHECK(st[4] == 6 && st[1] == 2 && st[2] >= 3 && st[3] == 0 && st[5] == 0, "2D copies %llu (want 6), host -> device "
         "%llu (want 2: the tails), syncs %llu, refused %llu, flag words before their line %llu", st[4], st[1], st[2],
