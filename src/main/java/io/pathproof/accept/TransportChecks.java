@@ -59,6 +59,11 @@ final class TransportChecks extends CheckFamily {
                 if ("P2P".equals(NcclNames.transportFamily(t)) && cn.gdr()) {
                     gdrOnP2p.add(key);
                 }
+                if ("NET".equals(NcclNames.transportFamily(t)) && cn.gdr()) {
+                    // "via NET/IB/0/GDRDMA" (transport/net.cc@v2.28.9-1:313, 359): GPUDirect RDMA is this connection's
+                    // mechanism, what the prediction names as NET/<module>/GDRDMA
+                    t += "/GDRDMA";
+                }
                 perPeer.computeIfAbsent(key, k -> new TreeSet<>()).add(t);
                 sources.computeIfAbsent(key, k -> new ArrayList<>()).add(cn.source());
             }
@@ -228,8 +233,8 @@ final class TransportChecks extends CheckFamily {
         if (!NcclNames.transportFamily(e).equals(NcclNames.transportFamily(u))) {
             return false;
         }
-        if (e.contains("GDR") && !u.contains("GDR")) {
-            return false;
+        if (e.contains("GDR") != u.contains("GDR")) {
+            return false; // GPUDirect RDMA predicted and not used, or used where the model said the GPU cannot
         }
         return u.startsWith(e.replace("/GDRDMA", "").replace("/GDR", ""));
     }

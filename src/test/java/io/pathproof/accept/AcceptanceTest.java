@@ -232,6 +232,33 @@ class AcceptanceTest {
     }
 
     @Test
+    void gpuDirectRdmaIsTheNetConnectionsMechanism() {
+        // "via NET/emu/0/GDRDMA": the connector's GDR flag is part of a NET connection's mechanism, both ways.
+        SyntheticRuns.Spec s = seedRun();
+        s.transport = "NET/emu";
+        s.gdrFlagOnConnections = true;
+        Prediction gdr = withComm(SyntheticRuns.seedPrediction(), "NET/emu/GDRDMA");
+        Prediction host = withComm(SyntheticRuns.seedPrediction(), "NET/emu");
+        AcceptanceRow used =
+                Acceptance.accept(sealed(gdr), SyntheticRuns.build(s)).row("transport/0->1");
+        assertThat(used.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(used.observed()).startsWith("NET/emu/GDRDMA");
+        AcceptanceRow unexpected =
+                Acceptance.accept(sealed(host), SyntheticRuns.build(s)).row("transport/0->1");
+        assertThat(unexpected.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(unexpected.observed()).contains("predicted mechanism NET/emu: another mechanism");
+        s.gdrFlagOnConnections = false; // GPUDirect off (NCCL_NET_GDR_LEVEL=LOC): NCCL stages through host memory
+        AcceptanceRow off =
+                Acceptance.accept(sealed(gdr), SyntheticRuns.build(s)).row("transport/0->1");
+        assertThat(off.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(off.observed()).startsWith("NET/emu;").contains("predicted mechanism NET/emu/GDRDMA");
+        assertThat(Acceptance.accept(sealed(host), SyntheticRuns.build(s))
+                        .row("transport/0->1")
+                        .verdict())
+                .isEqualTo(Verdict.PASS);
+    }
+
+    @Test
     void aCallAnnotatedOnCpuAndGpuTimelinesIsCountedOnce() {
         Evidence e = SyntheticRuns.build(seedRun());
         List<Evidence.Range> ranges = new java.util.ArrayList<>(e.ranges());
