@@ -95,12 +95,7 @@ class NetworkLayerTest {
      */
     @Test
     void aSlowerNodeIsNamedFromTheRanksOwnSearches(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
-        Process tar = new ProcessBuilder(
-                        "tar", "-xJf", "samples/emulated-hgx-2x8-prove-slow-node/prove.txz", "-C", tmp.toString())
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(tar.getInputStream().readAllBytes());
-        assertThat(tar.waitFor()).as(out).isZero();
+        unpack("samples/emulated-hgx-2x8-prove-slow-node/prove.txz", tmp);
         Diagnosis d = Diagnosis.diagnose(read(tmp.resolve("baseline")), read(tmp.resolve("variant")));
         assertThat(d.conclusion()).isEqualTo("root cause");
         assertThat(d.configuration()).isEmpty();
@@ -124,5 +119,38 @@ class NetworkLayerTest {
                         .orElseThrow()
                         .changed())
                 .isFalse();
+    }
+
+    /**
+     * prove's runs on the HGX nodes with GPUDirect claimed (samples/emulated-hgx-2x8-prove-gdr, packed; the emu net
+     * plugin staging device bytes through a context of its own), the variant with NCCL_NET_GDR_LEVEL=LOC: NCCL reached
+     * the other node through host memory instead, its graphs and then its algorithm, protocol and channels changed
+     * with it, and the diagnosis names the variable on the network layer, not the layers downstream of it.
+     */
+    @Test
+    void gpuDirectOffIsNamedAsTheNetwork(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        unpack("samples/emulated-hgx-2x8-prove-gdr/prove.txz", tmp);
+        Diagnosis d = Diagnosis.diagnose(read(tmp.resolve("baseline")), read(tmp.resolve("variant")));
+        assertThat(d.conclusion()).isEqualTo("root cause");
+        assertThat(d.rootCause().layer()).isEqualTo(Layer.NETWORK);
+        assertThat(d.rootCause().owner()).isEqualTo("NCCL host");
+        assertThat(d.rootCause().fix()).contains("remove NCCL_NET_GDR_LEVEL=LOC");
+        Diagnosis.LayerDiff net = d.diffs().stream()
+                .filter(x -> x.layer() == Layer.NETWORK)
+                .findFirst()
+                .orElseThrow();
+        assertThat(net.baseline()).contains("net NET/emu/GDRDMA");
+        assertThat(net.variant()).contains("net NET/emu;").doesNotContain("GDRDMA");
+        assertThat(d.configuration()).extracting(Diagnosis.ConfigChange::layer).containsOnly(Layer.NETWORK);
+        Diagnosis fixed = Diagnosis.diagnose(read(tmp.resolve("baseline")), read(tmp.resolve("fixed")));
+        assertThat(fixed.diffs().stream().filter(Diagnosis.LayerDiff::changed)).isEmpty();
+    }
+
+    private static void unpack(String txz, Path into) throws Exception {
+        Process tar = new ProcessBuilder("tar", "-xJf", txz, "-C", into.toString())
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(tar.getInputStream().readAllBytes());
+        assertThat(tar.waitFor()).as(out).isZero();
     }
 }
