@@ -122,13 +122,13 @@ class ClusterAgreementTest {
      */
     static final Path SLOW_NODE = Path.of("samples/emulated-clusters-slow-node");
     /**
-     * Each packed sweep folder and the fewest shapes each of its packs holds (2.24.3: five Socket shapes, 2.25.1:
-     * four).
+     * Each packed sweep folder and the fewest shapes each of its packs holds (2.24.3: five Socket shapes, 2.23.4 and
+     * 2.25.1: four).
      */
     static final Map<Path, Integer> PACKS = Map.of(VERSIONS, 4, NET_EMU_VERSIONS, 7, SLOW_NODE, 9);
 
     /**
-     * The same shapes under NCCL 2.21.5, 2.24.3, 2.25.1, 2.26.2, 2.27.3, 2.27.5, 2.29.7 and 2.30.7 (and the slowed-node
+     * The same shapes under NCCL 2.21.5, 2.23.4, 2.24.3, 2.25.1, 2.26.2, 2.27.3, 2.27.5, 2.29.7 and 2.30.7 (and the slowed-node
      * shapes under 2.28.9 and 2.30.7), each predicted with the version
      * the log names. Each version's run directories are kept packed (about 170 kB each) and unpacked here.
      */
