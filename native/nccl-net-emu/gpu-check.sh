@@ -19,10 +19,12 @@
 #   hgx-2x8-8nic-nogdr   as the first, the NICs not claiming GPUDirect (host staging by NCCL itself)
 #   hgx-2x8-2nic-gdr     2 x 8 H200, 2 x 400 Gb/s NICs per node (under GPU 0's and GPU 4's switch): the other GPUs
 #                        are a CPU away from a NIC, where NCCL may route through a NIC-local GPU (PXN)
-# Checked (FAIL): every rank's sum is right for every size; NCCL loaded the plugin (v11) and assigned it on every
-# rank; nNodes 2; connections go via NET/emu; where GPUDirect is claimed NCCL uses it (/GDRDMA) and the plugin staged
-# device bytes through host memory, where it is not NCCL does not; no NET/EMU warning. Reported, not judged (NCCL's
-# own decisions): NICs used per node, coll channels, PXN routes, rings, trees, algorithm/protocol per size.
+# Checked (FAIL): a copy from a second context lands beside a thread blocked in a copy (staging-probe.cu, what the
+# plugin's GPUDirect staging rests on); every rank's sum is right for every size; NCCL loaded the plugin (v11) and
+# assigned it on every rank; nNodes 2; connections go via NET/emu; where GPUDirect is claimed NCCL uses it (/GDRDMA)
+# and the plugin staged device bytes through host memory, where it is not NCCL does not; no NET/EMU warning.
+# Reported, not judged (NCCL's own decisions): NICs used per node, coll channels, PXN routes, rings, trees,
+# algorithm/protocol per size.
 # Timings are not physical: every rank takes turns on one GPU and the "network" is loopback TCP.
 # Every NCCL process runs with NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0.
 #
@@ -97,6 +99,22 @@ drv="$work/allreduce"
   -L "$cudalib" -Wl,-rpath,"$cudalib" -l:libnccl.so.2 -lcudart -o "$drv" \
   || { say "allreduce.c did not compile"; exit 1; }
 say "build: $(( $(date +%s) - t0 )) s"
+
+# 3. what the plugin's staging rests on (net_emu_cuda.c): while a thread waits in a blocking copy into pageable
+# memory behind a kernel, a copy from a second context of the device reaches a cuMem buffer. On a driver where it does
+# not, a DDP job with GPUDirect claimed stops in its first collective that crosses the nodes.
+if [ -z "$dry" ]; then
+  if "$cuda_home/bin/nvcc" -O2 -arch="$arch" "$here/native/nccl-net-emu/staging-probe.cu" -lcuda \
+      -o "$work/staging-probe" 2>> "$res/plugin-build.log"; then
+    "$work/staging-probe" 4 legacy-memcpy,stream-sync ce,ctx2-vmm > "$res/staging-probe.txt" 2>&1
+    sed 's/^/  info staging-probe: /' "$res/staging-probe.txt" | tee -a "$summary" >&2
+    grep -Eq '^legacy-memcpy +ctx2-vmm +ok' "$res/staging-probe.txt" \
+      && ok "a copy from the plugin's own context lands while the main thread waits in a blocking copy" \
+      || fail "a copy from a second context does not land beside a blocking copy (staging-probe.txt)"
+  else
+    info "staging-probe.cu did not compile (plugin-build.log): not checked"
+  fi
+fi
 
 # Bus numbers of an HGX H100/H200 board: GPU g, the PCIe switch above it, the NIC beside it, its root port.
 gpu_bus=(18 2a 3a 5d 9a ab ba db)

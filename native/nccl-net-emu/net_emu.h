@@ -68,7 +68,7 @@ void emuNicsCheckTopoFile(void);
 /* CUDA driver, opened with dlopen on first use so that the plugin needs no CUDA to load or to move host memory. */
 struct emuDevMr {
   void* ctx;         /* CUcontext the copies run in: the plugin's own for a cuMem buffer (own = 1), else the buffer's */
-  void* stream;      /* CUstream created non-blocking in ctx: never ordered behind NCCL's kernels on the legacy stream */
+  void* stream;      /* CUstream created non-blocking in ctx: never behind NCCL's kernels on the legacy stream */
   char* shadow;      /* page-locked host memory as large as the region: offset X of one stages offset X of the other */
   const void* base;  /* the registered device region */
   size_t size;

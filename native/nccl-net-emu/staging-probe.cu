@@ -214,7 +214,8 @@ static int runCase(const char* wait, const char* how) {
     }
     a.dev = (char*)va;
     if (a.peer >= 0) {
-      if (cuMemExportToShareableHandle(&vmmFd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) != CUDA_SUCCESS) return 3;
+      CUresult e = cuMemExportToShareableHandle(&vmmFd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+      if (e != CUDA_SUCCESS) return 3;
       if (sendFd(a.peer, vmmFd, gran) != 0) return 3;
     }
   } else {
