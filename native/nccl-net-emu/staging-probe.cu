@@ -113,39 +113,43 @@ static void* helper(void* p) {
   return NULL;
 }
 
-static int sendFd(int sock, int fd, size_t size) {
+// One int-sized descriptor beside the allocation's size, over a Unix socket.
+struct fdMessage {
   struct msghdr m;
-  memset(&m, 0, sizeof(m));
-  struct iovec io = {&size, sizeof(size)};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
+  struct iovec io;
   char ctl[CMSG_SPACE(sizeof(int))];
-  memset(ctl, 0, sizeof(ctl));
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof(ctl);
-  struct cmsghdr* c = CMSG_FIRSTHDR(&m);
+};
+
+static void fdMessageInit(fdMessage* f, size_t* size) {
+  memset(f, 0, sizeof(*f));
+  f->io.iov_base = size;
+  f->io.iov_len = sizeof(*size);
+  f->m.msg_iov = &f->io;
+  f->m.msg_iovlen = 1;
+  f->m.msg_control = f->ctl;
+  f->m.msg_controllen = sizeof(f->ctl);
+}
+
+static int sendFd(int sock, int fd, size_t size) {
+  fdMessage f;
+  fdMessageInit(&f, &size);
+  struct cmsghdr* c = CMSG_FIRSTHDR(&f.m);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  return sendmsg(sock, &m, 0) == (ssize_t)sizeof(size) ? 0 : -1;
+  return sendmsg(sock, &f.m, 0) == (ssize_t)sizeof(size) ? 0 : -1;
 }
 
 // proc2: receives the allocation's descriptor, maps it into its own context, and on each byte from the socket
 // writes the flag from its own page-locked memory, answering 0 when the copy has completed.
 static int otherProcess(int sock) {
   size_t size = 0;
-  struct msghdr m;
-  memset(&m, 0, sizeof(m));
-  struct iovec io = {&size, sizeof(size)};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  char ctl[CMSG_SPACE(sizeof(int))];
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof(ctl);
-  if (recvmsg(sock, &m, 0) != (ssize_t)sizeof(size)) return 1;
+  fdMessage f;
+  fdMessageInit(&f, &size);
+  if (recvmsg(sock, &f.m, 0) != (ssize_t)sizeof(size) || CMSG_FIRSTHDR(&f.m) == NULL) return 1;
   int fd;
-  memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof(int));
+  memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&f.m)), sizeof(int));
   cudaSetDevice(0);
   cudaFree(0);
   CUmemGenericAllocationHandle h;

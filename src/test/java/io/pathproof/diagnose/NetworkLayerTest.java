@@ -28,10 +28,7 @@ class NetworkLayerTest {
         assertThat(d.rootCause().layer()).isEqualTo(Layer.NETWORK);
         assertThat(d.rootCause().owner()).isEqualTo("NCCL host");
         assertThat(d.rootCause().fix()).contains("remove NCCL_CROSS_NIC=1");
-        Diagnosis.LayerDiff net = d.diffs().stream()
-                .filter(x -> x.layer() == Layer.NETWORK)
-                .findFirst()
-                .orElseThrow();
+        Diagnosis.LayerDiff net = network(d);
         assertThat(net.changed()).isTrue();
         assertThat(net.baseline()).contains("2 nodes").contains("crossNic 0").doesNotContain("crossNic 1");
         assertThat(net.variant()).contains("crossNic 1");
@@ -45,12 +42,7 @@ class NetworkLayerTest {
     @Test
     void theFixedRunReachesTheOtherNodeAsTheBaselineDid() {
         Diagnosis d = Diagnosis.diagnose(read(CLUSTER.resolve("baseline")), read(CLUSTER.resolve("fixed")));
-        assertThat(d.diffs().stream()
-                        .filter(x -> x.layer() == Layer.NETWORK)
-                        .findFirst()
-                        .orElseThrow()
-                        .changed())
-                .isFalse();
+        assertThat(network(d).changed()).isFalse();
         assertThat(d.eliminated()).extracting(Diagnosis.Elimination::layer).contains(Layer.NETWORK);
     }
 
@@ -102,10 +94,7 @@ class NetworkLayerTest {
         assertThat(d.rootCause().layer()).isEqualTo(Layer.NETWORK);
         assertThat(d.rootCause().owner()).isEqualTo(Layer.Owner.HARDWARE);
         assertThat(d.rootCause().fix()).contains("link speed");
-        Diagnosis.LayerDiff net = d.diffs().stream()
-                .filter(x -> x.layer() == Layer.NETWORK)
-                .findFirst()
-                .orElseThrow();
+        Diagnosis.LayerDiff net = network(d);
         assertThat(net.baseline()).doesNotContain(Fingerprint.SEARCHES_DISAGREE);
         assertThat(net.variant())
                 .contains(Fingerprint.SEARCHES_DISAGREE)
@@ -113,12 +102,7 @@ class NetworkLayerTest {
                 .contains("in nccl-rank8.log");
         assertThat(net.provenance()).anyMatch(p -> p.contains("nccl-rank8.log:"));
         Diagnosis fixed = Diagnosis.diagnose(read(tmp.resolve("baseline")), read(tmp.resolve("fixed")));
-        assertThat(fixed.diffs().stream()
-                        .filter(x -> x.layer() == Layer.NETWORK)
-                        .findFirst()
-                        .orElseThrow()
-                        .changed())
-                .isFalse();
+        assertThat(network(fixed).changed()).isFalse();
     }
 
     /**
@@ -135,10 +119,7 @@ class NetworkLayerTest {
         assertThat(d.rootCause().layer()).isEqualTo(Layer.NETWORK);
         assertThat(d.rootCause().owner()).isEqualTo("NCCL host");
         assertThat(d.rootCause().fix()).contains("remove NCCL_NET_GDR_LEVEL=LOC");
-        Diagnosis.LayerDiff net = d.diffs().stream()
-                .filter(x -> x.layer() == Layer.NETWORK)
-                .findFirst()
-                .orElseThrow();
+        Diagnosis.LayerDiff net = network(d);
         assertThat(net.baseline()).contains("net NET/emu/GDRDMA");
         assertThat(net.variant()).contains("net NET/emu;").doesNotContain("GDRDMA");
         assertThat(d.configuration()).extracting(Diagnosis.ConfigChange::layer).containsOnly(Layer.NETWORK);
@@ -152,5 +133,12 @@ class NetworkLayerTest {
                 .start();
         String out = new String(tar.getInputStream().readAllBytes());
         assertThat(tar.waitFor()).as(out).isZero();
+    }
+
+    private static Diagnosis.LayerDiff network(Diagnosis d) {
+        return d.diffs().stream()
+                .filter(x -> x.layer() == Layer.NETWORK)
+                .findFirst()
+                .orElseThrow();
     }
 }
