@@ -5,9 +5,9 @@
  * copies only happen at cuStreamSynchronize, so a plugin that forgot to wait would deliver stale bytes; a copy on the
  * legacy stream (NULL), on a stream not created non-blocking or in another context than the current one, or whose
  * host side is not page-locked memory from cuMemHostAlloc, is refused. Every fake device address is a cuMem
- * allocation, so the plugin must copy from the one context it makes for itself (net_emu_cuda.c says why); the stats
- * count those copies. It proves the plugin's staging logic, not CUDA: gpu-check.sh runs the same code against the
- * real driver.
+ * allocation (but those from FAKE_PLAIN_OFFSET, which stand for cudaMalloc memory), so the plugin must copy from the
+ * one context it makes for itself (net_emu_cuda.c says why); the stats count those copies. It proves the plugin's
+ * staging logic, not CUDA: gpu-check.sh runs the same code against the real driver.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +16,9 @@
 #include <cuda.h>
 
 #define FAKE_DEVICE_OFFSET 0x100000000000ull
+/* "Device" addresses from FAKE_PLAIN_OFFSET on (past every host address plus FAKE_DEVICE_OFFSET: user space ends below
+ * 0x800000000000) stand for cudaMalloc memory: not cuMem allocations */
+#define FAKE_PLAIN_OFFSET 0xA00000000000ull
 #define FAKE_NON_BLOCKING 0x1
 #define FAKE_MAX_PENDING 64
 #define FAKE_MAX_PINNED 4096
@@ -82,10 +85,14 @@ CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attr, CUdeviceptr
   *(int*)data = 0;
   return CUDA_SUCCESS;
 }
-/* Every fake device address is a cuMem allocation, as NCCL's buffers are by default. */
+/* A fake device address below FAKE_PLAIN_OFFSET is a cuMem allocation, as NCCL's buffers are by default. */
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle* h, void* p) {
   *h = 1;
-  return (uintptr_t)p >= FAKE_DEVICE_OFFSET ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  uintptr_t a = (uintptr_t)p;
+  return a >= FAKE_DEVICE_OFFSET && a < FAKE_PLAIN_OFFSET ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+static char* hostOf(CUdeviceptr d) {
+  return (char*)(uintptr_t)(d >= FAKE_PLAIN_OFFSET ? d - FAKE_PLAIN_OFFSET : d - FAKE_DEVICE_OFFSET);
 }
 CUresult cuMemRelease(CUmemGenericAllocationHandle h) { (void)h; return CUDA_SUCCESS; }
 static CUcontext pushed;
@@ -127,11 +134,11 @@ static CUresult enqueue(CUstream s, struct fakeCopy c, const char* host) {
 }
 CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, CUstream s) {
   d2h++;
-  return enqueue(s, (struct fakeCopy){dst, (const char*)(uintptr_t)(src - FAKE_DEVICE_OFFSET), n, 0, 0, 0}, dst);
+  return enqueue(s, (struct fakeCopy){dst, hostOf(src), n, 0, 0, 0}, dst);
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
   h2d++;
-  return enqueue(s, (struct fakeCopy){(char*)(uintptr_t)(dst - FAKE_DEVICE_OFFSET), src, n, 0, 0, 0}, src);
+  return enqueue(s, (struct fakeCopy){hostOf(dst), src, n, 0, 0, 0}, src);
 }
 /* host -> device only, equal pitches: what the plugin asks for */
 CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* m, CUstream s) {
@@ -142,7 +149,7 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* m, CUstream s) {
     refused++;
     return CUDA_ERROR_INVALID_VALUE;
   }
-  return enqueue(s, (struct fakeCopy){(char*)(uintptr_t)(m->dstDevice - FAKE_DEVICE_OFFSET), m->srcHost, 0,
+  return enqueue(s, (struct fakeCopy){hostOf(m->dstDevice), m->srcHost, 0,
                                       m->WidthInBytes, m->Height, m->srcPitch},
                  m->srcHost);
 }

@@ -27,6 +27,8 @@
 #include "net_emu_api.h"
 
 #define FAKE_DEVICE_OFFSET 0x100000000000ull
+#define FAKE_PLAIN_OFFSET 0xA00000000000ull /* cudaMalloc memory to the stand-in: not a cuMem allocation */
+#define PLAIN_BYTES 4101u                   /* 32 lines and a 5-byte tail */
 #define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "selftest[%s]: FAILED %s:%d: ", role, __FILE__, __LINE__); \
   fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); exit(1); } } while (0)
 
@@ -202,6 +204,20 @@ static void sender(void* ctx, void* handle, void* fakeCuda) {
   CHECK(st[6] == 3 && st[7] == 1, "copies in the plugin's own context %llu (want 3), contexts made %llu (want 1)",
         st[6], st[7]);
   CHECK(net->deregMr(s, dmr) == ncclSuccess, "deregMr cuda");
+  /* a device buffer that is no cuMem allocation: copied in the caller's context, said once */
+  unsigned char* plain = buf + 3 * CAP;
+  CHECK(net->regMr(s, (void*)((uintptr_t)plain + FAKE_PLAIN_OFFSET), 1u << 20, NCCL_PTR_CUDA, &dmr) == ncclSuccess,
+        "regMr plain cuda");
+  fill(plain, PLAIN_BYTES, 300u);
+  void* pr = NULL;
+  void* pp = (void*)((uintptr_t)plain + FAKE_PLAIN_OFFSET);
+  while (pr == NULL) CHECK(net->isend(s, pp, PLAIN_BYTES, 3, dmr, NULL, &pr) == ncclSuccess, "isend plain cuda");
+  waitReq(pr, NULL);
+  ((void (*)(unsigned long long*))dlsym(fakeCuda, "fake_cuda_stats"))(st);
+  CHECK(st[0] == 4 && st[3] == 0 && st[6] == 3, "plain buffer: device -> host copies %llu (want 4), refused %llu, in "
+        "the plugin's own context %llu (want 3)", st[0], st[3], st[6]);
+  CHECK(logged("is not a cuMem allocation"), "plain buffer: not said\n%s", logText);
+  CHECK(net->deregMr(s, dmr) == ncclSuccess, "deregMr plain cuda");
   /* 4. a message larger than the receive posted for it */
   void* mr2;
   CHECK(net->regMr(s, buf, 100, NCCL_PTR_HOST, &mr2) == ncclSuccess, "regMr");
@@ -283,6 +299,26 @@ static void receiver(void* lc, void* fakeCuda) {
   CHECK(st[4] == 6 && st[1] == 2 && st[2] >= 3 && st[3] == 0 && st[5] == 0, "2D copies %llu (want 6), host -> device "
         "%llu (want 2: the tails), syncs %llu, refused %llu, flag words before their line %llu", st[4], st[1], st[2],
         st[3], st[5]);
+  /* a device buffer that is no cuMem allocation: copied in the caller's context (2D lines, flags, the tail) */
+  unsigned char* plain = buf + 3 * CAP;
+  void* pp = (void*)((uintptr_t)plain + FAKE_PLAIN_OFFSET);
+  void* pmr;
+  CHECK(net->regMr(rc, pp, 1u << 20, NCCL_PTR_CUDA, &pmr) == ncclSuccess, "regMr plain cuda");
+  size_t pcap = 1u << 20;
+  int ptag = 3, psz = -1;
+  memset(plain, 0, PLAIN_BYTES);
+  r = NULL;
+  while (r == NULL) CHECK(net->irecv(rc, 1, &pp, &pcap, &ptag, &pmr, NULL, &r) == ncclSuccess, "irecv plain cuda");
+  waitReq(r, &psz);
+  fill(want, PLAIN_BYTES, 300u);
+  CHECK((size_t)psz == PLAIN_BYTES && memcmp(plain, want, PLAIN_BYTES) == 0, "plain receive: %d bytes or bytes differ",
+        psz);
+  ((void (*)(unsigned long long*))dlsym(fakeCuda, "fake_cuda_stats"))(st);
+  CHECK(st[4] == 8 && st[1] == 3 && st[6] == 8 && st[3] == 0 && st[5] == 0, "plain receive: 2D copies %llu (want 8), "
+        "host -> device %llu (want 3), in the plugin's own context %llu (want 8), refused %llu, early flags %llu",
+        st[4], st[1], st[6], st[3], st[5]);
+  CHECK(logged("is not a cuMem allocation"), "plain receive: not said\n%s", logText);
+  CHECK(net->deregMr(rc, pmr) == ncclSuccess, "deregMr plain cuda");
   /* 4. */
   size_t small = 10;
   int tag = 3, done = 0;
@@ -568,7 +604,8 @@ int main(int argc, char** argv) {
   CHECK(n11->finalize(ctx) == ncclSuccess, "finalize");
   unlink(nicsFile); unlink(topoFile); unlink(badFile); rmdir(dir);
   printf("selftest: ok (loaders of 7 NCCL versions, refused lists, properties, topology check; through v8, v10, v11 "
-         "and v12 each: %zu messages 0 B..9 MiB, grouped receive, device staging and iflush, oversized message)\n",
+         "and v12 each: %zu messages 0 B..9 MiB, grouped receive, device staging (cuMem and plain buffers) and iflush, "
+         "oversized message)\n",
          NSIZES);
   return 0;
 }
