@@ -516,9 +516,7 @@ ncclResult_t emuIrecv(void* recvComm, int n, void** data, size_t* sizes, int* ta
   for (int i = 0; i < n; i++) {
     struct emuMr* mr = mhandles ? mhandles[i] : NULL;
     /* a device buffer is received into its shadow first: it must lie inside the region registered */
-    if (mr && mr->type == NCCL_PTR_CUDA &&
-        ((char*)data[i] < (char*)mr->dev.base || sizes[i] > mr->dev.size ||
-         (size_t)((char*)data[i] - (char*)mr->dev.base) > mr->dev.size - sizes[i])) {
+    if (mr && mr->type == NCCL_PTR_CUDA && !emuCudaInside(&mr->dev, data[i], sizes[i])) {
       EMU_WARN("irecv of %zu bytes at %p on NIC %s: outside the registered device region %p + %zu", sizes[i],
                data[i], emuNics[c->dev].name, mr->dev.base, mr->dev.size);
       r->used = 0;

@@ -67,12 +67,11 @@ void emuNicsCheckTopoFile(void);
 
 /* CUDA driver, opened with dlopen on first use so that the plugin needs no CUDA to load or to move host memory. */
 struct emuDevMr {
-  void* ctx;         /* CUcontext the copies run in: the plugin's own for a cuMem buffer (own = 1), else the buffer's */
+  void* ctx;         /* CUcontext the copies run in: the plugin's own for a cuMem buffer, else the buffer's */
   void* stream;      /* CUstream created non-blocking in ctx: never behind NCCL's kernels on the legacy stream */
   char* shadow;      /* page-locked host memory as large as the region: offset X of one stages offset X of the other */
   const void* base;  /* the registered device region */
   size_t size;
-  int own;
 };
 int emuCudaLoad(void);
 /* Everything staging the device region [data, data + size) needs, made now (regMr). 0, or -1 with a warning. */
@@ -80,6 +79,12 @@ int emuCudaRegister(struct emuDevMr* m, void* data, size_t size);
 void emuCudaDeregister(struct emuDevMr* m);
 /* Copies bytes at devPtr (inside m's region) to its shadow (toDevice 0) or back, and waits for the copy. */
 int emuCudaCopy(struct emuDevMr* m, const void* devPtr, size_t bytes, int toDevice);
+/* Whether bytes at devPtr lie inside m's region (a shadow holds no more). */
+static inline int emuCudaInside(const struct emuDevMr* m, const void* devPtr, size_t bytes) {
+  const char* p = devPtr;
+  const char* b = m->base;
+  return p >= b && bytes <= m->size && (size_t)(p - b) <= m->size - bytes;
+}
 /* The shadow bytes of devPtr, inside m's region. */
 static inline char* emuCudaShadow(struct emuDevMr* m, const void* devPtr) {
   return m->shadow + ((const char*)devPtr - (const char*)m->base);

@@ -143,7 +143,7 @@ out:
 
 /* The context the copies of a buffer at devPtr run in: the plugin's own on that device for a cuMem allocation, else
  * the buffer's (the thread's current context, or the device's primary context, which NCCL uses). */
-static int contextFor(const void* devPtr, CUcontext* ctx, int* own) {
+static int contextFor(const void* devPtr, CUcontext* ctx) {
   int ordinal = -1;
   CUresult r = cu.pointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)(uintptr_t)devPtr);
   if (r != CUDA_SUCCESS) {
@@ -174,11 +174,8 @@ static int contextFor(const void* devPtr, CUcontext* ctx, int* own) {
     }
     *ctx = stagingCtx[ordinal];
     pthread_mutex_unlock(&cuLock);
-    if (*ctx == NULL) return -1;
-    *own = 1;
-    return 0;
+    return *ctx == NULL ? -1 : 0;
   }
-  *own = 0;
   CUcontext cur = NULL;
   if (cu.ctxGetCurrent(&cur) != CUDA_SUCCESS || cur == NULL) {
     if ((r = cu.primaryCtxRetain(&cur, dev)) != CUDA_SUCCESS) {
@@ -220,7 +217,7 @@ int emuCudaRegister(struct emuDevMr* m, void* data, size_t size) {
   m->base = data;
   m->size = size;
   CUcontext ctx;
-  if (contextFor(data, &ctx, &m->own) != 0) return -1;
+  if (contextFor(data, &ctx) != 0) return -1;
   m->ctx = ctx;
   CUresult r = inContext(ctx, prepare, m);
   if (r != CUDA_SUCCESS) {
@@ -298,12 +295,11 @@ static CUresult copyNow(void* arg) {
 
 int emuCudaCopy(struct emuDevMr* m, const void* devPtr, size_t bytes, int toDevice) {
   if (bytes == 0) return 0;
-  size_t off = (size_t)((const char*)devPtr - (const char*)m->base);
-  if ((const char*)devPtr < (const char*)m->base || off > m->size || bytes > m->size - off) {
+  if (!emuCudaInside(m, devPtr, bytes)) {
     EMU_WARN("%zu bytes at %p lie outside the registered device region %p + %zu", bytes, devPtr, m->base, m->size);
     return -1;
   }
-  struct copyArgs a = {m, off, bytes, toDevice};
+  struct copyArgs a = {m, (size_t)((const char*)devPtr - (const char*)m->base), bytes, toDevice};
   CUresult r = inContext((CUcontext)m->ctx, copyNow, &a);
   if (r != CUDA_SUCCESS) {
     EMU_WARN("staging %zu bytes %s failed: %s", bytes, toDevice ? "host -> device" : "device -> host", cuErr(r));
