@@ -40,6 +40,11 @@ public final class Predictor {
         Prediction.Buckets buckets = new Prediction.Buckets(
                 plan.construction(), plan.rebuilt(), plan.firstRebuiltIteration(), paramBytes, paramCount);
         List<String> assumptions = new ArrayList<>(plan.assumptions());
+        // What the topology's reader inferred rather than read (a GPU model from its PCI id, a link speed NCCL's
+        // table lacks, NVLinks a partial NCCL_TOPO_FILE leaves to NCCL): a prediction is only as given as its inputs.
+        for (String note : scenario.topology().inferredByGpuGroup()) {
+            assumptions.add("topology: " + note);
+        }
         JsonNode inputs = Json.mapper().valueToTree(scenario);
 
         String backend = backendOf(scenario);

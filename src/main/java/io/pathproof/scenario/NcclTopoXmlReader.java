@@ -152,6 +152,13 @@ final class NcclTopoXmlReader {
         final Map<El, Integer> nvlinkOwner = new LinkedHashMap<>();
         final List<Topology.Nic> nics = new ArrayList<>();
         final Map<Integer, Integer> nvswitch = new TreeMap<>();
+        /** {@code <pci>} of a GPU's or a NIC's class with nothing below: a partial NCCL_TOPO_FILE (see addPci). */
+        final List<El> gpusUnfilled = new ArrayList<>();
+
+        final List<El> nicsUnfilled = new ArrayList<>();
+        /** GPUs of sm 60+ whose {@code <pci>} NCCL never read from sysfs (no {@code device}): see nvlinkNote. */
+        final List<Integer> gpusNeverFilled = new ArrayList<>();
+
         final List<String> notes;
 
         HostBuilder(String hostname, String source, List<String> notes) {
@@ -250,6 +257,19 @@ final class NcclTopoXmlReader {
                 addNic(nic, parent);
                 return;
             }
+            // A GPU's or a NIC's class (kvDictPciClass "0x03", "0x02", topo.cc:422@v2.28.9-1) without its <gpu> or
+            // <nic>: NCCL builds no node of it and nothing below it (ncclTopoAddPci, topo.cc:439-463). Such <pci> are
+            // what cloud images ship as NCCL_TOPO_FILE, for NCCL to complete from the driver (ncclTopoFillGpu,
+            // xml.cc:882) and its network plugin (ncclTopoFillNet, xml.cc:910) on the machine itself.
+            String cls = pci.attrs.getOrDefault("class", "").toLowerCase(Locale.ROOT);
+            if (cls.startsWith("0x03")) {
+                gpusUnfilled.add(pci);
+                return;
+            }
+            if (cls.startsWith("0x02")) {
+                nicsUnfilled.add(pci);
+                return;
+            }
             addSwitch(pci, bus, parent, gen, width, inferred);
         }
 
@@ -272,6 +292,9 @@ final class NcclTopoXmlReader {
             }
             gpus.put(dev, JsonInput.build(at(gpu), () -> new Topology.Gpu(dev, model, sm, bus, parent, gen, width, 0)));
             gpuByBus.put(bus, dev);
+            if (sm >= 60 && pci.attr("device") == null) {
+                gpusNeverFilled.add(dev);
+            }
             for (El l : gpu.subs) {
                 if (l.name.equals("nvlink")) {
                     nvlinkEls.add(l);
@@ -293,7 +316,10 @@ final class NcclTopoXmlReader {
             }
             if (model == null) {
                 model = "NVIDIA GPU sm" + sm;
-                inferred.add(hostname + " GPU" + dev + ": model unknown (PCI device " + device + "), named by its sm");
+                inferred.add(hostname + " GPU" + dev
+                        + (device == null
+                                ? ": model unknown (no PCI device id), named by its sm"
+                                : ": model unknown (PCI device " + device + "), named by its sm"));
             } else {
                 inferred.add(hostname + " GPU" + dev + ": model '" + model + "' from PCI device id " + device);
             }
@@ -364,6 +390,7 @@ final class NcclTopoXmlReader {
         }
 
         Topology.Node build(List<String> inferred) {
+            partialFileNotes(inferred);
             // NVLinks: one entry per GPU pair, NVSwitch links summed per GPU.
             Map<String, int[]> pairs = new TreeMap<>();
             Map<Integer, Topology.Gpu> out = new TreeMap<>(gpus);
@@ -429,6 +456,50 @@ final class NcclTopoXmlReader {
             return JsonInput.build(
                     source,
                     () -> new Topology.Node(hostname, cpus, switches, new ArrayList<>(out.values()), links, nics));
+        }
+
+        /**
+         * What a partial NCCL_TOPO_FILE leaves for NCCL to complete on the machine: refused where no GPU is left to
+         * predict on, said where a prediction can still be made from what the file holds.
+         */
+        private void partialFileNotes(List<String> inferred) {
+            if (gpus.isEmpty() && !gpusUnfilled.isEmpty()) {
+                throw PathproofException.badInput(at(gpusUnfilled.get(0)) + ": " + gpusUnfilled.size()
+                        + " GPU <pci> (" + lines(gpusUnfilled) + ") and no <gpu> in them: a partial"
+                        + " NCCL_TOPO_FILE, which NCCL completes from the driver on the machine (ncclTopoFillGpu,"
+                        + " graph/xml.cc:882@v2.28.9-1). Give the topology NCCL dumps there: run once with"
+                        + " NCCL_TOPO_FILE=<this file> NCCL_TOPO_DUMP_FILE=topo.xml NCCL_DEBUG=INFO");
+            }
+            if (gpus.isEmpty()) {
+                throw PathproofException.badInput(
+                        source + ": " + hostname + " has no <gpu>: nothing for NCCL to run on");
+            }
+            if (!gpusUnfilled.isEmpty()) {
+                inferred.add(hostname + ": " + gpusUnfilled.size() + " GPU <pci> without <gpu> ("
+                        + lines(gpusUnfilled) + ") left out, as NCCL leaves them (topo.cc:439-448@v2.28.9-1): GPUs no"
+                        + " rank of the job used");
+            }
+            if (!nicsUnfilled.isEmpty()) {
+                inferred.add(hostname + ": " + nicsUnfilled.size() + " NIC <pci> without <nic> ("
+                        + lines(nicsUnfilled) + ") left out: NCCL adds a port there only when its network plugin"
+                        + " reports one at that PCI path (ncclTopoFillNet, graph/xml.cc:910@v2.28.9-1)");
+            }
+            if (nvlinkEls.isEmpty()) {
+                for (int dev : gpusNeverFilled) {
+                    inferred.add(hostname + " GPU" + dev + ": no <nvlink> and no PCI device id (NCCL never read this"
+                            + " GPU): predicted without NVLink. Given as NCCL_TOPO_FILE, NCCL adds the NVLinks NVML"
+                            + " reports to such a GPU (graph/xml.cc:766-815@v2.28.9-1); a dump (NCCL_TOPO_DUMP_FILE)"
+                            + " of the machine holds them");
+                }
+            }
+        }
+
+        private static String lines(List<El> els) {
+            StringBuilder b = new StringBuilder(els.size() == 1 ? "line " : "lines ");
+            for (int i = 0; i < els.size() && i < 8; i++) {
+                b.append(i == 0 ? "" : ", ").append(els.get(i).line);
+            }
+            return els.size() > 8 ? b + ", …" : b.toString();
         }
 
         int pciGen(String linkSpeed, El pci, List<String> inferred) {

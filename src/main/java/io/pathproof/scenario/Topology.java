@@ -48,6 +48,52 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
         return new Topology(name, all, inferred);
     }
 
+    /**
+     * {@link #inferred()} as a reader of a prediction wants it: the notes that differ only in the GPU they name
+     * ("host0 GPU3: model …" for each of eight GPUs) said once, with the GPUs listed ("host0 GPU0-7: model …").
+     */
+    public List<String> inferredByGpuGroup() {
+        java.util.regex.Pattern perGpu = java.util.regex.Pattern.compile("^(\\S+) GPU(\\d+): (.*)$");
+        java.util.Map<String, java.util.List<Integer>> groups = new java.util.LinkedHashMap<>();
+        for (String note : inferred) {
+            java.util.regex.Matcher m = perGpu.matcher(note);
+            String key = m.matches() ? m.group(1) + "\u0000" + m.group(3) : note;
+            List<Integer> gpus = groups.computeIfAbsent(key, k -> new java.util.ArrayList<>());
+            if (m.matches()) {
+                gpus.add(Integer.parseInt(m.group(2)));
+            }
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<String, List<Integer>> e : groups.entrySet()) {
+            int cut = e.getKey().indexOf('\u0000');
+            if (cut < 0) {
+                out.add(e.getKey());
+                continue;
+            }
+            out.add(e.getKey().substring(0, cut) + " GPU" + ranges(e.getValue()) + ": "
+                    + e.getKey().substring(cut + 1));
+        }
+        return out;
+    }
+
+    /** 0,1,2,3,5 as "0-3, 5". */
+    private static String ranges(List<Integer> xs) {
+        StringBuilder b = new StringBuilder();
+        int i = 0;
+        while (i < xs.size()) {
+            int j = i;
+            while (j + 1 < xs.size() && xs.get(j + 1) == xs.get(j) + 1) {
+                j++;
+            }
+            b.append(b.length() == 0 ? "" : ", ").append(xs.get(i));
+            if (j > i) {
+                b.append('-').append(xs.get(j));
+            }
+            i = j + 1;
+        }
+        return b.toString();
+    }
+
     public int gpuCount() {
         int n = 0;
         for (Node node : nodes) {
