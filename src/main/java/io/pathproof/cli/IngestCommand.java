@@ -171,6 +171,9 @@ public final class IngestCommand extends Verb implements Callable<Integer> {
                 c.p2pChannelsPerPeer(),
                 c.nvlsChannels(),
                 c.transports());
+        if (c.collnetChannels() != null) {
+            out.println("                 collnet channels " + c.collnetChannels());
+        }
         if (c.threadThresholds() != null) {
             out.println("                 threadThresholds " + c.threadThresholds());
         }

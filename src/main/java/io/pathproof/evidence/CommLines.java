@@ -163,6 +163,7 @@ final class CommLines {
         cr.nRanks = nRanks;
         cr.nNodes = nNodes;
         cr.localRanks = (int) num;
+        openBySummary(cr);
         cr.facts++;
         r.counted();
         return true;
@@ -272,6 +273,7 @@ final class CommLines {
         r.setInt(m.group(3), v -> cr.nRanks = v);
         r.setInt(m.group(4), v -> cr.nNodes = v);
         r.setInt(m.group(5), v -> cr.localRanks = v);
+        openBySummary(cr);
         cr.facts++;
         r.counted();
     }
@@ -311,6 +313,25 @@ final class CommLines {
             epoch++;
         }
         return bind(ptr, start);
+    }
+
+    /**
+     * The summary line ("comm %p rank %d nRanks %d nNodes %d localRanks %d …", init.cc:1160@v2.21.5-1) comes before the
+     * ring, Trees and connection lines of its init, in every version (after its Init START where one is printed). A
+     * log that starts after the Init START (a posted excerpt, NCCL_DEBUG turned on by a later process) or of a version
+     * that prints none has no other anchor: so the communicator it names is the open one on its thread and device,
+     * unless one is open there already, until its Init COMPLETE. Before, such lines made a second communicator of
+     * nobody, and the named one stayed without its trees and connections.
+     */
+    private void openBySummary(CommRank cr) {
+        if (openByThread.get(p.threadKey) == null) {
+            openByThread.put(p.threadKey, cr);
+            epoch++;
+        }
+        if (openByDev.get(p.devKey) == null) {
+            openByDev.put(p.devKey, cr);
+            epoch++;
+        }
     }
 
     private void initDone(CommRank cr, boolean start) {

@@ -218,6 +218,12 @@ final class ConnectorLines {
     }
 
     private void classify(String via) {
+        // Some NCCL builds append the communicator ("via P2P/IPC comm 0x5609… nRanks 32", seen in a Ray job's log):
+        // not part of the transport. A network's name may hold a space ("NET/AWS Libfabric/0"), so only this is cut.
+        int comm = via.indexOf(" comm 0x");
+        if (comm > 0) {
+            via = via.substring(0, comm);
+        }
         String transport;
         boolean gdr = false;
         if (via.startsWith("P2P/")) {

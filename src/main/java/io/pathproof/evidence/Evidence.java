@@ -246,7 +246,8 @@ public record Evidence(
     /**
      * One communicator (by commId; ranks seen in the evidence listed). {@code transports} are distinct transport names
      * ("P2P/CUMEM", "P2P/IPC", "P2P/direct pointer", "SHM", "NET/IB", "NET/Socket"), {@code connections} per channel per
-     * peer. {@code collChannels} comes from the {@code N coll channels} line, else from the total of the ring lines
+     * peer. {@code collChannels} comes from the {@code N coll channels} line (as {@code collnetChannels}, null where the
+     * version prints none), else from the total of the ring lines
      * ({@code Channel 00/12 : …}). {@code connectedTrees} is null (unknown) when the log does not say: since NCCL 2.22
      * trees are connected lazily, on the first tree collective (group.cc:147@v2.22.3-1), so the line may never come.
      */
@@ -260,6 +261,7 @@ public record Evidence(
             Integer p2pChannels,
             Integer p2pChannelsPerPeer,
             Integer nvlsChannels,
+            Integer collnetChannels,
             List<String> rings,
             List<String> trees,
             List<Graph> graphs,

@@ -291,6 +291,7 @@ final class InitLines {
             while (from < to && Character.isWhitespace(b[from])) {
                 from++;
             }
+            to = thresholdsEnd(b, from, to);
             while (to > from && Character.isWhitespace(b[to - 1])) {
                 to--;
             }
@@ -299,10 +300,31 @@ final class InitLines {
                 cr.threadThresholds = Bytes.string(b, from, to);
             }
         } else {
-            cr.threadThresholds = Bytes.string(b, s, e).strip();
+            String v = Bytes.string(b, s, e).strip();
+            int end = 0;
+            while (end < v.length() && isThresholdsChar(v.charAt(end))) {
+                end++;
+            }
+            cr.threadThresholds = v.substring(0, end).strip();
         }
         cr.thresholdsSource = Source.line(r.file, r.lineNo);
         r.counted();
+    }
+
+    /**
+     * Where the printed thresholds end: NCCL prints only numbers, '/', '|' and spaces there (tuning.cc:285@v2.22.3-1),
+     * so anything after (a terminal's padding and the next line's host, pasted as one line) is not part of them.
+     */
+    private static int thresholdsEnd(byte[] b, int from, int to) {
+        int i = from;
+        while (i < to && isThresholdsChar((char) b[i])) {
+            i++;
+        }
+        return i;
+    }
+
+    private static boolean isThresholdsChar(char c) {
+        return (c >= '0' && c <= '9') || c == '/' || c == '|' || c == ' ' || c == '\t';
     }
 
     private static boolean sameAscii(String str, byte[] b, int from, int to) {

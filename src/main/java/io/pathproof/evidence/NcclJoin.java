@@ -113,7 +113,8 @@ final class NcclJoin {
     /**
      * Each rank of a log joins its communicator. Without a commId (NCCL < 2.10 prints none, excerpts lose it), a rank
      * joins the one commId of the same size in its file, else the communicators of that size in the same directory (one
-     * run), else stays on its own.
+     * run), else stays on its own. A rank known by neither commId nor size joins the file's one communicator, if it
+     * names only one.
      */
     private static void group(
             FileFacts ff, Facts.Log log, Map<String, List<CommRank>> groups, Map<CommRank, FileFacts> fileOf) {
@@ -125,6 +126,8 @@ final class NcclJoin {
         }
         java.nio.file.Path parent = java.nio.file.Path.of(ff.file()).getParent();
         String dir = parent == null ? "" : parent.toString();
+        Map<CommRank, String> keys = new LinkedHashMap<>();
+        Set<String> named = new LinkedHashSet<>();
         for (CommRank cr : log.commRanks()) {
             String key;
             if (cr.commId != null) {
@@ -135,10 +138,24 @@ final class NcclJoin {
             } else if (cr.nRanks != null) {
                 key = "nranks:" + cr.nRanks + " in " + dir;
             } else {
+                key = null;
+            }
+            keys.put(cr, key);
+            if (key != null) {
+                named.add(key);
+            }
+        }
+        for (Map.Entry<CommRank, String> e : keys.entrySet()) {
+            // A process whose comm lines the log lost (an excerpt, a log begun mid-init) printed lines of a
+            // communicator nobody named: where the file names one communicator only, they are its lines.
+            String key = e.getValue() != null
+                    ? e.getValue()
+                    : named.size() == 1 ? named.iterator().next() : null;
+            if (key == null) {
                 key = "file:" + ff.file();
             }
-            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(cr);
-            fileOf.put(cr, ff);
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(e.getKey());
+            fileOf.put(e.getKey(), ff);
         }
     }
 
@@ -271,6 +288,8 @@ final class NcclJoin {
         Integer nvls =
                 agree(g, fileOf, cr -> cr.nvlsChannels, cr -> cr.channelsSource, "nvls channels", label, findings);
         Integer p2p = agree(g, fileOf, cr -> cr.p2pChannels, cr -> cr.channelsSource, "p2p channels", label, findings);
+        Integer collnet = agree(
+                g, fileOf, cr -> cr.collnetChannels, cr -> cr.channelsSource, "collnet channels", label, findings);
         Integer perPeer = agree(
                 g, fileOf, cr -> cr.p2pPerPeer, cr -> cr.channelsSource, "p2p channels per peer", label, findings);
         String thr = agree(
@@ -286,6 +305,7 @@ final class NcclJoin {
                 p2p,
                 perPeer,
                 nvls,
+                collnet,
                 rings(g),
                 trees(g),
                 graphs(g),

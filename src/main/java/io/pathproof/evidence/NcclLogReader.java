@@ -24,7 +24,9 @@ import java.util.regex.Pattern;
  * {@code … comm %p … - Init START} first, so a line belongs to the communicator whose init is open on that thread
  * (else on that device of that process), else to the one last completed on that device (lazy connection lines,
  * {@code NCCL_RUNTIME_CONNECT}). Older versions print only {@code … - Init COMPLETE} at the end, so lines wait on
- * their device until the comm line that names them.
+ * their device until the comm line that names them. The summary line ({@code comm %p rank %d nRanks %d nNodes %d …})
+ * opens its communicator on its thread where nothing else did (a log cut before its Init START, an old version), and
+ * the join gives lines of a process that named no communicator to the file's one communicator, if it names one only.
  */
 final class NcclLogReader implements FormatReader {
     static final int MAX_LINE = 1 << 16;

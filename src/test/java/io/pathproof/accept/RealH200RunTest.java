@@ -111,6 +111,7 @@ class RealH200RunTest {
                 64,
                 64,
                 0,
+                64,
                 List.of(),
                 List.of(),
                 List.of(),

@@ -178,6 +178,7 @@ public final class SyntheticRuns {
                     16,
                     4,
                     0,
+                    null,
                     List.copyOf(s.rings),
                     List.of(),
                     List.of(),

@@ -1,0 +1,75 @@
+package io.pathproof.evidence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Logs as people post them (issue threads, console copies): cut before any Init START, processes whose init lines
+ * were lost, terminal padding, builds that append to NCCL's lines. Shapes found by reading 26 public logs kept out
+ * of the repository; the lines here are written in those shapes, not copied.
+ */
+class ExcerptLogsTest {
+    private static final String A = "nodeA:285:285 [0] NCCL INFO ";
+    private static final String B = "nodeA:286:290 [1] NCCL INFO ";
+
+    @Test
+    void theSummaryLineAnchorsTheLinesAfterItWhenTheLogStartsAfterInitStart() {
+        Evidence ev = Read.log(A + "comm 0x1095e9d0 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n"
+                + A + "Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1\n"
+                + A + "Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/GDRDMA\n");
+        assertThat(ev.nccl().communicators()).hasSize(1);
+        Evidence.Communicator c = ev.nccl().communicators().get(0);
+        assertThat(c.nRanks()).isEqualTo(2);
+        assertThat(c.nNodes()).isEqualTo(2);
+        // Once the rank is known each tree says whose it is (before, they sat in a communicator of nobody).
+        assertThat(c.trees()).containsExactly("rank 1 [0] -1/-1/-1->1->0", "rank 1 [1] 0/-1/-1->1->-1");
+        assertThat(c.transports()).containsExactly("NET/IB");
+    }
+
+    @Test
+    void aProcessWhoseInitLinesWereLostJoinsTheFilesOneCommunicator() {
+        Evidence ev = Read.log(A
+                + "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - Init START\n"
+                + A + "Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+                + B + "Channel 00/0 : 1[1] -> 0[0] via P2P/IPC\n");
+        assertThat(ev.nccl().communicators()).hasSize(1);
+        assertThat(ev.nccl().communicators().get(0).commId()).isEqualTo("0xabc");
+        assertThat(ev.nccl().communicators().get(0).connections()).hasSize(2);
+        // Two communicators named: the nameless process's lines could be either's, and stay on their own.
+        Evidence two = Read.log(A
+                + "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - Init START\n"
+                + A
+                + "ncclCommInitRank comm 0x20 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xdef - Init START\n"
+                + B + "Channel 00/0 : 1[1] -> 0[0] via P2P/IPC\n");
+        assertThat(two.nccl().communicators()).hasSize(3);
+    }
+
+    @Test
+    void thresholdsEndWhereNcclsTextEndsSoPaddingIsNoDisagreement() {
+        String pad = " ".repeat(70);
+        Evidence ev = Read.log(A + "comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+                + A + "threadThresholds 8/8/64 | 128/8/64 | 512 | 512" + pad + "nodeA:11\n"
+                + B + "comm 0x2 rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0\n"
+                + B + "threadThresholds 8/8/64 | 128/8/64 | 512 | 512\n");
+        assertThat(ev.nccl().communicators()).hasSize(1);
+        assertThat(ev.nccl().communicators().get(0).threadThresholds()).isEqualTo("8/8/64 | 128/8/64 | 512 | 512");
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("cross-rank-disagreement"));
+    }
+
+    @Test
+    void aCommunicatorAppendedAfterTheTransportIsNotPartOfIt() {
+        Evidence ev = Read.log(A + "Channel 00/0 : 16[17000] -> 18[21000] via P2P/IPC comm 0x5609976f9470 nRanks 32\n"
+                + A + "Channel 01/0 : 16[17000] -> 24[17000] [send] via NET/AWS Libfabric/0/GDRDMA\n");
+        assertThat(ev.nccl().communicators().get(0).transports()).containsExactly("P2P/IPC", "NET/AWS Libfabric");
+    }
+
+    @Test
+    void collnetChannelsAreKept() {
+        Evidence ev = Read.log(A
+                + "16 coll channels, 16 collnet channels, 0 nvls channels, 16 p2p channels, 2 p2p channels per peer\n");
+        Evidence.Communicator c = ev.nccl().communicators().get(0);
+        assertThat(c.collnetChannels()).isEqualTo(16);
+        assertThat(c.nvlsChannels()).isZero();
+    }
+}
