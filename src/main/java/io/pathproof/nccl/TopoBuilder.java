@@ -123,11 +123,14 @@ final class TopoBuilder {
             Node nic = sys.create(NIC, n.name());
             Node parent = n.pciParent() == null ? firstCpu : byId.get(n.pciParent());
             Topology.PciSwitch sw = n.pciParent() == null ? null : switches.get(n.pciParent());
-            // The NIC's own PCIe link is not an input; it is taken to be as wide as the switch it hangs off. A NIC
-            // right
-            // under a socket is a bare <nic> there, as NCCL attaches a device without a PCI path (graph/xml.cc:939-940)
-            // and as pathproof writes one: joined to its CPU at LOC_BW (graph/topo.cc:556-557@v2.28.9-1).
-            float pbw = sw == null ? LOC_BW : pciBw(table, sw.gen(), sw.width());
+            // The NIC's own PCIe link, as NCCL joins every PCI node to its parent (ncclTopoAddPci, topo.cc:483-492
+            // @v2.28.9-1): an NCCL dump gives it. Where it is not known (a JSON node, nvidia-smi text) it is taken to
+            // be as wide as the switch it hangs off. A NIC right under a socket without a link is a bare <nic> there,
+            // as NCCL attaches a device without a PCI path (graph/xml.cc:939-940) and as pathproof writes one: joined
+            // to its CPU at LOC_BW (graph/topo.cc:556-557@v2.28.9-1).
+            float pbw = n.pciGen() != null
+                    ? pciBw(table, n.pciGen(), n.pciWidth())
+                    : sw == null ? LOC_BW : pciBw(table, sw.gen(), sw.width());
             connect(nic, parent, LINK_PCI, pbw);
             connect(parent, nic, LINK_PCI, pbw);
             Node net = sys.create(NET, n.name());

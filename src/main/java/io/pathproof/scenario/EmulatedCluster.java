@@ -73,7 +73,8 @@ final class EmulatedCluster {
             if (nic.gdr()) {
                 throw PathproofException.badInput(at + ": NIC " + nic.name() + " has GPUDirect RDMA" + plugin);
             }
-            return new Topology.Nic(LOOPBACK, nic.pciParent(), nic.speedMbps(), false, SOCKET);
+            return new Topology.Nic(
+                    LOOPBACK, nic.pciParent(), nic.speedMbps(), false, SOCKET, nic.pciGen(), nic.pciWidth());
         }
         if (nicSpeedMbps == null) {
             throw PathproofException.usage(at + " has no NIC: give --nic-speed MBPS, the speed of the one NIC ('"

@@ -231,7 +231,7 @@ final class NcclTopoXmlReader {
                 if (sub.name.equals("pci")) {
                     addPci(sub, id, inferred);
                 } else if (sub.name.equals("nic")) {
-                    addNic(sub, id);
+                    addNic(sub, id, null, null);
                 }
             }
         }
@@ -254,7 +254,7 @@ final class NcclTopoXmlReader {
                 return;
             }
             if (nic != null) {
-                addNic(nic, parent);
+                addNic(nic, parent, gen, width);
                 return;
             }
             // A GPU's or a NIC's class (kvDictPciClass "0x03", "0x02", topo.cc:422@v2.28.9-1) without its <gpu> or
@@ -352,12 +352,13 @@ final class NcclTopoXmlReader {
                 if (s.name.equals("pci")) {
                     addPci(s, id, inferred);
                 } else if (s.name.equals("nic")) {
-                    addNic(s, id);
+                    addNic(s, id, null, null);
                 }
             }
         }
 
-        void addNic(El nic, String parent) {
+        /** A {@code <nic>}'s ports; {@code gen}/{@code width}: the link of the {@code <pci>} around it, null if bare. */
+        void addNic(El nic, String parent, Integer gen, Integer width) {
             for (El net : nic.subs) {
                 if (!net.name.equals("net")) {
                     continue;
@@ -385,7 +386,7 @@ final class NcclTopoXmlReader {
                     throw PathproofException.badInput(at(net) + ": <net name=\"" + name + "\"> has no speed (Mb/s)");
                 }
                 boolean gdr = intAttr(net, "gdr", 0) == 1;
-                nics.add(JsonInput.build(at(net), () -> new Topology.Nic(name, parent, speed, gdr, "net")));
+                nics.add(JsonInput.build(at(net), () -> new Topology.Nic(name, parent, speed, gdr, "net", gen, width)));
             }
         }
 

@@ -289,20 +289,20 @@ public final class NcclTopoXmlWriter {
 
         /**
          * A NIC under a CPU is a bare {@code <nic>} (as NCCL dumps a socket-attached port, and attaches a device without a
-         * PCI path, ncclTopoFillNet, graph/xml.cc:939-940@v2.28.9-1); under a switch, a PCI device whose link is the
-         * switch's own, as the model takes it (the NIC's PCIe link is not an input).
+         * PCI path, ncclTopoFillNet, graph/xml.cc:939-940@v2.28.9-1); under a switch, a PCI device whose link is its
+         * own where known, else the switch's, as the model takes it.
          */
         void nic(Topology.Nic n, String indent, Topology.PciSwitch sw) {
             String inner = indent;
-            if (sw != null) {
+            if (sw != null || n.pciGen() != null) {
                 nicBus.put(n, fresh());
                 out.append(indent)
                         .append("<pci busid=\"")
                         .append(nicBus.get(n))
                         .append("\" class=\"0x020000\" link_speed=\"")
-                        .append(linkSpeed(sw.gen()))
+                        .append(linkSpeed(n.pciGen() != null ? n.pciGen() : sw.gen()))
                         .append("\" link_width=\"")
-                        .append(sw.width())
+                        .append(n.pciWidth() != null ? n.pciWidth() : sw.width())
                         .append("\">\n");
                 inner = indent + "  ";
             }
@@ -318,7 +318,7 @@ public final class NcclTopoXmlWriter {
                     .append(n.gdr() ? 1 : 0)
                     .append("\"/>\n");
             out.append(inner).append("</nic>\n");
-            if (sw != null) {
+            if (sw != null || n.pciGen() != null) {
                 out.append(indent).append("</pci>\n");
             }
         }

@@ -14,13 +14,14 @@ import java.util.regex.Pattern;
  * Imports the text of {@code nvidia-smi topo -m} (terminal escape codes allowed). The matrix gives, per device pair,
  * one of X, SYS, NODE, PHB, PXB, PIX, NV#; the columns "CPU Affinity" and "NUMA Affinity" give each GPU's socket; a
  * "NIC Legend" maps NIC0… to device names. Lines of {@code nvidia-smi -L}
- * ({@code GPU 0: NVIDIA H200 (UUID: …)}) in the same file give model names.
+ * ({@code GPU 0: NVIDIA H200 (UUID: …)}), of nvidia-smi's table ({@code |   0  NVIDIA L40S   On  | …}) or of an
+ * environment report ({@code GPU 0,1,2,3: NVIDIA H20}) in the same file give model names.
  *
  * <p>What it infers, and says so in {@link Topology#inferred()}:
  *
  * <ul>
- *   <li>sockets: one CPU per distinct NUMA affinity; without NUMA affinity, GPUs joined by SYS are on different
- *       sockets and the rest on one;
+ *   <li>sockets: one CPU per distinct NUMA affinity (followed where the matrix disagrees, and said); without NUMA
+ *       affinity, GPUs joined by SYS are on different sockets and the rest on one;
  *   <li>PCIe: GPUs (and NICs) related by PIX or PXB share a switch; NODE and PHB pairs do not; a GPU whose PCIe
  *       relation to every other GPU is hidden behind NV# gets a switch of its own;
  *   <li>NVLink: NV# between two GPUs is a direct link of # lanes, unless the counts are impossible for direct links
@@ -33,6 +34,11 @@ import java.util.regex.Pattern;
 final class NvidiaSmiTopoReader {
     private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*[A-Za-z]");
     private static final Pattern GPU_L = Pattern.compile("^GPU (\\d+): (.+?) \\(UUID:.*$");
+    /** torch's and vLLM's environment reports: "GPU 0,1,2,3: NVIDIA H20" (several GPUs of one model). */
+    private static final Pattern GPU_LIST = Pattern.compile("^GPU ((?:\\d+,)*\\d+): (\\S.*)$");
+    /** nvidia-smi's own table: "|   0  NVIDIA L40S                    On  |   00000000:8D:00.0 Off |". */
+    private static final Pattern SMI_TABLE = Pattern.compile("^\\|\\s+(\\d+)\\s+(\\S.*?)\\s{2,}(?:On|Off)\\s+\\|.*$");
+
     private static final Pattern NIC_LEGEND = Pattern.compile("^\\s*(NIC\\d+):\\s*(\\S+)\\s*$");
     private static final Pattern NV = Pattern.compile("^NV(\\d+)$");
     private static final Pattern LEADING_NUMBER = Pattern.compile("^(\\d+)");
@@ -102,6 +108,23 @@ final class NvidiaSmiTopoReader {
             if (gl.matches()) {
                 smiModels.put(Integer.parseInt(gl.group(1)), gl.group(2).trim());
                 continue;
+            }
+            Matcher list = GPU_LIST.matcher(line.trim());
+            if (list.matches() && !list.group(2).contains("Compute Capability")) {
+                for (String g : list.group(1).split(",")) {
+                    smiModels.putIfAbsent(Integer.parseInt(g), list.group(2).trim());
+                }
+                continue;
+            }
+            Matcher table = SMI_TABLE.matcher(line.trim());
+            if (table.matches()) {
+                smiModels.putIfAbsent(
+                        Integer.parseInt(table.group(1)), table.group(2).trim());
+                continue;
+            }
+            if (line.contains("topo -mp")) {
+                inferred.add("the matrix is nvidia-smi topo -mp (" + source + ":" + (i + 1) + "): PCIe relations only,"
+                        + " NVLinks not shown, so none are predicted");
             }
             Matcher nl = NIC_LEGEND.matcher(line);
             if (nl.matches()) {
@@ -208,13 +231,32 @@ final class NvidiaSmiTopoReader {
             }
             inferred.add("sockets: no NUMA affinity column; GPUs joined by SYS put on different sockets");
         }
+        // nvidia-smi and the NUMA column can disagree (SYS inside one NUMA node on some AMD and consumer boards, NODE
+        // across two). NCCL puts each device under the CPU of its sysfs NUMA node (ncclTopoGetXmlFromSys,
+        // graph/xml.cc@v2.28.9-1), which is what the NUMA column says: it is followed, and every disagreement said.
+        List<String> disagree = new ArrayList<>();
         for (int g = 0; g < n; g++) {
-            for (int h = 0; h < n; h++) {
-                if (rel[g][h].equals("SYS") && socketOfGpu.get(g).equals(socketOfGpu.get(h))) {
-                    throw PathproofException.badInput(source + ": GPU" + gpuIdx.get(g) + " and GPU" + gpuIdx.get(h)
-                            + " are SYS (different sockets) but share NUMA node " + socketOfGpu.get(g));
+            for (int h = g + 1; h < n; h++) {
+                boolean same = socketOfGpu.get(g).equals(socketOfGpu.get(h));
+                boolean sys = rel[g][h].equals("SYS");
+                if (sys && same && !numaKnown) {
+                    throw PathproofException.badInput(source + ":" + rowLine.get(devices.get(g)) + ": GPU"
+                            + gpuIdx.get(g)
+                            + " and GPU" + gpuIdx.get(h) + " are SYS (different sockets), but another GPU joins both"
+                            + " on one socket; add the NUMA Affinity column (nvidia-smi topo -m of a newer driver)");
+                }
+                if (sys == same && numaKnown && !rel[g][h].startsWith("NV")) {
+                    disagree.add("GPU" + gpuIdx.get(g) + "-GPU" + gpuIdx.get(h) + " " + rel[g][h] + " in NUMA "
+                            + socketOfGpu.get(g) + (same ? "" : "/" + socketOfGpu.get(h)));
                 }
             }
+        }
+        if (!disagree.isEmpty()) {
+            inferred.add(disagree.size() + " GPU pair(s) where the matrix and the NUMA column disagree ("
+                    + String.join(", ", disagree.subList(0, Math.min(4, disagree.size())))
+                    + (disagree.size() > 4 ? ", …" : "") + "): the NUMA column followed, as NCCL puts a device under"
+                    + " the CPU of its NUMA node; SYS within one node is then a path through that CPU (PHB), and NODE"
+                    + " across two a path between sockets (SYS)");
         }
         sockets.addAll(socketOfGpu.values());
         if (sockets.isEmpty()) {
@@ -227,7 +269,9 @@ final class NvidiaSmiTopoReader {
         for (int s : sockets) {
             cpus.add(new Topology.Cpu("cpu" + s, s, "x86_64", null));
         }
-        inferred.add("CPU arch/vendor are not in nvidia-smi topo -m: x86_64 assumed, vendor unknown");
+        inferred.add("CPU arch/vendor are not in nvidia-smi topo -m: x86_64 assumed, vendor unknown, so NCCL's choices"
+                + " for an unknown vendor: P2P up to PXB (AMD's SYS for 2 GPUs not taken, paths.cc:319-324@v2.28.9-1),"
+                + " and an inter-socket link at LOC_BW (topo.cc:70-94); an NCCL topology dump names the vendor");
         return cpus;
     }
 
@@ -265,14 +309,13 @@ final class NvidiaSmiTopoReader {
             int idx = gpuIdx.get(g);
             String model = smiModels.getOrDefault(idx, hints.gpuModel());
             if (model == null && hints.computeCapability() == null) {
-                throw PathproofException.usage(
-                        source + ": GPU" + idx + ": model unknown (nvidia-smi topo -m does not print"
-                                + " it): give the GPU model or compute capability, or append the output of nvidia-smi -L");
+                throw PathproofException.usage(source + ": GPU" + idx + ": model unknown (nvidia-smi topo -m does not"
+                        + " print it): give --gpu-model NAME or --gpu-cc CC, or append the output of nvidia-smi -L");
             }
             GpuModels.Known k = GpuModels.lookup(model);
             if (k == null && hints.computeCapability() == null) {
-                throw PathproofException.usage(source + ": GPU" + idx + ": model '" + model
-                        + "' is not one whose compute" + " capability is known: give it");
+                throw PathproofException.usage(source + ": GPU" + idx + ": model '" + model + "' is not one whose"
+                        + " compute capability pathproof knows: give --gpu-cc CC (86 for sm_86)");
             }
             known.put(g, k);
             modelOf.put(g, model == null ? "unknown" : model);
@@ -380,6 +423,26 @@ final class NvidiaSmiTopoReader {
                         break;
                     }
                 }
+            }
+            String cpu = parent;
+            for (Topology.PciSwitch sw : switches) {
+                if (sw.id().equals(parent)) {
+                    cpu = sw.parent();
+                }
+            }
+            List<String> across = new ArrayList<>();
+            for (int g = 0; g < n; g++) {
+                String r = rel[di][g];
+                if (!r.equals("SYS") && !("cpu" + socketOfGpu.get(g)).equals(cpu)) {
+                    across.add("GPU" + gpuIdx.get(g) + " " + r);
+                }
+            }
+            if (!across.isEmpty()) {
+                inferred.add(
+                        "NIC " + nicName + " put on " + cpu + " with the GPUs it shares a switch or node with, though"
+                                + " the matrix also joins it within one node to GPUs of another NUMA node ("
+                                + String.join(", ", across)
+                                + "): those paths taken as crossing sockets (SYS)");
             }
             nics.add(new Topology.Nic(nicName, parent, hints.nicSpeedMbps(), false, "net"));
             inferred.add("NIC " + nicName + ": speed " + hints.nicSpeedMbps() + " Mb/s given as a hint; GPUDirect RDMA"

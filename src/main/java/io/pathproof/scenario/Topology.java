@@ -40,9 +40,7 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
         if (n.nics().isEmpty()) {
             throw PathproofException.usage("node " + index + " (" + n.hostname() + "): no NIC to slow down");
         }
-        List<Nic> nics = n.nics().stream()
-                .map(c -> new Nic(c.name(), c.pciParent(), mbps, c.gdr(), c.kind()))
-                .toList();
+        List<Nic> nics = n.nics().stream().map(c -> c.atSpeed(mbps)).toList();
         List<Node> all = new java.util.ArrayList<>(nodes);
         all.set(index, new Node(n.hostname(), n.cpus(), n.pciSwitches(), n.gpus(), n.nvlinks(), nics));
         return new Topology(name, all, inferred);
@@ -218,9 +216,12 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
     }
 
     /**
-     * A network port. {@code speedMbps} as NCCL reports it (400 Gb/s = 400000); {@code gdr}: GPUDirect RDMA possible.
+     * A network port. {@code speedMbps} as NCCL reports it (400 Gb/s = 400000); {@code gdr}: GPUDirect RDMA possible;
+     * {@code pciGen}/{@code pciWidth}: the NIC's own PCIe link where known (an NCCL dump's {@code <pci>} around the
+     * {@code <nic>}), else null: as wide as the switch it hangs off.
      */
-    public record Nic(String name, String pciParent, long speedMbps, boolean gdr, String kind) {
+    public record Nic(
+            String name, String pciParent, long speedMbps, boolean gdr, String kind, Integer pciGen, Integer pciWidth) {
         public Nic {
             if (name == null || name.isBlank()) {
                 throw PathproofException.badInput("topology.nics[].name: missing");
@@ -228,6 +229,24 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
             if (speedMbps <= 0) {
                 throw PathproofException.badInput("topology.nics[" + name + "].speedMbps: must be > 0");
             }
+            if ((pciGen == null) != (pciWidth == null)) {
+                throw PathproofException.badInput(
+                        "topology.nics[" + name + "]: pciGen and pciWidth are given together or not at all");
+            }
+            if (pciGen != null && (pciGen < 1 || pciGen > 7 || pciWidth < 1)) {
+                throw PathproofException.badInput(
+                        "topology.nics[" + name + "]: PCIe gen " + pciGen + " x" + pciWidth + " does not exist");
+            }
+        }
+
+        /** A NIC whose own PCIe link is not known: the model takes its switch's (see TopoBuilder.addNets). */
+        public Nic(String name, String pciParent, long speedMbps, boolean gdr, String kind) {
+            this(name, pciParent, speedMbps, gdr, kind, null, null);
+        }
+
+        /** This NIC at another speed, everything else kept. */
+        public Nic atSpeed(long mbps) {
+            return new Nic(name, pciParent, mbps, gdr, kind, pciGen, pciWidth);
         }
     }
 }

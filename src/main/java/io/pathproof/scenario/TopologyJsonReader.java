@@ -63,7 +63,9 @@ final class TopologyJsonReader {
             long speed = c.lng("speedMbps");
             boolean gdr = c.bool("gdr", false);
             String kind = c.optStr("kind", null);
-            nics.add(JsonInput.build(source, () -> new Topology.Nic(nm, parent, speed, gdr, kind)));
+            Integer nicGen = c.optInt("pciGen");
+            Integer nicWidth = c.optInt("pciWidth");
+            nics.add(JsonInput.build(source, () -> new Topology.Nic(nm, parent, speed, gdr, kind, nicGen, nicWidth)));
         }
         return JsonInput.build(source, () -> new Topology.Node(host, cpus, sws, gpus, links, nics));
     }
