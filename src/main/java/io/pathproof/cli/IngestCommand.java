@@ -179,7 +179,10 @@ public final class IngestCommand extends Verb implements Callable<Integer> {
         }
         List<String> rings = shown(c.rings());
         for (int i = 0; i < rings.size(); i++) {
-            out.printf("                 ring %02d: %s%n", i, rings.get(i));
+            int ch = c.ringChannels() == null || i >= c.ringChannels().size()
+                    ? i
+                    : c.ringChannels().get(i);
+            out.printf("                 ring %02d: %s%n", ch, rings.get(i));
         }
         more(out, "                 ", c.rings(), " more rings");
     }

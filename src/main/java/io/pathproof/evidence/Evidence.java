@@ -248,7 +248,9 @@ public record Evidence(
      * ("P2P/CUMEM", "P2P/IPC", "P2P/direct pointer", "SHM", "NET/IB", "NET/Socket"), {@code connections} per channel per
      * peer. {@code collChannels} comes from the {@code N coll channels} line (as {@code collnetChannels}, null where the
      * version prints none), else from the total of the ring lines
-     * ({@code Channel 00/12 : …}). {@code connectedTrees} is null (unknown) when the log does not say: since NCCL 2.22
+     * ({@code Channel 00/12 : …}); {@code ringChannels} holds the channel of each of {@code rings} (a log may hold only
+     * some, e.g. channels 12 to 15 of an excerpt; null in evidence written before it was kept: then rings are channels 0,
+     * 1, …). {@code connectedTrees} is null (unknown) when the log does not say: since NCCL 2.22
      * trees are connected lazily, on the first tree collective (group.cc:147@v2.22.3-1), so the line may never come.
      */
     public record Communicator(
@@ -263,6 +265,7 @@ public record Evidence(
             Integer nvlsChannels,
             Integer collnetChannels,
             List<String> rings,
+            List<Integer> ringChannels,
             List<String> trees,
             List<Graph> graphs,
             String threadThresholds,

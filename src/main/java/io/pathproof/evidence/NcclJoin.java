@@ -307,6 +307,7 @@ final class NcclJoin {
                 nvls,
                 collnet,
                 rings(g),
+                ringChannels(g),
                 trees(g),
                 graphs(g),
                 thr,
@@ -352,6 +353,16 @@ final class NcclJoin {
             }
         }
         return rings;
+    }
+
+    /** The channel of each of {@link #rings}. */
+    private static List<Integer> ringChannels(List<CommRank> g) {
+        for (CommRank cr : g) {
+            if (!cr.rings.isEmpty()) {
+                return List.copyOf(cr.rings.keySet());
+            }
+        }
+        return List.of();
     }
 
     private static List<String> trees(List<CommRank> g) {

@@ -204,8 +204,8 @@ final class NcclLogReader implements FormatReader {
         }
         out.problem(
                 lineNo,
-                "torn line: " + pieces + " NCCL lines written into one by several processes at once;"
-                        + " each piece was read apart");
+                "torn line: " + pieces + " NCCL lines in one (processes writing at once, or lines pasted"
+                        + " together); each piece was read apart");
     }
 
     private void fragment(byte[] b, int s, int m, int e) {

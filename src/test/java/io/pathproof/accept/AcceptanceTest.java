@@ -683,6 +683,27 @@ class AcceptanceTest {
         assertThat(accept(seedRun()).row("ring-order")).isNull();
     }
 
+    /** A log that holds only some ring lines (an excerpt: channel 1 alone) is judged channel by channel. */
+    @Test
+    void aRingIsComparedWithThePredictedRingOfItsOwnChannel() {
+        Prediction p = withRings(SyntheticRuns.seedPrediction(), List.of("0 1 2 3", "0 3 2 1"));
+        SyntheticRuns.Spec s = seedRun();
+        s.rings = List.of("0 3 2 1");
+        s.ringChannels = List.of(1);
+        AcceptanceRow one = Acceptance.accept(sealed(p), SyntheticRuns.build(s)).row("ring-order");
+        assertThat(one.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(one.observed()).contains("channel 1: 0 3 2 1");
+        s.rings = List.of("0 1 2 3");
+        AcceptanceRow bad = Acceptance.accept(sealed(p), SyntheticRuns.build(s)).row("ring-order");
+        assertThat(bad.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(bad.observed()).startsWith("channel 1: 0 1 2 3 (expected 0 3 2 1)");
+        s.ringChannels = List.of(7);
+        assertThat(Acceptance.accept(sealed(p), SyntheticRuns.build(s))
+                        .row("ring-order")
+                        .verdict())
+                .isEqualTo(Verdict.UNPROVEN);
+    }
+
     @Test
     void busBandwidthIsNotJudgedOnAnEmulatedRunButDecisionsAre() {
         SyntheticRuns.Spec s = seedRun();

@@ -115,6 +115,7 @@ class RealH200RunTest {
                 List.of(),
                 List.of(),
                 List.of(),
+                List.of(),
                 null,
                 List.of(),
                 List.of(),

@@ -89,6 +89,8 @@ public final class SyntheticRuns {
         public boolean emulated = false;
         /** The ring orders the INIT lines print, channel by channel (none by default). */
         public List<String> rings = new ArrayList<>();
+        /** The channel of each of {@link #rings}; null: 0, 1, … */
+        public List<Integer> ringChannels = null;
 
         public Spec copy() {
             Spec s = new Spec();
@@ -132,6 +134,7 @@ public final class SyntheticRuns {
             s.findUnused = findUnused;
             s.emulated = emulated;
             s.rings = new ArrayList<>(rings);
+            s.ringChannels = ringChannels;
             return s;
         }
     }
@@ -180,6 +183,7 @@ public final class SyntheticRuns {
                     0,
                     null,
                     List.copyOf(s.rings),
+                    s.ringChannels,
                     List.of(),
                     List.of(),
                     "8/8/64 | 32/8/64 | 512 | 512",

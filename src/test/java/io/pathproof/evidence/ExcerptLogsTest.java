@@ -65,6 +65,14 @@ class ExcerptLogsTest {
     }
 
     @Test
+    void ringsKeepTheirChannelWhenTheLogHoldsOnlySome() {
+        Evidence ev = Read.log(A + "Channel 12/16 :    0   7   6   5\n" + A + "Channel 13/16 :    0   5   6   7\n");
+        Evidence.Communicator c = ev.nccl().communicators().get(0);
+        assertThat(c.rings()).containsExactly("0 7 6 5", "0 5 6 7");
+        assertThat(c.ringChannels()).containsExactly(12, 13);
+    }
+
+    @Test
     void collnetChannelsAreKept() {
         Evidence ev = Read.log(A
                 + "16 coll channels, 16 collnet channels, 0 nvls channels, 16 p2p channels, 2 p2p channels per peer\n");
