@@ -42,7 +42,7 @@ public final class Predictor {
         List<String> assumptions = new ArrayList<>(plan.assumptions());
         // What the topology's reader inferred rather than read (a GPU model from its PCI id, a link speed NCCL's
         // table lacks, NVLinks a partial NCCL_TOPO_FILE leaves to NCCL): a prediction is only as given as its inputs.
-        for (String note : scenario.topology().inferredByGpuGroup()) {
+        for (String note : scenario.topology().inferredGrouped()) {
             assumptions.add("topology: " + note);
         }
         JsonNode inputs = Json.mapper().valueToTree(scenario);

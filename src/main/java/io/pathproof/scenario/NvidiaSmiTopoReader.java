@@ -410,7 +410,7 @@ final class NvidiaSmiTopoReader {
             String nicName = nicNames.getOrDefault(col, col);
             if (hints.nicSpeedMbps() == null) {
                 inferred.add(
-                        "NIC " + nicName + " left out: its speed is not in nvidia-smi topo -m (give the NIC speed)");
+                        "NIC " + nicName + " left out: the speed is not in nvidia-smi topo -m (give --nic-speed MBPS)");
                 continue;
             }
             String parent = switchOfGroup.get(find(group, di));

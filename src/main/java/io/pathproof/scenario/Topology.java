@@ -47,29 +47,40 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
     }
 
     /**
-     * {@link #inferred()} as a reader of a prediction wants it: the notes that differ only in the GPU they name
-     * ("host0 GPU3: model …" for each of eight GPUs) said once, with the GPUs listed ("host0 GPU0-7: model …").
+     * {@link #inferred()} as a reader of a prediction wants it: notes that differ only in the GPU they name ("host0
+     * GPU3: model …" for each of eight GPUs) said once with the GPUs listed ("host0 GPU0-7: model …"), and likewise
+     * notes that differ only in the NIC they name ("NIC mlx5_1 left out: …" → "NICs mlx5_1, mlx5_2 left out: …").
      */
-    public List<String> inferredByGpuGroup() {
+    public List<String> inferredGrouped() {
         java.util.regex.Pattern perGpu = java.util.regex.Pattern.compile("^(\\S+) GPU(\\d+): (.*)$");
-        java.util.Map<String, java.util.List<Integer>> groups = new java.util.LinkedHashMap<>();
+        java.util.regex.Pattern perNic = java.util.regex.Pattern.compile("^NIC (\\S+?)(:? .*)$");
+        java.util.Map<String, java.util.List<String>> groups = new java.util.LinkedHashMap<>();
         for (String note : inferred) {
-            java.util.regex.Matcher m = perGpu.matcher(note);
-            String key = m.matches() ? m.group(1) + "\u0000" + m.group(3) : note;
-            List<Integer> gpus = groups.computeIfAbsent(key, k -> new java.util.ArrayList<>());
-            if (m.matches()) {
-                gpus.add(Integer.parseInt(m.group(2)));
+            java.util.regex.Matcher g = perGpu.matcher(note);
+            java.util.regex.Matcher n = perNic.matcher(note);
+            if (g.matches()) {
+                groups.computeIfAbsent("G" + g.group(1) + "\u0000" + g.group(3), k -> new java.util.ArrayList<>())
+                        .add(g.group(2));
+            } else if (n.matches()) {
+                groups.computeIfAbsent("N" + n.group(2), k -> new java.util.ArrayList<>())
+                        .add(n.group(1));
+            } else {
+                groups.computeIfAbsent("=" + note, k -> new java.util.ArrayList<>());
             }
         }
         List<String> out = new java.util.ArrayList<>();
-        for (java.util.Map.Entry<String, List<Integer>> e : groups.entrySet()) {
-            int cut = e.getKey().indexOf('\u0000');
-            if (cut < 0) {
-                out.add(e.getKey());
-                continue;
+        for (java.util.Map.Entry<String, List<String>> e : groups.entrySet()) {
+            String k = e.getKey().substring(1);
+            List<String> who = e.getValue();
+            switch (e.getKey().charAt(0)) {
+                case 'G' -> {
+                    int cut = k.indexOf('\u0000');
+                    out.add(k.substring(0, cut) + " GPU"
+                            + ranges(who.stream().map(Integer::valueOf).toList()) + ": " + k.substring(cut + 1));
+                }
+                case 'N' -> out.add((who.size() == 1 ? "NIC " : "NICs ") + String.join(", ", who) + k);
+                default -> out.add(k);
             }
-            out.add(e.getKey().substring(0, cut) + " GPU" + ranges(e.getValue()) + ": "
-                    + e.getKey().substring(cut + 1));
         }
         return out;
     }

@@ -81,7 +81,7 @@ class PartialTopoFileTest {
         assertThat(t.nodes().get(0).gpus()).hasSize(4);
         assertThat(t.nodes().get(0).nics()).hasSize(4);
         assertThat(t.nodes().get(0).nvlinks()).isEmpty();
-        assertThat(t.inferredByGpuGroup())
+        assertThat(t.inferredGrouped())
                 .contains("host0 GPU0-3: model unknown (no PCI device id), named by its sm")
                 .anyMatch(s -> s.startsWith("host0 GPU0-3: no <nvlink> and no PCI device id")
                         && s.contains("graph/xml.cc:766-815@v2.28.9-1"))
@@ -101,11 +101,32 @@ class PartialTopoFileTest {
     }
 
     @Test
+    void notesThatDifferOnlyInTheirGpuOrNicAreSaidOnce() {
+        Topology t = new Topology(
+                "t",
+                Scenarios.topology("h200-sxm-x8-nvswitch").nodes(),
+                java.util.List.of(
+                        "host0 GPU0: model unknown",
+                        "host0 GPU1: model unknown",
+                        "host0 GPU2: model unknown",
+                        "host0 GPU5: model unknown",
+                        "NIC mlx5_1 left out: the speed is not in nvidia-smi topo -m",
+                        "NIC mlx5_2 left out: the speed is not in nvidia-smi topo -m",
+                        "NIC mlx5_3: speed 400000 Mb/s given as a hint",
+                        "sockets: one"));
+        assertThat(t.inferredGrouped())
+                .containsExactly(
+                        "host0 GPU0-2, 5: model unknown",
+                        "NICs mlx5_1, mlx5_2 left out: the speed is not in nvidia-smi topo -m",
+                        "NIC mlx5_3: speed 400000 Mb/s given as a hint",
+                        "sockets: one");
+    }
+
+    @Test
     void aDumpNcclWroteSaysNothingOfNvlinkItDidNotFind() {
         Topology t = Scenarios.topology("samples/emulation-sweep/topologies/h200-pcie-2socket-x8.xml");
         assertThat(t.nodes().get(0).nvlinks()).isEmpty();
         assertThat(t.inferred()).noneMatch(s -> s.contains("<nvlink>"));
-        assertThat(t.inferredByGpuGroup())
-                .containsExactly("host0 GPU0-7: model 'NVIDIA H200' from PCI device id 0x2335");
+        assertThat(t.inferredGrouped()).containsExactly("host0 GPU0-7: model 'NVIDIA H200' from PCI device id 0x2335");
     }
 }
