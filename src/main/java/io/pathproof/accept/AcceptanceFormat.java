@@ -93,8 +93,10 @@ final class AcceptanceFormat {
                 absent.add(k.kind().label());
             }
         }
+        // The rows the gaps made UNPROVEN: those resting on a damaged kind, and the integrity row itself.
         long unproven = t.rows().stream()
-                .filter(r -> r.observed().startsWith("evidence incomplete:"))
+                .filter(r -> r.observed().startsWith("evidence incomplete:")
+                        || (r.id().equals("evidence-integrity") && r.verdict() == Verdict.UNPROVEN))
                 .count();
         out.add("integrity: " + (in.worldSize() == null ? "world size unknown" : in.worldSize() + " rank(s)") + " ("
                 + in.worldSizeFrom() + "); "

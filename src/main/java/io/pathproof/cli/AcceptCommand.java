@@ -54,14 +54,28 @@ public final class AcceptCommand extends Verb implements Callable<Integer> {
     /** The parsed command line. */
     record Options(Path prediction, Path run, Format format, Path junit, boolean strict) {}
 
+    /** How a run that sealed no prediction ended, from its manifest (a command that failed before DDP seals none). */
+    private static String endedEarly(Path run) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode m = io.pathproof.core.Json.mapper()
+                    .readTree(run.resolve("manifest.json").toFile());
+            String why = m.path("incompleteReason").asText("");
+            return why.isEmpty()
+                    ? ""
+                    : " (it ended early, exit " + m.path("exitCode").asText("?") + ": " + why + ")";
+        } catch (java.io.IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
     @Override
     public Integer call() {
         Path own = prediction != null || !Files.isDirectory(run)
                 ? null
                 : io.pathproof.rundir.Vocabulary.ownPrediction(run);
         if (prediction == null && own == null) {
-            throw PathproofException.usage(
-                    "accept: --prediction FILE is needed: " + run + " holds no prediction sealed in the run");
+            throw PathproofException.usage("accept: --prediction FILE is needed: " + run
+                    + " holds no prediction sealed in the run" + endedEarly(run));
         }
         Options o = new Options(prediction != null ? prediction : own, run, format.get(), junit, strict);
         Prediction p = PredictionIo.readVerified(o.prediction()); // a broken seal is refused before the run is read

@@ -23,7 +23,7 @@ enum RankEvidence {
             "hook-rank(\\d+)\\.jsonl",
             Form.JSON_LINES,
             Cover.ITERATION_BUCKETS,
-            List.of("parameter-bytes", "buckets", "completion-order", "bus-bytes"),
+            List.of("parameter-bytes", "buckets", "completion-order", "bus-bytes", "predicted-before-run"),
             EvidenceKind.HOOK,
             "diagnose: bucket layout, compute outside communication",
             m -> m.path("hookedIterations").isArray()
@@ -33,7 +33,7 @@ enum RankEvidence {
             "steps-rank(\\d+)\\.jsonl",
             Form.JSON_LINES,
             Cover.ITERATIONS,
-            List.of(),
+            List.of("predicted-before-run"),
             EvidenceKind.STEPS,
             "diagnose: step time, machine load",
             m -> m.path("iters").asInt(0) > 0 || userJob(m)),

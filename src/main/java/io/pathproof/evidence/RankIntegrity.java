@@ -536,11 +536,18 @@ final class RankIntegrity {
             records.values().forEach(r -> want.addAll(r.iterations.keySet()));
             why = "the iterations other ranks recorded";
         }
+        boolean fixedSteps = why.equals("the manifest's warmup + iters");
         for (Map.Entry<Integer, Records> en : records.entrySet()) {
             int rank = en.getKey();
             Records rec = en.getValue();
             Path p = byRank.get(rank);
             Set<Integer> missing = new TreeSet<>(want);
+            // A rank that finished and said how many iterations it ran (uneven inputs under DDP's Join) owes none
+            // past them; a rank that did not finish, or lost records within its count, still shows the gap.
+            Integer own = fixedSteps ? null : ownIterations(rank);
+            if (own != null) {
+                missing.removeIf(i -> i >= own);
+            }
             missing.removeAll(rec.iterations.keySet());
             if (!missing.isEmpty()) {
                 gap(
@@ -568,6 +575,23 @@ final class RankIntegrity {
                     }
                 }
             }
+        }
+    }
+
+    /** The iterations rank {@code rank} said it ran, in its own status file, if it finished; else null. */
+    private Integer ownIterations(int rank) {
+        Path f = dir.resolve("rank" + rank + ".json");
+        if (!Files.isRegularFile(f)) {
+            return null;
+        }
+        try {
+            JsonNode st = io.pathproof.core.Json.mapper().readTree(f.toFile());
+            return st.path("status").asText("").equals("finished")
+                            && st.path("iterations").canConvertToInt()
+                    ? st.path("iterations").asInt()
+                    : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
     }
 

@@ -96,6 +96,17 @@ final class CommandOutcome {
         if (timedOut) {
             exit = ExitCode.TIMEOUT;
             msg = "run: timed out after " + timeoutSec + " s; the command was killed; files kept in " + dir;
+        } else if (code != 0 && ranks.firstBad() == null && StderrCause.of(home.resolve(CommandRun.STDERR)) != null) {
+            // No rank said how it ended: it failed before building DDP. Its own stderr says why.
+            StderrCause cause = StderrCause.of(home.resolve(CommandRun.STDERR));
+            exit = cause.noGpu() ? ExitCode.NO_GPU : ExitCode.RANK_FAILED;
+            msg = "run: the command exited with status " + code + " before any rank built its DDP model: "
+                    + cause.describe(CommandRun.STDERR)
+                    + (cause.noGpu()
+                            ? "; the job asks for CUDA or NCCL, which this torch or machine does not have: run it on"
+                                    + " GPUs, or with backend gloo on the CPU"
+                            : "")
+                    + "; see " + home.resolve(CommandRun.STDERR);
         } else if (code != 0) {
             exit = ExitCode.RANK_FAILED;
             msg = "run: the command exited with status " + code

@@ -173,7 +173,10 @@ class HostileEvidenceTest {
         assertThat(text)
                 .contains(
                         "integrity: 4 rank(s) (manifest worldSize); ranks with whole files: hook 4/4, steps 3/4, ddp-logging 4/4")
-                .containsPattern("\\n  gap rank 2: .*steps-rank2\\.jsonl:\\d+: the last line is cut mid-JSON");
+                .containsPattern("\\n  gap rank 2: .*steps-rank2\\.jsonl:\\d+: the last line is cut mid-JSON")
+                // the gap makes the integrity row itself UNPROVEN: the summary counts it
+                .containsPattern("\\d+ gap\\(s\\), [1-9]\\d* row\\(s\\) UNPROVEN on them");
+        assertThat(t.row("evidence-integrity").verdict()).isEqualTo(Verdict.UNPROVEN);
         String md = Acceptance.render(t, "markdown");
         assertThat(md)
                 .contains("**Evidence integrity: 4 rank(s)")

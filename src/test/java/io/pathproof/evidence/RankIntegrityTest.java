@@ -138,6 +138,26 @@ class RankIntegrityTest {
                 .endsWith("steps-rank1.jsonl: missing: rank 1 wrote no steps file"));
     }
 
+    /**
+     * DDP's Join lets ranks run uneven inputs: a rank that finished and said it ran fewer iterations owes none past
+     * them. One that did not say so, or did not finish, still shows the gap.
+     */
+    @Test
+    void aRankThatFinishedFewerIterationsUnderJoinOwesNoneMore() throws IOException {
+        Path d = run("{\"worldSize\": 2}");
+        Files.writeString(d.resolve("hook-rank0.jsonl"), hook(0, 0, 0, true) + hook(0, 1, 0, true));
+        Files.writeString(d.resolve("steps-rank0.jsonl"), step(0, 0) + step(0, 1));
+        assertThat(integrity(d).gaps())
+                .extracting(Evidence.Gap::problem)
+                .containsExactly(
+                        "iterations 2 missing (the iterations other ranks recorded: 0-2)",
+                        "iterations 2 missing (the iterations other ranks recorded: 0-2)");
+        Files.writeString(d.resolve("rank0.json"), "{\"rank\": 0, \"status\": \"finished\", \"iterations\": 2}");
+        assertThat(integrity(d).gaps()).isEmpty();
+        Files.writeString(d.resolve("rank0.json"), "{\"rank\": 0, \"status\": \"failed\", \"iterations\": 2}");
+        assertThat(integrity(d).gaps()).hasSize(2);
+    }
+
     @Test
     void aFileOfARankThatDidNotRunIsAGap() throws IOException {
         Path d = run(MANIFEST);
