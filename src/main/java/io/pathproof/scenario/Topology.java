@@ -1,9 +1,14 @@
 package io.pathproof.scenario;
 
 import io.pathproof.core.PathproofException;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The machines a job runs on, at the level of detail NCCL's topology detection sees (graph/topo.cc, xml.cc): per
@@ -41,7 +46,7 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
             throw PathproofException.usage("node " + index + " (" + n.hostname() + "): no NIC to slow down");
         }
         List<Nic> nics = n.nics().stream().map(c -> c.atSpeed(mbps)).toList();
-        List<Node> all = new java.util.ArrayList<>(nodes);
+        List<Node> all = new ArrayList<>(nodes);
         all.set(index, new Node(n.hostname(), n.cpus(), n.pciSwitches(), n.gpus(), n.nvlinks(), nics));
         return new Topology(name, all, inferred);
     }
@@ -52,24 +57,23 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
      * notes that differ only in the NIC they name ("NIC mlx5_1 left out: …" → "NICs mlx5_1, mlx5_2 left out: …").
      */
     public List<String> inferredGrouped() {
-        java.util.regex.Pattern perGpu = java.util.regex.Pattern.compile("^(\\S+) GPU(\\d+): (.*)$");
-        java.util.regex.Pattern perNic = java.util.regex.Pattern.compile("^NIC (\\S+?)(:? .*)$");
-        java.util.Map<String, java.util.List<String>> groups = new java.util.LinkedHashMap<>();
+        Pattern perGpu = Pattern.compile("^(\\S+) GPU(\\d+): (.*)$");
+        Pattern perNic = Pattern.compile("^NIC (\\S+?)(:? .*)$");
+        Map<String, List<String>> groups = new LinkedHashMap<>();
         for (String note : inferred) {
-            java.util.regex.Matcher g = perGpu.matcher(note);
-            java.util.regex.Matcher n = perNic.matcher(note);
+            Matcher g = perGpu.matcher(note);
+            Matcher n = perNic.matcher(note);
             if (g.matches()) {
-                groups.computeIfAbsent("G" + g.group(1) + "\u0000" + g.group(3), k -> new java.util.ArrayList<>())
+                groups.computeIfAbsent("G" + g.group(1) + "\u0000" + g.group(3), k -> new ArrayList<>())
                         .add(g.group(2));
             } else if (n.matches()) {
-                groups.computeIfAbsent("N" + n.group(2), k -> new java.util.ArrayList<>())
-                        .add(n.group(1));
+                groups.computeIfAbsent("N" + n.group(2), k -> new ArrayList<>()).add(n.group(1));
             } else {
-                groups.computeIfAbsent("=" + note, k -> new java.util.ArrayList<>());
+                groups.computeIfAbsent("=" + note, k -> new ArrayList<>());
             }
         }
-        List<String> out = new java.util.ArrayList<>();
-        for (java.util.Map.Entry<String, List<String>> e : groups.entrySet()) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, List<String>> e : groups.entrySet()) {
             String k = e.getKey().substring(1);
             List<String> who = e.getValue();
             switch (e.getKey().charAt(0)) {
