@@ -285,11 +285,11 @@ final class DecisionChecks extends CheckFamily {
             return;
         }
         List<String> seen = null;
-        List<Integer> channels = null;
+        Evidence.Communicator printed = null;
         for (Evidence.Communicator c : ourCommunicators()) {
             if (!EvidenceView.list(c.rings()).isEmpty()) {
                 seen = c.rings();
-                channels = c.ringChannels();
+                printed = c;
                 r.kind(EvidenceKind.NCCL_LOG).prov(EvidenceView.src(c.source()));
                 break;
             }
@@ -304,7 +304,7 @@ final class DecisionChecks extends CheckFamily {
         int n = 0;
         int first = -1;
         for (int i = 0; i < seen.size(); i++) {
-            int ch = channels == null || i >= channels.size() ? i : channels.get(i);
+            int ch = printed.ringChannel(i);
             if (ch >= exp.size()) {
                 continue; // a channel past the predicted rings: the channel-count rows judge how many there are
             }
@@ -320,7 +320,7 @@ final class DecisionChecks extends CheckFamily {
             return;
         }
         if (bad.isEmpty()) {
-            int ch0 = channels == null || first >= channels.size() ? first : channels.get(first);
+            int ch0 = printed.ringChannel(first);
             r.pass(n + " ring(s) in the predicted order (channel " + ch0 + ": " + seen.get(first) + ")"
                     + (cut(exp.get(ch0), seen.get(first))
                             ? "; NCCL printed the first " + RING_PRINT_WIDTH_BEFORE_2_23 + " ranks of each ring"

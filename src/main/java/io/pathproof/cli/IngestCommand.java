@@ -179,10 +179,7 @@ public final class IngestCommand extends Verb implements Callable<Integer> {
         }
         List<String> rings = shown(c.rings());
         for (int i = 0; i < rings.size(); i++) {
-            int ch = c.ringChannels() == null || i >= c.ringChannels().size()
-                    ? i
-                    : c.ringChannels().get(i);
-            out.printf("                 ring %02d: %s%n", ch, rings.get(i));
+            out.printf("                 ring %02d: %s%n", c.ringChannel(i), rings.get(i));
         }
         more(out, "                 ", c.rings(), " more rings");
     }

@@ -275,7 +275,12 @@ public record Evidence(
             Boolean connectedTrees,
             List<RankInit> rankInits,
             Source source,
-            List<String> launcherLabels) {}
+            List<String> launcherLabels) {
+        /** The channel of {@code rings().get(i)}: from {@link #ringChannels}, else {@code i} (evidence before it). */
+        public int ringChannel(int i) {
+            return ringChannels == null || i >= ringChannels.size() ? i : ringChannels.get(i);
+        }
+    }
 
     /**
      * The comm-init facts of one rank of a communicator. {@code nvmlDev} and the {@code Init timings} line (total and

@@ -294,6 +294,7 @@ final class NcclJoin {
                 g, fileOf, cr -> cr.p2pPerPeer, cr -> cr.channelsSource, "p2p channels per peer", label, findings);
         String thr = agree(
                 g, fileOf, cr -> cr.threadThresholds, cr -> cr.thresholdsSource, "threadThresholds", label, findings);
+        CommRank ringPrinter = ringPrinter(g);
         Boolean trees3 = connectedTrees ? Boolean.TRUE : before222 && connectedRings ? Boolean.FALSE : null;
         return new Evidence.Communicator(
                 first.commId,
@@ -306,8 +307,8 @@ final class NcclJoin {
                 perPeer,
                 nvls,
                 collnet,
-                rings(g),
-                ringChannels(g),
+                ringPrinter == null ? List.of() : List.copyOf(ringPrinter.rings.values()),
+                ringPrinter == null ? List.of() : List.copyOf(ringPrinter.rings.keySet()),
                 trees(g),
                 graphs(g),
                 thr,
@@ -343,26 +344,14 @@ final class NcclJoin {
                 cr.launcherLabel);
     }
 
-    /** The rings of the first rank that printed any. */
-    private static List<String> rings(List<CommRank> g) {
-        List<String> rings = new ArrayList<>();
+    /** The first rank that printed rings: a ring is the same ring whichever rank prints it. */
+    private static CommRank ringPrinter(List<CommRank> g) {
         for (CommRank cr : g) {
             if (!cr.rings.isEmpty()) {
-                rings.addAll(cr.rings.values());
-                break;
+                return cr;
             }
         }
-        return rings;
-    }
-
-    /** The channel of each of {@link #rings}. */
-    private static List<Integer> ringChannels(List<CommRank> g) {
-        for (CommRank cr : g) {
-            if (!cr.rings.isEmpty()) {
-                return List.copyOf(cr.rings.keySet());
-            }
-        }
-        return List.of();
+        return null;
     }
 
     private static List<String> trees(List<CommRank> g) {

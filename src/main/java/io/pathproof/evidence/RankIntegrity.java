@@ -516,6 +516,7 @@ final class RankIntegrity {
     private void cover(RankEvidence k, TreeMap<Integer, Path> byRank, Map<Integer, Records> records) {
         Set<Integer> want = new TreeSet<>();
         String why;
+        boolean fixedSteps = false; // the stand-in job's ranks all run warmup + iters: no rank may say fewer
         if (k.cover == RankEvidence.Cover.ITERATION_BUCKETS
                 && manifest != null
                 && manifest.path("hookedIterations").isArray()
@@ -532,11 +533,11 @@ final class RankIntegrity {
                 want.add(i);
             }
             why = "the manifest's warmup + iters";
+            fixedSteps = true;
         } else {
             records.values().forEach(r -> want.addAll(r.iterations.keySet()));
             why = "the iterations other ranks recorded";
         }
-        boolean fixedSteps = why.equals("the manifest's warmup + iters");
         for (Map.Entry<Integer, Records> en : records.entrySet()) {
             int rank = en.getKey();
             Records rec = en.getValue();
@@ -578,8 +579,17 @@ final class RankIntegrity {
         }
     }
 
-    /** The iterations rank {@code rank} said it ran, in its own status file, if it finished; else null. */
+    /** Each rank's {@link #readOwnIterations}, read once for every kind that asks. */
+    private final Map<Integer, java.util.Optional<Integer>> ownIterations = new HashMap<>();
+
     private Integer ownIterations(int rank) {
+        return ownIterations
+                .computeIfAbsent(rank, r -> java.util.Optional.ofNullable(readOwnIterations(r)))
+                .orElse(null);
+    }
+
+    /** The iterations rank {@code rank} said it ran, in its own status file, if it finished; else null. */
+    private Integer readOwnIterations(int rank) {
         Path f = dir.resolve("rank" + rank + ".json");
         if (!Files.isRegularFile(f)) {
             return null;

@@ -93,12 +93,14 @@ final class CommandOutcome {
         Ranks ranks = ranks(dir, node, code, timedOut);
         int exit;
         String msg;
+        // No rank said how it ended: it failed before building DDP, and its own stderr says why.
+        StderrCause cause = !timedOut && code != 0 && ranks.firstBad() == null
+                ? StderrCause.of(home.resolve(CommandRun.STDERR))
+                : null;
         if (timedOut) {
             exit = ExitCode.TIMEOUT;
             msg = "run: timed out after " + timeoutSec + " s; the command was killed; files kept in " + dir;
-        } else if (code != 0 && ranks.firstBad() == null && StderrCause.of(home.resolve(CommandRun.STDERR)) != null) {
-            // No rank said how it ended: it failed before building DDP. Its own stderr says why.
-            StderrCause cause = StderrCause.of(home.resolve(CommandRun.STDERR));
+        } else if (cause != null) {
             exit = cause.noGpu() ? ExitCode.NO_GPU : ExitCode.RANK_FAILED;
             msg = "run: the command exited with status " + code + " before any rank built its DDP model: "
                     + cause.describe(CommandRun.STDERR)

@@ -156,7 +156,7 @@ final class NcclTopoXmlReader {
         final List<El> gpusUnfilled = new ArrayList<>();
 
         final List<El> nicsUnfilled = new ArrayList<>();
-        /** GPUs of sm 60+ whose {@code <pci>} NCCL never read from sysfs (no {@code device}): see nvlinkNote. */
+        /** GPUs of sm 60+ whose {@code <pci>} NCCL never read from sysfs (no {@code device}): see partialFileNotes. */
         final List<Integer> gpusNeverFilled = new ArrayList<>();
 
         final List<String> notes;

@@ -51,18 +51,19 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
         return new Topology(name, all, inferred);
     }
 
+    private static final Pattern PER_GPU = Pattern.compile("^(\\S+) GPU(\\d+): (.*)$");
+    private static final Pattern PER_NIC = Pattern.compile("^NIC (\\S+?)(:? .*)$");
+
     /**
      * {@link #inferred()} as a reader of a prediction wants it: notes that differ only in the GPU they name ("host0
      * GPU3: model …" for each of eight GPUs) said once with the GPUs listed ("host0 GPU0-7: model …"), and likewise
      * notes that differ only in the NIC they name ("NIC mlx5_1 left out: …" → "NICs mlx5_1, mlx5_2 left out: …").
      */
     public List<String> inferredGrouped() {
-        Pattern perGpu = Pattern.compile("^(\\S+) GPU(\\d+): (.*)$");
-        Pattern perNic = Pattern.compile("^NIC (\\S+?)(:? .*)$");
         Map<String, List<String>> groups = new LinkedHashMap<>();
         for (String note : inferred) {
-            Matcher g = perGpu.matcher(note);
-            Matcher n = perNic.matcher(note);
+            Matcher g = PER_GPU.matcher(note);
+            Matcher n = PER_NIC.matcher(note);
             if (g.matches()) {
                 groups.computeIfAbsent("G" + g.group(1) + "\u0000" + g.group(3), k -> new ArrayList<>())
                         .add(g.group(2));
