@@ -97,6 +97,11 @@ def set_rank_env(run_dir):
         return
     rank = rank_from_env()
     name = "nccl-rank%d.log" % rank if rank is not None else "nccl-%h.%p.log"
+    if rank is not None and os.path.exists(os.path.join(run_dir, name)):
+        # An earlier DDP session of this command (a restarted worker group) wrote this rank's log: NCCL opens its
+        # file with "w" (debug.cc:260@v2.28.9-1), so a name of this process's own keeps that log; the session moves
+        # it into its directory under the rank's own name (_sessions.move_open_files).
+        name = "nccl-rank%d.%%p.log" % rank
     os.environ["NCCL_DEBUG_FILE"] = os.path.join(run_dir, name)
     os.environ["PATHPROOF_SET_NCCL_DEBUG_FILE"] = "1"  # ours: a child of this process may rename it for its rank
 

@@ -70,6 +70,7 @@ class Run:
         self.started = _files.now_iso()
         self.watch = None
         self.others = []
+        self.session = None
         self.rank = None
         self.notes = []
         self.predictions = []
@@ -109,6 +110,7 @@ class Run:
                                 "given": {k: repr(v) for k, v in given.items() if k != "module"}})
             return
         self.rank = dist.get_rank()
+        self.enter_session()
         self.ddp_arguments = {k: _plain(v) for k, v in given.items() if k != "module"}
         if self.options["hook_every"] is None:
             self.options["hook_every"], self.hook_every_why = choose_hook_every(self.torch, str(dist.get_backend()))
@@ -120,6 +122,21 @@ class Run:
                           backend=str(dist.get_backend()))
         if self.rank == 0:
             self.rank0_facts(ddp, module, given)
+
+    def enter_session(self):
+        """A later DDP session of the command (a second mp.spawn, a restarted worker group) writes into session-N/."""
+        from . import _sessions
+        n = _sessions.choose(self.dir, self.rank, _sessions.default_store(self.torch))
+        self.session = n
+        if n == 1:
+            return
+        target = _sessions.directory(self.dir, n)
+        os.makedirs(target, exist_ok=True)
+        moved = _sessions.move_open_files(self.dir, target)
+        _sessions.redirect_env(self.dir, target)
+        top, self.dir = self.dir, target
+        self.note("DDP session %d of this command (an earlier one wrote %s): this session's files are in %s%s"
+                  % (n, top, target, " (moved there: %s)" % ", ".join(sorted(moved)) if moved else ""))
 
     def rank0_facts(self, ddp, module, given):
         torch, dist = self.torch, self.torch.distributed
@@ -152,6 +169,7 @@ class Run:
                 "ddpArguments": getattr(self, "ddp_arguments", None),
                 "warmup": self.options["warmup"], "profileIters": self.options["profile_iters"],
                 "commHook": w.comm_hook if w else None, "otherDdpObjects": self.others,
+                "ddpSession": self.session,
                 "predictions": self.predictions, "firstBackwardNs": w.first_backward_ns if w else None,
                 "launcherRepairs": ["torch.distributed.elastic Std.from_str under Python >= 3.11"]
                 if os.environ.get("PATHPROOF_REPAIRED_STD_FROM_STR") else [], "notes": self.notes}

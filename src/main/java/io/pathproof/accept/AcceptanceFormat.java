@@ -109,6 +109,11 @@ final class AcceptanceFormat {
         if (in.gaps().size() > GAPS_LISTED) {
             out.add("  … and " + (in.gaps().size() - GAPS_LISTED) + " more gap(s) (all in --format json)");
         }
+        if (!in.laterSessions().isEmpty()) {
+            out.add("  the command built its DDP job again after this session: this table is the first session's; "
+                    + "each later one is a run of its own (accept --run DIR): "
+                    + String.join(", ", in.laterSessions()));
+        }
         return out;
     }
 

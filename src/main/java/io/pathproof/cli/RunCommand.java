@@ -451,6 +451,13 @@ public final class RunCommand extends Verb implements Callable<Integer> {
         }
         out().println("run: complete: " + r.runDir() + " (the command and "
                 + (r.ranks().size() - 1) + " rank(s) finished)");
+        List<Path> later = io.pathproof.rundir.DdpSessions.later(r.runDir());
+        if (!later.isEmpty()) {
+            out().println("run: the command built its DDP job " + (later.size() + 1)
+                    + " times, one after another: the first session is " + r.runDir() + ", each later one a run"
+                    + " directory of its own (accept --run DIR): "
+                    + later.stream().map(Path::toString).collect(java.util.stream.Collectors.joining(", ")));
+        }
         return 0;
     }
 

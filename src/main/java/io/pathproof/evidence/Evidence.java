@@ -705,11 +705,23 @@ public record Evidence(
      * each kind of per-rank file (hook records, steps, DDP logging, NCCL log, kernel trace, flight recorder, replica
      * digests) whether every rank's file is there, read to its end and covers the iterations. {@code gaps} lists every
      * hole, each naming its rank and file:line; a row that relies on a kind with a gap is not a PASS.
+     * {@code laterSessions}: the folders of the DDP sessions the command built after this one (rundir.DdpSessions),
+     * each a run of its own that this evidence does not include.
      */
-    public record Integrity(Integer worldSize, String worldSizeFrom, List<KindCheck> kinds, List<Gap> gaps) {
+    public record Integrity(
+            Integer worldSize,
+            String worldSizeFrom,
+            List<KindCheck> kinds,
+            List<Gap> gaps,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> laterSessions) {
         public Integrity {
             kinds = List.copyOf(kinds);
             gaps = List.copyOf(gaps);
+            laterSessions = laterSessions == null ? List.of() : List.copyOf(laterSessions);
+        }
+
+        public Integrity(Integer worldSize, String worldSizeFrom, List<KindCheck> kinds, List<Gap> gaps) {
+            this(worldSize, worldSizeFrom, kinds, gaps, List.of());
         }
 
         public boolean complete() {

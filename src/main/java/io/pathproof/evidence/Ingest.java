@@ -2,6 +2,7 @@ package io.pathproof.evidence;
 
 import io.pathproof.core.Messages;
 import io.pathproof.core.PathproofException;
+import io.pathproof.rundir.DdpSessions;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -113,6 +114,7 @@ public final class Ingest {
             // Hidden files and folders are not evidence: a run's .pathproof/ holds the instrumentation that ran.
             files = s.filter(Files::isRegularFile)
                     .filter(p -> !hidden(dir.relativize(p)))
+                    .filter(p -> !laterSession(dir.relativize(p)))
                     .filter(p -> !p.getFileName().toString().equals("fault.sealed.json"))
                     .sorted()
                     .toList();
@@ -129,6 +131,15 @@ public final class Ingest {
                 tasks.add(new Task(f, kind));
             }
         }
+    }
+
+    /**
+     * A file of a later DDP session of the run (session-N/): a run of its own, read when it is named, never as part of
+     * the first session's evidence.
+     */
+    private static boolean laterSession(Path relative) {
+        return relative.getNameCount() > 1
+                && DdpSessions.isSessionFolder(relative.getName(0).toString());
     }
 
     private static boolean hidden(Path relative) {

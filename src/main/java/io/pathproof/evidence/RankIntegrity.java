@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.Json;
 import io.pathproof.core.Messages;
+import io.pathproof.rundir.DdpSessions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -76,7 +77,11 @@ final class RankIntegrity {
             kinds.add(kindCheck(k, files.get(k), ranks, world.size()));
         }
         return new Evidence.Integrity(
-                world.size() != null ? world.size() : ranks.isEmpty() ? null : ranks.size(), world.from(), kinds, gaps);
+                world.size() != null ? world.size() : ranks.isEmpty() ? null : ranks.size(),
+                world.from(),
+                kinds,
+                gaps,
+                DdpSessions.later(dir).stream().map(Path::toString).toList());
     }
 
     /** The files of each kind by rank (-1: the one file of a per-run kind). */

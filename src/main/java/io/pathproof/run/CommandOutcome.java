@@ -3,6 +3,7 @@ package io.pathproof.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
+import io.pathproof.rundir.DdpSessions;
 import io.pathproof.rundir.RunOutcome.RankExit;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -90,7 +91,9 @@ final class CommandOutcome {
      * the manifest in {@code home}, this launcher's directory.
      */
     static Runner.Result finish(Path dir, Path home, int node, long timeoutSec, int code, boolean timedOut) {
-        Ranks ranks = ranks(dir, node, code, timedOut);
+        // A command that built its DDP job more than once: the last session is the one that ended the command.
+        List<Path> sessions = DdpSessions.later(dir);
+        Ranks ranks = ranks(sessions.isEmpty() ? dir : sessions.get(sessions.size() - 1), node, code, timedOut);
         int exit;
         String msg;
         // No rank said how it ended: it failed before building DDP, and its own stderr says why.
@@ -102,7 +105,10 @@ final class CommandOutcome {
             msg = "run: timed out after " + timeoutSec + " s; the command was killed; files kept in " + dir;
         } else if (cause != null) {
             exit = cause.noGpu() ? ExitCode.NO_GPU : ExitCode.RANK_FAILED;
-            msg = "run: the command exited with status " + code + " before any rank built its DDP model: "
+            msg = "run: the command exited with status " + code
+                    + (ranks.none()
+                            ? " before any rank built its DDP model: "
+                            : " after every rank's DDP session had finished: ")
                     + cause.describe(CommandRun.STDERR)
                     + (cause.noGpu()
                             ? "; the job asks for CUDA or NCCL, which this torch or machine does not have: run it on"

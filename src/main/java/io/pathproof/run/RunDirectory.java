@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pathproof.core.ExitCode;
 import io.pathproof.core.Json;
 import io.pathproof.core.PathproofException;
+import io.pathproof.rundir.DdpSessions;
 import io.pathproof.rundir.NewDirectory;
 import io.pathproof.rundir.RunManifest;
 import io.pathproof.rundir.RunOutcome;
@@ -92,6 +93,7 @@ final class RunDirectory {
             RunManifest.remove(home, "incompleteReason");
         }
         RunManifest.write(home, new RunOutcome(Instant.now().toString(), complete, code, msg, ranks));
+        DdpSessions.completeManifests(home);
         return new Runner.Result(dir, complete, code, msg, ranks, null);
     }
 

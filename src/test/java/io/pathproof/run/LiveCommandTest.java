@@ -165,6 +165,67 @@ class LiveCommandTest {
         assertThat(Files.readString(out.resolve("manifest.json"))).doesNotContain("exit_rank");
     }
 
+    /**
+     * torchrun restarts a failed worker group (--max_restarts): the same ranks build DDP again. The restarted session
+     * writes a run directory of its own (session-2/), so the failed attempt's evidence is kept as it was and the
+     * attempt that finished is accepted on its own.
+     */
+    @Test
+    void aRestartedWorkerGroupIsASessionOfItsOwn(@TempDir Path tmp) throws Exception {
+        PythonProbe.Python py = Live.requireTorch();
+        Path job = tmp.resolve("job.py");
+        Files.writeString(
+                job,
+                String.join(
+                        "\n",
+                        "import os, torch, torch.distributed as dist",
+                        "from torch.nn.parallel import DistributedDataParallel as DDP",
+                        "dist.init_process_group('gloo')",
+                        "attempt = int(os.environ['TORCHELASTIC_RESTART_COUNT'])",
+                        "torch.manual_seed(0)",
+                        "ddp = DDP(torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4)))",
+                        "opt = torch.optim.SGD(ddp.parameters(), lr=0.01)",
+                        "for step in range(6):",
+                        "    if attempt == 0 and dist.get_rank() == 1 and step == 3:",
+                        "        raise RuntimeError('the first attempt fails')",
+                        "    opt.zero_grad()",
+                        "    ddp(torch.randn(8, 16)).sum().backward()",
+                        "    opt.step()",
+                        "dist.barrier()",
+                        "dist.destroy_process_group()",
+                        ""));
+        Path out = tmp.resolve("restarted");
+        Runner.Result r = Runner.wrap(
+                request(torchrun(py.executable(), 2, "--max_restarts", "1", job.toString()), out, List.of()));
+        assertThat(r.exitCode()).as(r.message()).isZero();
+        Path second = out.resolve("session-2");
+        // the first attempt's files stay: rank 1 said how it ended
+        assertThat(Json.mapper()
+                        .readTree(out.resolve("rank1.json").toFile())
+                        .path("exception")
+                        .asText())
+                .contains("the first attempt fails");
+        assertThat(Json.mapper()
+                        .readTree(second.resolve("rank1.json").toFile())
+                        .path("status")
+                        .asText())
+                .isEqualTo("finished");
+
+        Evidence first = Ingest.read(List.of(out));
+        assertThat(first.integrity().laterSessions()).containsExactly(second.toString());
+        assertThat(first.integrity().complete()).isFalse();
+
+        RunManifest m = RunManifest.read(second);
+        assertThat(m.request().command()).contains(job.toString());
+        assertThat(m.outcome().complete()).isTrue();
+        assertThat(m.job().instrumentation().path("ddpSession").asInt()).isEqualTo(2);
+        AcceptanceTable t = Acceptance.accept(
+                PredictionIo.readVerified(Vocabulary.ownPrediction(second)), Ingest.read(List.of(second)));
+        assertThat(t.counts().fail()).as(Acceptance.render(t, "table")).isZero();
+        assertThat(t.integrity().complete()).as(Acceptance.render(t, "table")).isTrue();
+        assertThat(t.row("predicted-before-run").verdict().name()).isEqualTo("PASS");
+    }
+
     @Test
     void twoTorchrunNodesWriteOneRunDirectory(@TempDir Path tmp) throws Exception {
         PythonProbe.Python py = Live.requireTorch();
