@@ -10,6 +10,7 @@ import os
 import sys
 import time
 import traceback
+import weakref
 
 from . import _facts, _files, _predict
 from ._watch import Watch
@@ -71,6 +72,7 @@ class Run:
         self.watch = None
         self.others = []
         self.session = None
+        self.optimizers = weakref.WeakSet()  # every optimizer made in this process
         self.rank = None
         self.notes = []
         self.predictions = []
@@ -106,8 +108,7 @@ class Run:
     def on_ddp(self, ddp, module, given, register):
         dist = self.torch.distributed
         if self.watch is not None:
-            self.others.append({"module": type(module).__name__, "parameters": sum(1 for _ in module.parameters()),
-                                "given": {k: repr(v) for k, v in given.items() if k != "module"}})
+            self.other_ddp(module, given={k: repr(v) for k, v in given.items() if k != "module"})
             return
         self.rank = dist.get_rank()
         self.enter_session()
@@ -137,6 +138,11 @@ class Run:
         top, self.dir = self.dir, target
         self.note("DDP session %d of this command (an earlier one wrote %s): this session's files are in %s%s"
                   % (n, top, target, " (moved there: %s)" % ", ".join(sorted(moved)) if moved else ""))
+
+    def other_ddp(self, module, **how):
+        """A DDP object besides the watched one (listed in the manifest; its buckets are not recorded)."""
+        self.others.append(dict({"module": type(module).__name__,
+                                 "parameters": sum(1 for _ in module.parameters())}, **how))
 
     def rank0_facts(self, ddp, module, given):
         torch, dist = self.torch, self.torch.distributed
@@ -179,13 +185,22 @@ class Run:
         w = self.watch
         if w is None:
             return
-        w.close_creation()
         try:
+            if self.awaits_ready_order(w) and not w.reaches(tensors):
+                # Another model's backward (a GAN's discriminator step between the generator's forward and its own
+                # backward): the numbering of the first forward and the order wait for the watched DDP's backward.
+                return
+            w.close_creation()
             self.predict_ready_order(w, tensors)
         finally:
             # The backward starts after the addendum is sealed: its time is the job's, and the first gradient
             # AllReduce (which the seal must precede) comes later still.
             w.before_backward()
+
+    def awaits_ready_order(self, w):
+        """Rank 0 predicts the ready order at the first backward of iteration 0 that reaches the watched DDP."""
+        return (w.iteration == 0 and not w.order_predicted and w.step is not None and w.step.get("iteration") == 0
+                and self.rank == 0 and self.options["predict"] and bool(self.predictions))
 
     def predict_ready_order(self, w, tensors):
         if w.iteration != 0 or w.order_predicted or w.step is None or w.step.get("iteration") != 0:
@@ -283,7 +298,34 @@ class Run:
                     count += t.numel()
         _files.write_json(os.path.join(self.dir, "replica-rank%d.json" % self.rank),
                           {"rank": self.rank, "sha256": h.hexdigest(), "samples": [first, last,
-                                                                                   total / count if count else None]})
+                                                                                   total / count if count else None],
+                           "gradients": self.gradient_digest()})
+
+    def gradient_digest(self):
+        """The gradients the job holds at its end, hashed, with the iteration of the backward that made them and
+        whether DDP averaged them there: after an averaged backward every rank holds the same gradients (DDP's
+        contract, whatever the optimizer did with them), so ranks that differ there found a synchronization fault
+        that equal parameters cannot show (a job that ends before its optimizer steps). Parameters DDP ignores are
+        left out; a parameter without a gradient counts as one."""
+        w = self.watch
+        if w.last_backward is None:
+            return None
+        torch = self.torch
+        ignored = set(getattr(w.ddp, "parameters_to_ignore", ()) or ()) if w.ddp is not None else set()
+        h = hashlib.sha256()
+        held = 0
+        with torch.no_grad():
+            for name, p in w.module.named_parameters():
+                if name in ignored:
+                    continue
+                g = p.grad
+                if g is None or getattr(g, "is_sparse", False):
+                    h.update(b"\0none" if g is None else b"\0sparse")
+                    continue
+                held += 1
+                h.update(g.detach().reshape(-1).cpu().contiguous().view(torch.uint8).numpy().tobytes())
+        return {"sha256": h.hexdigest(), "iteration": w.last_backward[0], "averaged": bool(w.last_backward[1]),
+                "held": held}
 
 
 def choose_hook_every(torch, backend):
@@ -397,7 +439,20 @@ def _patch_ddp(torch, run):
         w.wrap_user_hook(self.process_group, hook, "builtin " + kind)
         return None
 
+    setstate = getattr(DDP, "__setstate__", None)
+
+    def __setstate__(self, state):
+        setstate(self, state)
+        try:
+            # copy.deepcopy(ddp) or unpickling builds a DDP object, with its own reducer, without __init__
+            # (distributed.py:__setstate__@v1.13.1 calls _ddp_init_helper): it is listed like any other.
+            run.other_ddp(self.module, made="DDP.__setstate__ (copy.deepcopy or unpickling)")
+        except Exception as e:  # noqa: BLE001
+            print("pathproof: could not list a copied DDP object: %r" % (e,), file=sys.stderr, flush=True)
+
     DDP.__init__ = __init__
+    if setstate is not None:
+        DDP.__setstate__ = __setstate__
     DDP.forward = pathproof_forward
     DDP.register_comm_hook = register_comm_hook
     if builtin is not None:
@@ -422,34 +477,41 @@ def _patch_backward(torch, run):
 
 
 def _patch_optimizer(torch, run):
-    def pre(*_):
-        if run.watch is not None:
+    """The optimizer's step bounds the watched DDP's step: only the step of an optimizer that updates the watched
+    model's parameters (a GAN steps the discriminator's optimizer first), or of any optimizer when none of those
+    made so far does (an optimizer over master copies of the parameters)."""
+
+    def pre(optimizer=None, *_):
+        if run.watch is not None and run.watch.steps_with(optimizer, run.optimizers):
             run.watch.before_optimizer()
 
-    def post(*_):
-        if run.watch is not None:
+    def post(optimizer=None, *_):
+        if run.watch is not None and run.watch.steps_with(optimizer, run.optimizers):
             run.watch.after_optimizer()
 
     import importlib
     opt = importlib.import_module("torch.optim.optimizer")  # torch 1.13's torch.optim deletes its submodule names
-    if hasattr(opt, "register_optimizer_step_pre_hook"):  # torch >= 2.0: global hooks, no object touched
+    hooks = hasattr(opt, "register_optimizer_step_pre_hook")  # torch >= 2.0: global hooks, no step wrapped
+    if hooks:
         opt.register_optimizer_step_pre_hook(pre)
         opt.register_optimizer_step_post_hook(post)
-        return
     init = torch.optim.Optimizer.__init__
 
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
         init(self, *args, **kwargs)
+        run.optimizers.add(self)
+        if hooks:
+            return
         step = self.step  # torch 1.13 has wrapped the class's step for its profiler by now
 
         @functools.wraps(step)
         def pathproof_step(*a, **k):
-            pre()
+            pre(self)
             try:
                 return step(*a, **k)
             finally:
-                post()
+                post(self)
 
         self.step = pathproof_step
 

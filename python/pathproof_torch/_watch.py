@@ -8,6 +8,7 @@ previous step (gradient-accumulation micro-batches included) to the optimizer's 
 import os
 import sys
 import time
+import weakref
 
 from . import _facts
 from ._files import JsonLines
@@ -80,6 +81,9 @@ class Watch:
         self.run, self.torch, self.ddp, self.module, self.rank = run, torch, ddp, module, rank
         self.cuda = next((p.is_cuda for p in module.parameters()), False)
         self.names = {id(p): n for n, p in module.named_parameters()}
+        self.param_ids = set(self.names)
+        self.owners = weakref.WeakKeyDictionary()  # optimizer -> whether it updates the watched parameters
+        self.ddp_params = None
         self.hook_file = JsonLines(os.path.join(run.dir, "hook-rank%d.jsonl" % rank))
         self.steps_file = JsonLines(os.path.join(run.dir, "steps-rank%d.jsonl" % rank))
         self.hook_state = None
@@ -94,6 +98,8 @@ class Watch:
         self.creation = None
         self.order_predicted = False
         self.first_backward_ns = None
+        self.forward_synced = False
+        self.last_backward = None  # (iteration, whether DDP averaged its gradients) of the latest backward
         o = run.options
         first = o["warmup"] + 2
         self.window = (first, first + o["profile_iters"]) if o["profile_iters"] > 0 else None
@@ -122,11 +128,40 @@ class Watch:
         if self.creation is not None and self.creation.numbering:
             self.creation.__exit__(None, None, None)
 
+    # -- whose backward, whose optimizer ----------------------------------------------------------------------------
+    def reaches(self, tensors):
+        """Whether a backward from `tensors` reaches the watched DDP's parameters (True when that cannot be told)."""
+        try:
+            from . import ready_order
+            if self.ddp_params is None:
+                self.ddp_params = ready_order.ddp_params(self.module)
+            return ready_order.reaches(tensors, self.ddp_params)
+        except Exception:  # noqa: BLE001 - as before: every backward counts
+            return True
+
+    def owns(self, optimizer):
+        known = self.owners.get(optimizer)
+        if known is None:
+            known = any(id(p) in self.param_ids for g in optimizer.param_groups for p in g["params"])
+            self.owners[optimizer] = known
+        return known
+
+    def steps_with(self, optimizer, made):
+        """Whether `optimizer`'s step is the watched model's optimizer step."""
+        if optimizer is None:
+            return True
+        try:
+            return self.owns(optimizer) or not any(self.owns(o) for o in list(made))
+        except Exception:  # noqa: BLE001 - an optimizer without param_groups: as before, every step counts
+            return True
+
     # -- the step ---------------------------------------------------------------------------------------------------
     def before_forward(self):
         """Returns True when this forward is an iteration (autograd on, gradient sync requested)."""
         torch = self.torch
         counted = torch.is_grad_enabled() and bool(getattr(self.ddp, "require_backward_grad_sync", True))
+        if torch.is_grad_enabled():
+            self.forward_synced = counted  # whether the backward from this forward averages the gradients
         if counted and self.step is not None and self.step.get("iteration") is not None:
             self.close_step()  # the previous iteration had no optimizer step: it ends where this one starts
         if self.step is None and torch.is_grad_enabled():
@@ -160,6 +195,7 @@ class Watch:
             extra_compute(self.torch, self.cuda, delay)
 
     def before_backward(self):
+        self.last_backward = (self.iteration, self.forward_synced)
         if self.step is not None and self.step.get("iteration") is not None:
             # A phase's wait is read inside its clock readings (start: clock then wait; end: wait then clock), so a
             # preemption between the two readings never counts as wait outside the phase's wall time.
@@ -207,6 +243,12 @@ class Watch:
         if s is None or s.get("iteration") is None:
             return
         it = s["iteration"]
+        if self.recording is not None and self.recording["iteration"] == it and not self.recording["buckets"] \
+                and it in self.hooked:
+            # DDP counted the forward, but no backward reached its buckets before the next one (a GAN's sample from
+            # fixed noise with autograd on; another model's backward may have run): the hook file owes nothing here.
+            self.hooked.remove(it)
+            self.recording = None
         row = {"rank": self.rank, "iteration": it, "phase": "warmup" if it < self.run.options["warmup"] else "measured",
                "ms": None, "clock": "cuda-event" if self.cuda else "perf_counter",
                "profiled": self.prof is not None,

@@ -314,6 +314,36 @@ def _topo_children_first(root, nodes):
     return order
 
 
+def reaches(roots, params):
+    """True when a backward from `roots` reaches the gradient accumulator of any of `params`: a backward that reaches
+    none of them (a GAN's discriminator step, while the generator's DDP is the one watched) fires none of the
+    watched DDP's hooks, so its order says nothing about that DDP's buckets."""
+    torch = _torch()
+    if isinstance(roots, torch.Tensor):
+        roots = [roots]
+    wanted = {id(p) for p in params}
+    stack, seen = [], set()
+    for t in roots:
+        if not isinstance(t, torch.Tensor) or not t.requires_grad:
+            continue
+        if t.grad_fn is None:
+            if id(t) in wanted:
+                return True
+            continue
+        stack.append(t.grad_fn)
+    while stack:
+        fn = stack.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        if _is_accumulate_grad(fn) and id(getattr(fn, "variable", None)) in wanted:
+            return True
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and nxt not in seen:
+                stack.append(nxt)
+    return False
+
+
 def predict(roots, params, creation=None):
     """Predict the order in which DDP's autograd hooks fire in the first backward from `roots`.
 

@@ -100,6 +100,42 @@ def test_a_plain_torchrun_job_leaves_every_ranks_evidence(tmp_path):
     assert m["instrumentation"]["mode"] == "command"
 
 
+NO_SYNC_UNUSED = textwrap.dedent("""
+    import contextlib, torch, torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+
+    class TwoBranches(torch.nn.Module):  # the first branch on one micro-batch, the second on the next
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.flip = torch.nn.Linear(1, 1), torch.nn.Linear(1, 1), False
+        def forward(self, x):
+            self.flip = not self.flip
+            return self.a(x) if self.flip else self.b(x)
+
+    ddp = DDP(TwoBranches(), find_unused_parameters=True)
+    g = torch.Generator().manual_seed(dist.get_rank())
+    for micro in range(2):
+        with (ddp.no_sync() if micro == 0 else contextlib.nullcontext()):
+            (ddp(torch.rand(1, generator=g)) - torch.rand(1, generator=g)).pow(2).sum().backward()
+    dist.barrier()
+    dist.destroy_process_group()
+""")
+
+
+def test_gradients_left_unaveraged_by_ddp_are_seen_though_the_parameters_are_equal(tmp_path):
+    # pytorch issue 69031's shape: the no_sync micro-batch's gradient of the branch the synced one did not use is
+    # never averaged; no optimizer step follows, so the parameters stay equal.
+    p, d = launch(tmp_path, job=NO_SYNC_UNUSED)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    files = [json.loads((d / ("replica-rank%d.json" % r)).read_text()) for r in (0, 1)]
+    assert files[0]["sha256"] == files[1]["sha256"]
+    grads = [f["gradients"] for f in files]
+    assert [(x["iteration"], x["averaged"], x["held"]) for x in grads] == [(0, True, 4)] * 2
+    assert grads[0]["sha256"] != grads[1]["sha256"]
+
+
 def test_the_jobs_own_comm_hook_is_wrapped_not_replaced(tmp_path):
     p, d = launch(tmp_path, env={"JOB_HOOK": "fp16"})
     assert p.returncode == 0, p.stderr.decode()[-2000:]

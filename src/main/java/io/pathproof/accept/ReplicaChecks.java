@@ -22,7 +22,10 @@ final class ReplicaChecks extends CheckFamily {
 
     /** Seed common error 10: a kernel that ran proves nothing about the result; the replicas must be equal. */
     void replicas() {
-        Row r = new Row("replicas", "parameter replicas equal on every rank after training")
+        Row r = new Row(
+                        "replicas",
+                        "parameter replicas equal on every rank after training, and the gradients of an averaged last"
+                                + " backward too")
                 .expected("equal on " + nRanks() + "/" + nRanks() + " ranks");
         Evidence.Replicas rep = v.evidence().replicas();
         if (rep == null
@@ -38,16 +41,59 @@ final class ReplicaChecks extends CheckFamily {
                     .add(d.rank());
         }
         boolean digestsEqual = byDigest.size() <= 1;
+        GradientComparison grads = GradientComparison.of(ds);
         if (Boolean.FALSE.equals(rep.equal()) || !digestsEqual) {
             r.fail("replicas differ: " + (byDigest.isEmpty() ? "harness says unequal" : groups(byDigest)));
+        } else if (grads.differ() != null) {
+            // DDP's contract broken where equal parameters cannot show it: a job that ends before its optimizer steps
+            r.fail("parameters equal on " + ds.size() + "/" + nRanks() + " ranks, but " + grads.differ());
         } else if (ds.size() < nRanks()) {
             r.unproven(
                     "digests of " + ds.size() + " of " + nRanks() + " ranks" + (ds.isEmpty() ? " (only a flag)" : ""));
         } else {
             r.pass("equal on " + ds.size() + "/" + nRanks() + " ranks (sha256 "
-                    + abbreviate(ds.get(0).sha256()) + ")");
+                    + abbreviate(ds.get(0).sha256()) + ")" + grads.note());
         }
         rows.add(r.build());
+    }
+
+    /**
+     * The ranks' gradients at their end, compared where DDP promises them equal: every rank's last backward was the
+     * same iteration and DDP averaged it. {@code differ} says how they differ there (null: they do not, or cannot be
+     * compared); {@code note} is what a PASS adds (empty where no rank wrote gradients).
+     */
+    private record GradientComparison(String differ, String note) {
+        static GradientComparison of(List<Evidence.Digest> ds) {
+            List<Evidence.Gradients> gs = ds.stream()
+                    .map(Evidence.Digest::gradients)
+                    .filter(java.util.Objects::nonNull)
+                    .toList();
+            if (gs.isEmpty()) {
+                return new GradientComparison(null, "");
+            }
+            Set<Integer> iterations = new TreeSet<>();
+            gs.forEach(g -> iterations.add(g.iteration()));
+            if (gs.size() < ds.size() || iterations.size() > 1) {
+                return new GradientComparison(
+                        null, "; gradients not compared: the ranks' last backward was not one iteration " + iterations);
+            }
+            int it = iterations.iterator().next();
+            if (gs.stream().anyMatch(g -> !g.averaged())) {
+                return new GradientComparison(
+                        null,
+                        "; gradients not compared: the last backward (iteration " + it
+                                + ") ran without gradient sync (no_sync)");
+            }
+            Map<String, List<Integer>> by = new TreeMap<>();
+            for (Evidence.Digest d : ds) {
+                by.computeIfAbsent(d.gradients().sha256(), k -> new ArrayList<>())
+                        .add(d.rank());
+            }
+            return by.size() > 1
+                    ? new GradientComparison(
+                            "the gradients DDP averaged in iteration " + it + " differ: " + groups(by), "")
+                    : new GradientComparison(null, "; the gradients DDP averaged in iteration " + it + " equal too");
+        }
     }
 
     private static String groups(Map<String, List<Integer>> byDigest) {

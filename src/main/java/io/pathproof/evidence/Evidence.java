@@ -624,7 +624,23 @@ public record Evidence(
     /** Replica equality after training (digests per rank). */
     public record Replicas(Boolean equal, List<Digest> digests, Source source) {}
 
-    public record Digest(int rank, String sha256, List<Double> samples) {}
+    /** One rank's parameters at its end, hashed, and the gradients it held then (null where the file has none). */
+    public record Digest(
+            int rank,
+            String sha256,
+            List<Double> samples,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Gradients gradients) {
+        public Digest(int rank, String sha256, List<Double> samples) {
+            this(rank, sha256, samples, null);
+        }
+    }
+
+    /**
+     * The gradients a rank held at its end, hashed in parameter order ({@code held} of them; a missing gradient counts
+     * as one), with the iteration of the backward that made them and whether DDP averaged them there
+     * ({@code require_backward_grad_sync}): after an averaged backward every rank holds the same gradients.
+     */
+    public record Gradients(String sha256, int iteration, boolean averaged, int held) {}
 
     /** Peer access and copy bandwidth between two GPUs. */
     public record PeerAccess(int fromRank, int toRank, boolean canAccess, Double copyGBs, Source source) {}

@@ -344,6 +344,26 @@ public final class HarnessReader {
         return new Evidence.Replicas(equal, List.copyOf(digests), Source.file(p.toString()));
     }
 
+    /** A replica file's gradient digest; null where it has none (an older file, a job that ran no backward). */
+    private static Evidence.Gradients gradients(JsonNode g, Path p, List<Problem> problems) {
+        if (g.isMissingNode() || g.isNull()) {
+            return null;
+        }
+        String sha = g.path("sha256").asText("");
+        if (!sha.matches("[0-9a-f]{64}")
+                || !g.path("iteration").canConvertToInt()
+                || !g.path("averaged").isBoolean()) {
+            problems.add(new Problem(
+                    p.toString(), 0, "gradients: expected sha256 (hex), iteration (integer) and averaged (boolean)"));
+            return null;
+        }
+        return new Evidence.Gradients(
+                sha,
+                g.path("iteration").asInt(),
+                g.path("averaged").asBoolean(),
+                g.path("held").asInt(0));
+    }
+
     /**
      * One digest per rank, each in its own file: equality is computed here from the digests, as for replicas.json. A
      * file whose rank field is not the rank in its name is a problem (a copy of another rank's file); its digest is kept
@@ -370,7 +390,7 @@ public final class HarnessReader {
             for (JsonNode s : d.path("samples")) {
                 samples.add(s.isNumber() ? s.asDouble() : null);
             }
-            digests.add(new Evidence.Digest(rank, sha, samples));
+            digests.add(new Evidence.Digest(rank, sha, samples, gradients(d.path("gradients"), p, problems)));
             shas.add(sha);
         }
         return new Evidence.Replicas(

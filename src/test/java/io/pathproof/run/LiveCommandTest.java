@@ -226,6 +226,63 @@ class LiveCommandTest {
         assertThat(t.row("predicted-before-run").verdict().name()).isEqualTo("PASS");
     }
 
+    /**
+     * A GAN: two DDP models in one process, the discriminator's backward and optimizer step between the generator's
+     * forward and its own backward, and a sample from fixed noise with autograd on (DDP counts it as an iteration; no
+     * backward follows it). The generator, built first, is the one watched: its buckets are recorded and its ready
+     * order is read from its own backward, not the discriminator's.
+     */
+    @Test
+    void aGanIsProvenOnTheModelWatchedNotTheOther(@TempDir Path tmp) throws Exception {
+        PythonProbe.Python py = Live.requireTorch();
+        Path job = tmp.resolve("gan.py");
+        Files.writeString(
+                job,
+                String.join(
+                        "\n",
+                        "import copy, torch, torch.distributed as dist, torch.nn as nn",
+                        "from torch.nn.parallel import DistributedDataParallel as DDP",
+                        "dist.init_process_group('gloo')",
+                        "torch.manual_seed(0)",
+                        "G = DDP(nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 16), nn.Tanh()))",
+                        "D = DDP(nn.Sequential(nn.Linear(16, 24), nn.LeakyReLU(0.2), nn.Linear(24, 1)))",
+                        "shadow = copy.deepcopy(D)  # an EMA copy: a DDP object made without __init__",
+                        "optG = torch.optim.Adam(G.parameters(), lr=1e-3)",
+                        "optD = torch.optim.Adam(D.parameters(), lr=1e-3)",
+                        "bce = nn.BCEWithLogitsLoss()",
+                        "fixed = torch.randn(4, 8)",
+                        "for i in range(8):",
+                        "    real = torch.randn(4, 16)",
+                        "    fake = G(torch.randn(4, 8))",
+                        "    D.zero_grad()",
+                        "    bce(D(real), torch.ones(4, 1)).backward()",
+                        "    bce(D(fake.detach()), torch.zeros(4, 1)).backward()",
+                        "    optD.step()",
+                        "    G.zero_grad()",
+                        "    bce(D(fake), torch.ones(4, 1)).backward()",
+                        "    optG.step()",
+                        "    if i % 4 == 0:",
+                        "        sample = G(fixed)  # autograd on, no backward",
+                        "dist.barrier()",
+                        "dist.destroy_process_group()",
+                        ""));
+        Path out = tmp.resolve("gan");
+        Runner.Result r = Runner.wrap(request(torchrun(py.executable(), 2, job.toString()), out, List.of()));
+        assertThat(r.exitCode()).as(r.message()).isZero();
+        JsonNode order = Json.mapper()
+                .readTree(out.resolve(Vocabulary.file("readyOrder")).toFile());
+        assertThat(order.path("complete").asBoolean()).as(order.toString()).isTrue();
+        assertThat(order.path("order").size()).isEqualTo(4); // the generator's 4 parameters, none unreached
+        JsonNode others = RunManifest.read(out).job().instrumentation().path("otherDdpObjects");
+        assertThat(others.size()).as(others.toString()).isEqualTo(2);
+        assertThat(others.get(1).path("made").asText()).contains("__setstate__");
+        AcceptanceTable t =
+                Acceptance.accept(PredictionIo.readVerified(Vocabulary.ownPrediction(out)), Ingest.read(List.of(out)));
+        assertThat(t.verdict().name()).as(Acceptance.render(t, "table")).isEqualTo("PASS");
+        assertThat(t.row("buckets-rebuilt").verdict().name()).isEqualTo("PASS");
+        assertThat(t.row("replicas").observed()).contains("gradients DDP averaged in iteration");
+    }
+
     @Test
     void twoTorchrunNodesWriteOneRunDirectory(@TempDir Path tmp) throws Exception {
         PythonProbe.Python py = Live.requireTorch();
