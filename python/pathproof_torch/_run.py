@@ -117,6 +117,7 @@ class Run:
             self.options["hook_every"], self.hook_every_why = choose_hook_every(self.torch, str(dist.get_backend()))
         w = Watch(self, ddp, module, self.rank)
         self.watch = w
+        self.register = register  # DDP's own register_comm_hook, for a hook added later (other_ddp)
         w.register_recording_hook(register)
         self.write_status(status="running", localRank=_int_env("LOCAL_RANK", "SLURM_LOCALID"),
                           worldSize=dist.get_world_size(), device=str(next(module.parameters()).device),
@@ -140,9 +141,20 @@ class Run:
                   % (n, top, target, " (moved there: %s)" % ", ".join(sorted(moved)) if moved else ""))
 
     def other_ddp(self, module, **how):
-        """A DDP object besides the watched one (listed in the manifest; its buckets are not recorded)."""
+        """A DDP object besides the watched one (listed in the manifest; its buckets are not recorded). Its AllReduces
+        share the watched one's process group, so the flight recorder can no longer tell the watched model's buckets
+        (accept sets those records aside): where the backend's own choice left the recording hook out (NCCL), and the
+        watched DDP has run no forward and has no hook of the job's yet, the hook records its buckets after all."""
         self.others.append(dict({"module": type(module).__name__,
                                  "parameters": sum(1 for _ in module.parameters())}, **how))
+        w = self.watch
+        if (w is None or w.hook_state is not None or w.comm_hook is not None or w.iteration >= 0
+                or self.options["hook_every"] != 0 or not getattr(self, "hook_every_why", "").startswith("auto")):
+            return
+        self.options["hook_every"] = _files.vocabulary()["hookEvery"]
+        self.hook_every_why = ("auto: another DDP object (%s) shares the process group, so the flight recorder cannot"
+                               " tell the watched model's AllReduces from its own" % type(module).__name__)
+        w.register_recording_hook(self.register)
 
     def rank0_facts(self, ddp, module, given):
         torch, dist = self.torch, self.torch.distributed
@@ -245,6 +257,7 @@ class Run:
             if self.rank == 0:
                 _files.merge_manifest(self.dir, {
                     "harnessEnd": _files.now_iso(), "harnessFinished": True, "hookedIterations": sorted(w.hooked),
+                    "hookEvery": self.options["hook_every"],
                     "profiledIterations": list(w.profiled) if w.profiled else None,
                     # Each step row carries its rank's load; the machine's size is said once.
                     "machineLoad": {"cpuCount": os.cpu_count()},

@@ -136,6 +136,38 @@ def test_gradients_left_unaveraged_by_ddp_are_seen_though_the_parameters_are_equ
     assert grads[0]["sha256"] != grads[1]["sha256"]
 
 
+TWO_MODELS_ON_NCCL_RULES = textwrap.dedent("""
+    import torch, torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    from pathproof_torch import _run
+    # the backend's own choice on NCCL (the flight recorder witnesses every bucket: no hook), on gloo's processes
+    _run.choose_hook_every = lambda torch, backend: (0, "auto: nccl (as chosen there)")
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    G = DDP(torch.nn.Linear(4, 8))
+    D = DDP(torch.nn.Linear(8, 1))
+    opt = torch.optim.SGD(list(G.parameters()) + list(D.parameters()), lr=0.1)
+    for _ in range(3):
+        opt.zero_grad()
+        D(G(torch.randn(2, 4))).sum().backward()
+        opt.step()
+    dist.barrier()
+    dist.destroy_process_group()
+""")
+
+
+def test_a_second_ddp_object_brings_the_recording_hook_back(tmp_path):
+    # Both models' AllReduces share one process group: the flight recorder cannot tell the watched model's apart.
+    p, d = launch(tmp_path, env={"PATHPROOF_HOOK_EVERY": "auto"}, job=TWO_MODELS_ON_NCCL_RULES)
+    assert p.returncode == 0, p.stderr.decode()[-2000:]
+    m = json.loads((d / "manifest.json").read_text())
+    assert m["hookEvery"] == _files.vocabulary()["hookEvery"]
+    assert m["instrumentation"]["hookEveryWhy"].startswith("auto: another DDP object (Linear)")
+    hooks = lines(d / "hook-rank0.jsonl")
+    assert {h["iteration"] for h in hooks} == {0, 1}
+    assert {h["bytes"] for h in hooks} == {(4 * 8 + 8) * 4}  # the watched model's one bucket, not the other's
+
+
 def test_the_jobs_own_comm_hook_is_wrapped_not_replaced(tmp_path):
     p, d = launch(tmp_path, env={"JOB_HOOK": "fp16"})
     assert p.returncode == 0, p.stderr.decode()[-2000:]

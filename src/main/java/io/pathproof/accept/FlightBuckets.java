@@ -28,6 +28,11 @@ import java.util.TreeMap;
  *       lost some of theirs, and are not used.</li>
  *   <li>A comm hook that is not size-preserving (PowerSGD, the job's own) sends other collectives than the buckets:
  *       then these records witness nothing about buckets ({@link #sizePreserving}).</li>
+ *   <li>Another DDP object of the job (a GAN's discriminator beside the watched generator; the manifest's
+ *       {@code instrumentation.otherDdpObjects}) launches its own buckets' AllReduces on the same process group, in
+ *       the same backward when one loss reaches both: the window cannot tell whose they are, so these records witness
+ *       nothing about the watched model's buckets either (its hook records do: the instrumentation records them
+ *       when a second DDP object appears).</li>
  * </ul>
  */
 final class FlightBuckets {
@@ -46,7 +51,8 @@ final class FlightBuckets {
      */
     static TreeMap<Integer, TreeMap<Integer, List<Collective>>> byRankIteration(EvidenceView v) {
         TreeMap<Integer, TreeMap<Integer, List<Collective>>> out = new TreeMap<>();
-        if (!sizePreserving(v.manifestAt("instrumentation", "commHook").asText(null))) {
+        if (!sizePreserving(v.manifestAt("instrumentation", "commHook").asText(null))
+                || !v.manifestAt("instrumentation", "otherDdpObjects").isEmpty()) {
             return out;
         }
         Map<Integer, List<Evidence.FlightRecord>> byRank = new HashMap<>();

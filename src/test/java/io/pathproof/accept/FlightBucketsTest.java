@@ -99,6 +99,28 @@ class FlightBucketsTest {
                 .contains("in the flight recorder");
     }
 
+    /**
+     * A second DDP object of the job (a GAN's discriminator) launches its buckets' AllReduces on the same process group,
+     * in the same backward window: the recorder's AllReduces there are not the watched model's alone, so they are set
+     * aside. Here the sample's window is left whole, and the buckets rest on DDP's own logging without it.
+     */
+    @Test
+    void anotherDdpObjectsAllReducesSetTheRecorderAside() throws IOException {
+        Path run = copy();
+        Path manifest = run.resolve("manifest.json");
+        ObjectNode m = (ObjectNode) Json.mapper().readTree(manifest.toFile());
+        ((ObjectNode) m.path("instrumentation"))
+                .putArray("otherDdpObjects")
+                .addObject()
+                .put("module", "Discriminator")
+                .put("parameters", 11);
+        Files.writeString(manifest, m.toString());
+        AcceptanceRow rebuilt = row(run, "buckets-rebuilt");
+        assertThat(rebuilt.evidence()).doesNotContain(EvidenceKind.FLIGHT_RECORDER);
+        assertThat(rebuilt.observed()).doesNotContain("in the flight recorder");
+        assertThat(row(SAMPLE, "buckets-rebuilt").evidence()).contains(EvidenceKind.FLIGHT_RECORDER);
+    }
+
     /** The index of the n-th (0-based) half-precision AllReduce: the fp16 hook's buckets. */
     private static int nthHalfAllReduce(ArrayNode entries, int n) {
         int seen = 0;
