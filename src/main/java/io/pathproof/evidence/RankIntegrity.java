@@ -162,6 +162,11 @@ final class RankIntegrity {
         Map<Integer, Records> records = new TreeMap<>();
         for (int r : ranks) {
             Path p = byRank.get(r);
+            if (p == null
+                    && k.cover != RankEvidence.Cover.NONE
+                    && Integer.valueOf(0).equals(ownIterations(r))) {
+                continue; // it finished and said it ran no iteration (a script that only builds DDP): none owed
+            }
             if (p == null) {
                 gap(
                         k,

@@ -158,6 +158,22 @@ class RankIntegrityTest {
         assertThat(integrity(d).gaps()).hasSize(2);
     }
 
+    /** A script that builds DDP and never trains (a checkpoint demo) owes no step or hook records; a ready flag does. */
+    @Test
+    void aRankThatFinishedWithoutAnyIterationOwesNoRecords() throws IOException {
+        Path d = run("{\"worldSize\": 2, \"instrumentation\": {\"mode\": \"command\"}}");
+        for (int r = 0; r < 2; r++) {
+            Files.delete(d.resolve("steps-rank" + r + ".jsonl"));
+            Files.delete(d.resolve("hook-rank" + r + ".jsonl"));
+        }
+        Files.writeString(d.resolve("rank0.json"), "{\"rank\": 0, \"status\": \"finished\", \"iterations\": 0}");
+        assertThat(integrity(d).gaps())
+                .extracting(Evidence.Gap::problem)
+                .containsExactly("missing: rank 1 wrote no steps file");
+        Files.writeString(d.resolve("rank1.json"), "{\"rank\": 1, \"status\": \"finished\", \"iterations\": 0}");
+        assertThat(integrity(d).gaps()).isEmpty();
+    }
+
     @Test
     void aFileOfARankThatDidNotRunIsAGap() throws IOException {
         Path d = run(MANIFEST);
