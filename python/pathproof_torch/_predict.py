@@ -164,14 +164,19 @@ def stage1(run_dir, wl, ranks, cuda, v, host, nodes, gpu, hidden):
     return rec
 
 
-def stage2(run_dir, base, order, comm_hook):
-    """The addendum: the same inputs as stage 1 plus the predicted gradient-ready order and the comm hook the job
-    registered after DDP's construction (workload.json is rewritten with it), bound to stage 1's seal."""
+def stage2(run_dir, base, order, comm_hook, static_graph=False):
+    """The addendum: the same inputs as stage 1 plus the predicted gradient-ready order, and what the job changed on
+    DDP after its construction (workload.json is rewritten with it): the comm hook it registered, a graph it made
+    static with ddp._set_static_graph(); bound to stage 1's seal."""
     _files.write_json(os.path.join(run_dir, READY_ORDER), order)
     wl_path = os.path.join(run_dir, WORKLOAD)
     wl = _files.read_json(wl_path, {}) or {}
-    if wl.get("commHook") != comm_hook:
-        wl["commHook"] = comm_hook
+    changed = dict(wl)
+    changed["commHook"] = comm_hook
+    if static_graph and not wl.get("staticGraph"):
+        changed.update({"staticGraph": True, "staticGraphAfterConstruction": True})
+    if changed != wl:
+        wl = changed
         _files.write_json(wl_path, wl)
     rec = {"stage": "ready-order", "readyOrder": READY_ORDER, "complete": order.get("complete")}
     if not base or base.get("sha256") is None:

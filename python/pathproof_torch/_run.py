@@ -232,7 +232,8 @@ class Run:
         except Exception as e:  # noqa: BLE001 - the job must go on; the addendum is then missing, and says why
             order = {"order": [], "complete": False, "notes": ["the ready-order prediction failed: %r" % (e,)]}
         w.creation = None  # it holds the first forward's autograd graph: let it go with the graph
-        rec = _predict.stage2(self.dir, self.predictions[0], order, w.comm_hook)
+        rec = _predict.stage2(self.dir, self.predictions[0], order, w.comm_hook,
+                              static_graph=bool(getattr(w.ddp, "static_graph", False)))
         self.predictions.append(rec)
         if "error" in rec:
             self.note("no ready-order addendum: " + rec["error"])

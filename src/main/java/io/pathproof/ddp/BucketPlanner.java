@@ -71,7 +71,12 @@ public final class BucketPlanner {
         List<String> assumptions = new ArrayList<>();
         assumptions.add("torch " + torch + ": bucket rules " + rules.id() + " from " + rules.source());
 
-        List<Long> constructionLimits = rules.constructionLimits(staticGraph, findUnused, capIsDefault, cap);
+        List<Long> constructionLimits =
+                rules.constructionLimits(workload.staticAtConstruction(), findUnused, capIsDefault, cap);
+        if (workload.staticGraphAfterConstruction()) {
+            assumptions.add("static graph set after DDP's construction (_set_static_graph): constructed as for a graph"
+                    + " that is not static, run statically from the first forward");
+        }
         List<BucketAssignment.Tensor> inOrder = new ArrayList<>();
         for (Parameter p : params) {
             inOrder.add(new BucketAssignment.Tensor(p.bytes(), p.dtype()));

@@ -11,6 +11,10 @@ import java.util.List;
  * trainable parameters' gradients ready (indices into them, first ready first), when it is known before the run (the
  * in-run prediction's addendum derives it from the autograd graph of the first forward); null = assume it.
  * {@code commHook} names the communication hook the job registered (null = none: DDP's own allreduce).
+ * {@code staticGraphAfterConstruction}: the job made the graph static with {@code ddp._set_static_graph()} after DDP's
+ * construction (torch before 1.11 had no {@code static_graph} argument; frameworks still call it): DDP had bucketed its
+ * parameters by then as for a graph that is not static (distributed.py _ddp_init_helper@v1.13.1 reads
+ * {@code static_graph} for the construction limits), and runs statically from the first forward on.
  */
 public record Workload(
         String name,
@@ -20,7 +24,8 @@ public record Workload(
         boolean staticGraph,
         boolean gradientAsBucketView,
         @JsonInclude(JsonInclude.Include.NON_NULL) List<Integer> readyOrder,
-        @JsonInclude(JsonInclude.Include.NON_NULL) String commHook) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) String commHook,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean staticGraphAfterConstruction) {
     public Workload {
         if (parameters == null || parameters.isEmpty()) {
             throw PathproofException.badInput("workload.parameters: empty; DDP needs at least one parameter");
@@ -32,6 +37,37 @@ public record Workload(
         name = name == null ? "workload" : name;
         readyOrder = readyOrder == null ? null : List.copyOf(readyOrder);
         commHook = commHook == null || commHook.isBlank() ? null : commHook;
+        if (staticGraphAfterConstruction && !staticGraph) {
+            throw PathproofException.badInput(
+                    "workload.staticGraphAfterConstruction: true needs staticGraph true (the graph DDP runs is static)");
+        }
+    }
+
+    /** DDP's flags as given to its constructor, nothing changed after it. */
+    public Workload(
+            String name,
+            List<Parameter> parameters,
+            Double bucketCapMb,
+            boolean findUnusedParameters,
+            boolean staticGraph,
+            boolean gradientAsBucketView,
+            List<Integer> readyOrder,
+            String commHook) {
+        this(
+                name,
+                parameters,
+                bucketCapMb,
+                findUnusedParameters,
+                staticGraph,
+                gradientAsBucketView,
+                readyOrder,
+                commHook,
+                false);
+    }
+
+    /** Whether DDP bucketed its parameters at construction as for a static graph. */
+    public boolean staticAtConstruction() {
+        return staticGraph && !staticGraphAfterConstruction;
     }
 
     /** A workload whose ready order is not known before the run and which registers no comm hook. */
@@ -50,7 +86,16 @@ public record Workload(
      * none). {@code bucketCapMb} null = torch's default.
      */
     public Workload withDdpFlags(Double bucketCapMb, boolean findUnused, boolean staticGraph, boolean asView) {
-        return new Workload(name, parameters, bucketCapMb, findUnused, staticGraph, asView, readyOrder, commHook);
+        return new Workload(
+                name,
+                parameters,
+                bucketCapMb,
+                findUnused,
+                staticGraph,
+                asView,
+                readyOrder,
+                commHook,
+                staticGraph && staticGraphAfterConstruction);
     }
 
     /** The same workload with the gradient-ready order given (indices into the trainable parameters). */
@@ -63,7 +108,8 @@ public record Workload(
                 staticGraph,
                 gradientAsBucketView,
                 order,
-                commHook);
+                commHook,
+                staticGraphAfterConstruction);
     }
 
     /** Bytes of all parameters that take a gradient (the "logical parameter" of the seed's acceptance). */

@@ -10,7 +10,8 @@ import java.util.List;
  *
  * <ul>
  *   <li>workload JSON: one object with {@code parameters} ({@code name, shape, dtype, requiresGrad}) and the DDP
- *       flags {@code bucketCapMb} (absent = torch's default), {@code findUnusedParameters}, {@code staticGraph},
+ *       flags {@code bucketCapMb} (absent = torch's default), {@code findUnusedParameters}, {@code staticGraph}
+ *       (and {@code staticGraphAfterConstruction}: set by {@code _set_static_graph()} after DDP's construction),
  *       {@code gradientAsBucketView};
  *   <li>a parameter dump made from a real model: one JSON object per line with {@code name, shape, dtype,
  *       requires_grad} (the order of {@code model.named_parameters()}, which is the order DDP numbers parameters
@@ -60,6 +61,7 @@ final class WorkloadReader {
         Double cap = o.optNumber("bucketCapMb");
         boolean fu = o.bool("findUnusedParameters", false);
         boolean sg = o.bool("staticGraph", false);
+        boolean late = o.bool("staticGraphAfterConstruction", false);
         boolean gv = o.bool("gradientAsBucketView", false);
         List<Integer> ready = null;
         if (o.has("readyOrder")) {
@@ -77,7 +79,7 @@ final class WorkloadReader {
         }
         List<Integer> order = ready;
         String hook = o.optStr("commHook", null);
-        return JsonInput.build(source, () -> new Workload(name, ps, cap, fu, sg, gv, order, hook));
+        return JsonInput.build(source, () -> new Workload(name, ps, cap, fu, sg, gv, order, hook, late));
     }
 
     private static Workload readDump(String[] lines, String source, String defaultName) {
