@@ -64,11 +64,19 @@ def topology_candidates(run_dir, cuda, host, nodes, gpu):
     if not cuda:
         yield ["--topology", cpu_topology(run_dir, host, nodes)], "no GPU: the host's CPUs"
         return
+    from . import _facts
     per_host = ["--nodes", str(nodes)] if nodes > 1 else []
+    # NVML's peer access per GPU pair: NCCL asks it before it uses P2P (graph/paths.cc:337-365@v2.28.9-1); neither
+    # NCCL's dump nor `topo -m` says it.
+    p2p = _facts.run_quiet(["nvidia-smi", "topo", "-p2p", "r"])
+    if p2p and "GPU0" in p2p:
+        p2p_path = os.path.join(run_dir, "nvidia-smi-p2p.txt")
+        with open(p2p_path, "w") as f:
+            f.write(p2p)
+        per_host = per_host + ["--peer-access", p2p_path]
     dump = os.environ.get("NCCL_TOPO_DUMP_FILE")
     if dump and os.path.isfile(dump) and os.path.getsize(dump) > 0:
-        yield ["--topology", dump] + per_host, "NCCL's topology dump" + (" (this host, x%d nodes)" % nodes if per_host else "")
-    from . import _facts
+        yield ["--topology", dump] + per_host, "NCCL's topology dump" + (" (this host, x%d nodes)" % nodes if nodes > 1 else "")
     smi = _facts.run_quiet(["nvidia-smi", "topo", "-m"])
     if smi:
         path = os.path.join(run_dir, "nvidia-smi-topo.txt")
@@ -77,7 +85,7 @@ def topology_candidates(run_dir, cuda, host, nodes, gpu):
         args = ["--topology", path] + per_host
         if gpu:
             args += ["--gpu-model", gpu["name"], "--gpu-cc", gpu["computeCapability"].replace(".", "")]
-        yield args, "nvidia-smi topo -m" + (" (this host, x%d nodes)" % nodes if per_host else "")
+        yield args, "nvidia-smi topo -m" + (" (this host, x%d nodes)" % nodes if nodes > 1 else "")
 
 
 def cli():

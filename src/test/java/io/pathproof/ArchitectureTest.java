@@ -92,7 +92,7 @@ class ArchitectureTest {
     void theTableIsReadAsWritten() throws IOException {
         Map<String, Set<String>> t = table();
         assertThat(t.get("core")).isEmpty();
-        assertThat(t.get("evidence")).containsExactlyInAnyOrder("core", "nccl");
+        assertThat(t.get("evidence")).containsExactlyInAnyOrder("core", "nccl", "rundir");
         assertThat(t.get("prove")).contains("run", "report").doesNotContain("cli", "prove");
         assertThat(t.get("cli")).contains("prove", "core").doesNotContain("cli");
     }

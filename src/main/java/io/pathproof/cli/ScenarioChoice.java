@@ -23,6 +23,7 @@ record ScenarioChoice(
         String gpuModel,
         Integer gpuCc,
         Long nicSpeed,
+        String peerAccess,
         Integer nodes,
         String nccl,
         String torch,
@@ -52,6 +53,12 @@ record ScenarioChoice(
         }
         if (t == null) {
             throw PathproofException.usage("--topology NAME|FILE is required with --workload");
+        }
+        if (peerAccess != null) {
+            t = t.withP2pDenied(
+                    io.pathproof.scenario.PeerAccessReader.read(
+                            Scenarios.readFile(peerAccess, "--peer-access"), peerAccess),
+                    peerAccess);
         }
         if (nodes != null) {
             t = Scenarios.cluster(t, nodes);

@@ -40,6 +40,13 @@ public final class ScenarioOptions {
     Long nicSpeed;
 
     @Option(
+            names = "--peer-access",
+            paramLabel = "FILE",
+            description = "The output of `nvidia-smi topo -p2p r` on a node: the GPU pairs whose peer access the driver"
+                    + " denies get no P2P, as in NCCL (GeForce GPUs, many virtual machines).")
+    String peerAccess;
+
+    @Option(
             names = "--nodes",
             paramLabel = "N",
             description = "The topology is one node; the machine is N such nodes (a cluster: ranks node by node).")
@@ -66,6 +73,6 @@ public final class ScenarioOptions {
     /** The flags as given. */
     ScenarioChoice choice() {
         return new ScenarioChoice(
-                scenario, workload, topology, gpuModel, gpuCc, nicSpeed, nodes, nccl, torch, ranks, env);
+                scenario, workload, topology, gpuModel, gpuCc, nicSpeed, peerAccess, nodes, nccl, torch, ranks, env);
     }
 }

@@ -175,10 +175,12 @@ final class CommInit {
                 if (dis != null) {
                     throw TopoSystem.noPath(h.node().hostname(), dis);
                 }
-                sys.applyP2pLevel(
+                List<String> denied = sys.applyP2pLevel(
                         userP2p,
                         NcclEnv.longOr(NcclEnv.get(env, "NCCL_PXN_DISABLE"), 0) == 1,
-                        NcclEnv.userGdrLevel(env));
+                        NcclEnv.userGdrLevel(env),
+                        NcclEnv.longOr(NcclEnv.get(env, "NCCL_IGNORE_DISABLED_P2P"), 0));
+                peerAccessNotes(sys, h.node(), denied);
                 GraphSearch search = new GraphSearch(sys, crossNic);
                 int ngpus = sys.count(TopoSystem.GPU);
                 TopoGraph ringG = new TopoGraph(
@@ -574,6 +576,35 @@ final class CommInit {
         }
     }
 
+    /**
+     * What the host's peer access did to P2P, said: the pairs NVML denies (their traffic goes through the CPU, over
+     * SHM), or, where NVML's answer is not known, that P2P over PCIe was assumed allowed: drivers deny it on GeForce GPUs
+     * and in many virtual machines, and NCCL asks NVML before it uses it (paths.cc@v2.28.9-1:337-365).
+     */
+    private void peerAccessNotes(TopoSystem sys, Topology.Node node, List<String> denied) {
+        if (!denied.isEmpty()) {
+            notes.add(node.hostname() + ": peer access denied by the driver (NVML) between GPUs "
+                    + String.join(", ", denied) + ": no P2P there, their traffic goes through the CPU (paths.cc:337-365"
+                    + "@v2.28.9-1)");
+            return;
+        }
+        if (node.p2pDenied() != null) {
+            return;
+        }
+        for (int g = 0; g < sys.count(TopoSystem.GPU); g++) {
+            for (int p = 0; p < sys.count(TopoSystem.GPU); p++) {
+                int t = sys.node(TopoSystem.GPU, g).paths[TopoSystem.GPU][p].type;
+                if (g != p && sys.p2p[g][p] && t > NcclVersionTable.PATH_NVB) {
+                    notes.add(node.hostname() + ": P2P over PCIe assumed allowed by the driver; NVML's peer-access"
+                            + " status is not in the topology (GeForce drivers and many virtual machines deny it, and"
+                            + " NCCL then routes GPU-to-GPU traffic through the CPU over SHM): give --peer-access with"
+                            + " the output of `nvidia-smi topo -p2p r`");
+                    return;
+                }
+            }
+        }
+    }
+
     /** What the search depends on, without hostnames, bus ids or model names (records compare structurally). */
     private static Object structureKey(Host h, boolean inter) {
         Topology.Node n = h.node();
@@ -595,7 +626,7 @@ final class CommInit {
                 nics.add(List.of(String.valueOf(c.pciParent()), c.speedMbps(), c.gdr()));
             }
         }
-        return List.of(inter, n.cpus(), n.pciSwitches(), gpus, n.nvlinks(), nics);
+        return List.of(inter, n.cpus(), n.pciSwitches(), gpus, n.nvlinks(), nics, String.valueOf(n.p2pDenied()));
     }
 
     /**
@@ -628,7 +659,7 @@ final class CommInit {
                     continue;
                 }
                 TopoSystem.Path path = sys.node(TopoSystem.GPU, g).paths[TopoSystem.GPU][p];
-                p2pAll &= path.type <= sys.p2pLevel;
+                p2pAll &= sys.p2p != null ? sys.p2p[g][p] : path.type <= sys.p2pLevel;
                 read &= path.type == PATH_NVL
                         && sys.node(TopoSystem.GPU, g).cc == 80
                         && sys.node(TopoSystem.GPU, p).cc == 80;

@@ -124,7 +124,8 @@ final class TopoPaths {
      * GPUDirect RDMA per NIC; {@code pxnDisable} is NCCL_PXN_DISABLE=1, {@code userGdrLevel} NCCL_NET_GDR_LEVEL (null:
      * unset, PXB).
      */
-    void applyP2pLevel(Integer userLevel, boolean pxnDisable, Integer userGdrLevel) {
+    List<String> applyP2pLevel(Integer userLevel, boolean pxnDisable, Integer userGdrLevel, long ignoreDisabled) {
+        List<String> denied = new ArrayList<>();
         if (userGdrLevel != null) {
             sys.gdrLevel = userGdrLevel;
         }
@@ -137,10 +138,29 @@ final class TopoPaths {
             level = userLevel;
         }
         sys.p2pLevel = level;
+        sys.p2p = new boolean[sys.count(GPU)][sys.count(GPU)];
         for (int g = 0; g < sys.count(GPU); g++) {
             for (int p = 0; p < sys.count(GPU); p++) {
                 Path path = sys.node(GPU, p).paths[GPU][g];
                 boolean p2p = path.type <= level;
+                if (p2p && p != g && ignoreDisabled != 2 && nvmlDenies(p, g)) {
+                    // ncclTopoCheckP2p's NVML check (paths.cc@v2.28.9-1:337-365): a pair whose P2P read or write
+                    // status is not OK gets no P2P; over NVLink NCCL stops instead, unless told to ignore it.
+                    if (path.type <= PATH_NVB && ignoreDisabled == 0) {
+                        throw io.pathproof.core.PathproofException.badInput("topology."
+                                + sys.host.hostname() + ".p2pDenied: GPUs "
+                                + Math.min(sys.node(GPU, p).dev, sys.node(GPU, g).dev) + " and "
+                                + Math.max(sys.node(GPU, p).dev, sys.node(GPU, g).dev)
+                                + " are connected by NVLink, yet their peer access is denied:"
+                                + " NCCL stops its init here (\"P2P is disabled between NVLINK connected GPUs\","
+                                + " paths.cc:356@v2.28.9-1) unless NCCL_IGNORE_DISABLED_P2P=1");
+                    }
+                    p2p = false;
+                    if (p < g) {
+                        denied.add(sys.node(GPU, p).dev + "-" + sys.node(GPU, g).dev);
+                    }
+                }
+                sys.p2p[p][g] = p2p || p == g;
                 if (!p2p) {
                     int cpu = sys.localCpu(g);
                     addInterStep(CPU, cpu, GPU, p, GPU, g);
@@ -176,12 +196,18 @@ final class TopoPaths {
             sys.node(NET, n).localGpu = sys.localGpu(n);
         }
         sys.searchInit();
+        return denied;
     }
 
     private static int mergePathType(int t0, int t1) {
         int max = Math.max(t0, t1);
         int min = Math.min(t0, t1);
         return max == PATH_PHB && min == PATH_C2C ? PATH_P2C : max;
+    }
+
+    /** Whether the host's NVML denies peer access between the GPUs at system indices {@code a} and {@code b}. */
+    private boolean nvmlDenies(int a, int b) {
+        return sys.host != null && Boolean.TRUE.equals(sys.host.p2pDenied(sys.node(GPU, a).dev, sys.node(GPU, b).dev));
     }
 
     /** addInterStep (paths.cc@v2.28.9-1:185-202). */

@@ -115,6 +115,12 @@ final class TopoSystem {
     /** p2p level of ncclTopoCheckP2p (paths.cc@v2.28.9-1:272-389) without the NVML check. */
     int p2pLevel = PATH_PXB;
 
+    /** The host the system was built from: its GPUs' peer access as NVML reports it, where known. */
+    Topology.Node host;
+
+    /** Per GPU pair (by system index): whether P2P may be used, once {@link #applyP2pLevel} has run; else null. */
+    boolean[][] p2p;
+
     /** GPUDirect RDMA's farthest path type (NCCL_NET_GDR_LEVEL, default PXB; graph/paths.cc@v2.28.9-1:452-454). */
     int gdrLevel = PATH_PXB;
 
@@ -140,6 +146,7 @@ final class TopoSystem {
             boolean nvbDisable,
             List<String> notes) {
         TopoSystem s = new TopoSystem(table, inter);
+        s.host = host;
         TopoBuilder.add(s, host, gpus, ranks, notes);
         new TopoPaths(s).computePaths(nvbDisable);
         s.searchInit();
@@ -151,7 +158,12 @@ final class TopoSystem {
      * after them.
      */
     void applyP2pLevel(Integer userLevel, boolean pxnDisable, Integer userGdrLevel) {
-        new TopoPaths(this).applyP2pLevel(userLevel, pxnDisable, userGdrLevel);
+        applyP2pLevel(userLevel, pxnDisable, userGdrLevel, 0);
+    }
+
+    /** As above, with NCCL_IGNORE_DISABLED_P2P (0: the NVML check as NCCL does it; 2: no check). */
+    List<String> applyP2pLevel(Integer userLevel, boolean pxnDisable, Integer userGdrLevel, long ignoreDisabledP2p) {
+        return new TopoPaths(this).applyP2pLevel(userLevel, pxnDisable, userGdrLevel, ignoreDisabledP2p);
     }
 
     int count(int type) {

@@ -98,6 +98,11 @@ final class EmulatedCluster {
         List<Topology.NvLink> links = node.nvlinks().stream()
                 .filter(l -> kept.contains(l.gpuA()) && kept.contains(l.gpuB()))
                 .toList();
-        return new Topology.Node(node.hostname(), node.cpus(), node.pciSwitches(), gpus, links, nics);
+        List<List<Integer>> denied = node.p2pDenied() == null
+                ? null
+                : node.p2pDenied().stream()
+                        .filter(p -> kept.contains(p.get(0)) && kept.contains(p.get(1)))
+                        .toList();
+        return new Topology.Node(node.hostname(), node.cpus(), node.pciSwitches(), gpus, links, nics, denied);
     }
 }

@@ -84,7 +84,13 @@ public final class Scenarios {
         java.util.List<Topology.Node> copies = new java.util.ArrayList<>(nodes);
         for (int i = 0; i < nodes; i++) {
             copies.add(new Topology.Node(
-                    one.hostname() + "-" + i, one.cpus(), one.pciSwitches(), one.gpus(), one.nvlinks(), one.nics()));
+                    one.hostname() + "-" + i,
+                    one.cpus(),
+                    one.pciSwitches(),
+                    one.gpus(),
+                    one.nvlinks(),
+                    one.nics(),
+                    one.p2pDenied()));
         }
         java.util.List<String> inferred = new java.util.ArrayList<>(perNode.inferred());
         inferred.add(nodes + " identical nodes from the one-node topology '" + perNode.name() + "' (--nodes " + nodes
@@ -207,6 +213,15 @@ public final class Scenarios {
             throw Presets.unknown(kind, nameOrFile);
         }
         return p;
+    }
+
+    /** A text file a flag names ({@code flag} says which, in the message when it cannot be read). */
+    public static String readFile(String file, String flag) {
+        Path p = Path.of(file);
+        if (!Files.isRegularFile(p)) {
+            throw PathproofException.badInput(flag + " " + file + ": no such file");
+        }
+        return read(p);
     }
 
     private static String read(Path p) {

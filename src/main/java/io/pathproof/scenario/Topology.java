@@ -1,5 +1,6 @@
 package io.pathproof.scenario;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.pathproof.core.PathproofException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,8 +48,29 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
         }
         List<Nic> nics = n.nics().stream().map(c -> c.atSpeed(mbps)).toList();
         List<Node> all = new ArrayList<>(nodes);
-        all.set(index, new Node(n.hostname(), n.cpus(), n.pciSwitches(), n.gpus(), n.nvlinks(), nics));
+        all.set(index, new Node(n.hostname(), n.cpus(), n.pciSwitches(), n.gpus(), n.nvlinks(), nics, n.p2pDenied()));
         return new Topology(name, all, inferred);
+    }
+
+    /**
+     * This topology with every node's GPU peer access as NVML reported it on one of them ({@code denied}: GPU index
+     * pairs; see {@link Node#p2pDenied}): {@code nvidia-smi topo -p2p r} of a node, for a machine of identical nodes.
+     */
+    public Topology withP2pDenied(List<List<Integer>> denied, String source) {
+        List<Node> all = new ArrayList<>();
+        for (Node n : nodes) {
+            all.add(n.withP2pDenied(denied));
+        }
+        List<String> notes = new ArrayList<>(inferred);
+        notes.add("peer access from " + source + ": "
+                + (denied.isEmpty()
+                        ? "every GPU pair OK"
+                        : "denied between GPUs "
+                                + denied.stream()
+                                        .map(p -> p.get(0) + "-" + p.get(1))
+                                        .toList())
+                + (nodes.size() > 1 ? ", on every node" : ""));
+        return new Topology(name, all, notes);
     }
 
     private static final Pattern PER_GPU = Pattern.compile("^(\\S+) GPU(\\d+): (.*)$");
@@ -116,14 +138,44 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
         return n;
     }
 
-    /** One host. */
+    /**
+     * One host. {@code p2pDenied}: the GPU pairs (by index, each pair once, smaller first) whose peer access the driver
+     * denies, as NVML reports it (`nvidia-smi topo -p2p r` / `w`: anything but OK); empty: every pair allowed; null:
+     * not known (NCCL's topology dump and `topo -m` do not say).
+     */
     public record Node(
             String hostname,
             List<Cpu> cpus,
             List<PciSwitch> pciSwitches,
             List<Gpu> gpus,
             List<NvLink> nvlinks,
-            List<Nic> nics) {
+            List<Nic> nics,
+            @JsonInclude(JsonInclude.Include.NON_NULL) List<List<Integer>> p2pDenied) {
+        /** A host whose GPUs' peer access is not known. */
+        public Node(
+                String hostname,
+                List<Cpu> cpus,
+                List<PciSwitch> pciSwitches,
+                List<Gpu> gpus,
+                List<NvLink> nvlinks,
+                List<Nic> nics) {
+            this(hostname, cpus, pciSwitches, gpus, nvlinks, nics, null);
+        }
+
+        /** This host with its GPUs' peer access as NVML reports it ({@code denied}: see {@link #p2pDenied}). */
+        public Node withP2pDenied(List<List<Integer>> denied) {
+            return new Node(hostname, cpus, pciSwitches, gpus, nvlinks, nics, denied);
+        }
+
+        /** Whether the driver denies peer access between GPUs {@code a} and {@code b}; null when not known. */
+        public Boolean p2pDenied(int a, int b) {
+            if (p2pDenied == null) {
+                return null;
+            }
+            List<Integer> pair = List.of(Math.min(a, b), Math.max(a, b));
+            return p2pDenied.contains(pair);
+        }
+
         public Node {
             hostname = hostname == null ? "node" : hostname;
             cpus = cpus == null ? List.of() : List.copyOf(cpus);
@@ -169,6 +221,26 @@ public record Topology(String name, List<Node> nodes, List<String> inferred) {
                     throw PathproofException.badInput(
                             "topology." + hostname + ".nvlinks: impossible link " + l.gpuA() + "-" + l.gpuB());
                 }
+            }
+            if (p2pDenied != null) {
+                Set<List<Integer>> pairs =
+                        new java.util.TreeSet<>(java.util.Comparator.<List<Integer>>comparingInt(x -> x.get(0))
+                                .thenComparingInt(x -> x.get(1)));
+                for (List<Integer> pr : p2pDenied) {
+                    if (pr == null
+                            || pr.size() != 2
+                            || pr.get(0) == null
+                            || pr.get(1) == null
+                            || pr.get(0).equals(pr.get(1))
+                            || !gpuIdx.contains(pr.get(0))
+                            || !gpuIdx.contains(pr.get(1))) {
+                        throw PathproofException.badInput("topology." + hostname + ".p2pDenied: " + pr
+                                + " is not a pair of two of this node's GPU indices "
+                                + new java.util.TreeSet<>(gpuIdx));
+                    }
+                    pairs.add(List.of(Math.min(pr.get(0), pr.get(1)), Math.max(pr.get(0), pr.get(1))));
+                }
+                p2pDenied = List.copyOf(pairs);
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.pathproof.scenario;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -67,7 +68,26 @@ final class TopologyJsonReader {
             Integer nicWidth = c.optInt("pciWidth");
             nics.add(JsonInput.build(source, () -> new Topology.Nic(nm, parent, speed, gdr, kind, nicGen, nicWidth)));
         }
-        return JsonInput.build(source, () -> new Topology.Node(host, cpus, sws, gpus, links, nics));
+        List<List<Integer>> denied = null;
+        if (n.has("p2pDenied")) {
+            denied = new ArrayList<>();
+            List<JsonNode> pairs = n.array("p2pDenied", true);
+            for (int i = 0; i < pairs.size(); i++) {
+                JsonNode pr = pairs.get(i);
+                if (!pr.isArray()
+                        || pr.size() != 2
+                        || !pr.get(0).canConvertToInt()
+                        || !pr.get(1).canConvertToInt()) {
+                    throw JsonInput.bad(
+                            source,
+                            n.where("p2pDenied") + "[" + i + "]",
+                            "expected a pair of GPU indices such as [0, 1], got " + pr);
+                }
+                denied.add(List.of(pr.get(0).asInt(), pr.get(1).asInt()));
+            }
+        }
+        List<List<Integer>> p2pDenied = denied;
+        return JsonInput.build(source, () -> new Topology.Node(host, cpus, sws, gpus, links, nics, p2pDenied));
     }
 
     private static Topology.Gpu gpu(JsonInput.Obj g, String host, List<String> inferred) {

@@ -511,6 +511,7 @@ class ClusterAgreementTest {
                         null,
                         null,
                         null,
+                        null,
                         nodes,
                         nccl,
                         "2.11.0",
