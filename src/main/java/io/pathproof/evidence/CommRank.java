@@ -27,6 +27,10 @@ final class CommRank {
     Integer nNodes;
     Integer localRanks;
     String commId;
+    /** A split child's parent's commId (where its init line is in the log) and color: its name when it has no commId. */
+    String splitOf;
+
+    Integer splitColor;
     Integer collChannels;
     Integer collnetChannels;
     Integer nvlsChannels;

@@ -302,11 +302,10 @@ final class NcclLogReader implements FormatReader {
         if (Bytes.isDigit(c)) {
             if (Bytes.indexOf(b, s, e, COLL_CHANNELS) >= 0) {
                 initLines.channels(b, s, e);
-            } else if (Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
+            } else if (Bytes.indexOf(b, s, e, CommLines.INIT_MARK) >= 0) {
                 comms.read(b, s, e);
             }
-        } else if (Bytes.startsWith(b, s, e, CommLines.COMM_)
-                || Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
+        } else if (Bytes.startsWith(b, s, e, CommLines.COMM_) || Bytes.indexOf(b, s, e, CommLines.INIT_MARK) >= 0) {
             comms.read(b, s, e);
         }
     }

@@ -80,4 +80,51 @@ class ExcerptLogsTest {
         assertThat(c.collnetChannels()).isEqualTo(16);
         assertThat(c.nvlsChannels()).isZero();
     }
+
+    /** The split child's line of each version: "parent %p [splitCount|childCount %d] color %d key %d" after the busId. */
+    @Test
+    void commSplitInitLinesOfEveryVersionAreRead() {
+        String[] tails = {
+            "parent 0x10 color 7 key 1 commId 0x77 - Init START", // 2.21, 2.22
+            "parent 0x10 color 7 key 1- Init START", // 2.23: no commId, no space before "-"
+            "parent 0x10 splitCount 1 color 7 key 1- Init START", // 2.24 to 2.28
+            "parent 0x10 splitCount 1 color 7 key 1 - Init COMPLETE",
+            "parent 0x10 childCount 1 color -3 key 1- Init START", // 2.29, 2.30
+            "parent 0x10 childCount 1 color -3 key 1 - Init COMPLETE"
+        };
+        for (String tail : tails) {
+            Evidence ev = Read.log(
+                    B + "ncclCommSplit comm 0x20 rank 1 nranks 2 cudaDev 1 nvmlDev 3 busId 2a000 " + tail + "\n");
+            assertThat(ev.problems()).as(tail).isEmpty();
+            Evidence.Communicator c = ev.nccl().communicators().get(0);
+            assertThat(c.ranks()).as(tail).containsExactly(1);
+            assertThat(c.nRanks()).isEqualTo(2);
+            assertThat(c.commId()).isEqualTo(tail.contains("commId") ? "0x77" : null);
+            Evidence.RankInit ri = c.rankInits().get(0);
+            assertThat(ri.busId()).isEqualTo("2a000");
+            assertThat(ri.cudaDev()).isEqualTo(1);
+            assertThat(ri.nvmlDev()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aSplitChildWithoutCommIdIsNotItsParentNorAnotherOfItsSize() {
+        String parentA = "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xaaa"
+                + " - Init COMPLETE\n";
+        String parentB = "ncclCommInitRank comm 0x11 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2a000 commId 0xaaa"
+                + " - Init COMPLETE\n";
+        Evidence ev = Read.log(A + parentA + B + parentB
+                + A + "ncclCommSplit comm 0x30 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 parent 0x10"
+                + " splitCount 1 color 5 key 0- Init START\n"
+                + B + "ncclCommSplit comm 0x31 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2a000 parent 0x11"
+                + " splitCount 1 color 5 key 1- Init START\n");
+        assertThat(ev.nccl().communicators()).hasSize(2);
+        Evidence.Communicator parent = ev.nccl().communicators().get(0);
+        Evidence.Communicator child = ev.nccl().communicators().get(1);
+        assertThat(parent.commId()).isEqualTo("0xaaa");
+        assertThat(parent.rankInits()).hasSize(2);
+        assertThat(child.commId()).isNull();
+        assertThat(child.ranks()).containsExactly(0, 1);
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("cross-rank-disagreement"));
+    }
 }
