@@ -17,7 +17,7 @@ final class InitLines {
             "^(\\d+) coll channels, (?:(\\d+) collnet channels, )?(?:(\\d+) nvls channels, )?(\\d+) p2p channels,"
                     + " (\\d+) p2p channels per peer");
     /**
-     * " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1; :1224@v2.21.5-1, :1044@v2.26.2-1,
+     * "Trees%s" of " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1, :1226@v2.28.9-1; :1224@v2.21.5-1, :1044@v2.26.2-1,
      * :1054@v2.27.5-1); 2.5 adds "|" and the reverse tree. NCCL cuts the
      * line at its buffer size, so a last, incomplete item is not a tree.
      */
@@ -57,10 +57,21 @@ final class InitLines {
             r.counted();
             return;
         }
-        Integer rank = cr.effectiveRank(r.fileRank);
+        Integer known = cr.effectiveRank(r.fileRank);
         Matcher m = TREE_ITEM.matcher(msg);
         int n = 0;
         while (m.find()) {
+            // "%d/%d/%d->%d->%d" is down/down/down->rank->up (init.cc:1221@v2.28.9-1): the line names its own rank,
+            // also
+            // where no comm line of its thread came first, and that rank is the communicator's, not the file's.
+            Integer own = treeRank(m.group(2));
+            if (own != null && own < 0) {
+                own = null;
+            }
+            if (own != null && cr.rank == null) {
+                cr.rank = own;
+            }
+            Integer rank = own != null ? own : known;
             String tree = (rank == null ? "" : "rank " + rank + " ") + "[" + m.group(1) + "] " + m.group(2);
             if (cr.trees.size() < 4096 && !cr.trees.contains(tree)) {
                 cr.trees.add(tree);
@@ -72,6 +83,17 @@ final class InitLines {
             return;
         }
         r.counted();
+    }
+
+    /** The middle number of "x/y/z->R->p" (the first side of 2.5's "…|…"), or null when out of int range. */
+    private static Integer treeRank(String tree) {
+        int a = tree.indexOf("->");
+        int b = tree.indexOf("->", a + 2);
+        try {
+            return Integer.valueOf(tree.substring(a + 2, b));
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            return null;
+        }
     }
 
     void graph(String msg) {

@@ -127,4 +127,22 @@ class ExcerptLogsTest {
         assertThat(child.ranks()).containsExactly(0, 1);
         assertThat(ev.findings()).noneMatch(f -> f.kind().equals("cross-rank-disagreement"));
     }
+
+    @Test
+    void treesNameTheirOwnRankWhenNoCommLineOfTheirThreadCameFirst() {
+        String c = "nodeA:287:291 [2] NCCL INFO ";
+        String d = "nodeA:288:292 [3] NCCL INFO ";
+        Evidence ev = Read.log(d + "comm 0x40 rank 3 nRanks 4 nNodes 1 localRanks 4 localRank 3 MNNVL 0\n"
+                + d + "Trees [0] -1/-1/-1->3->2 [1] -1/-1/-1->3->2\n"
+                + c + "Trees [0] 3/-1/-1->2->1 [1] 3/-1/-1->2->1\n");
+        assertThat(ev.nccl().communicators()).hasSize(1);
+        Evidence.Communicator comm = ev.nccl().communicators().get(0);
+        assertThat(comm.trees())
+                .containsExactly(
+                        "rank 2 [0] 3/-1/-1->2->1",
+                        "rank 2 [1] 3/-1/-1->2->1",
+                        "rank 3 [0] -1/-1/-1->3->2",
+                        "rank 3 [1] -1/-1/-1->3->2");
+        assertThat(comm.ranks()).containsExactly(2, 3);
+    }
 }

@@ -108,7 +108,8 @@ class NcclLogReaderTest {
                 + P + "Trees [0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1\n");
         Evidence.Communicator c = ev.nccl().communicators().get(0);
         assertThat(c.rings()).containsExactly("0 1 2 3", "0 3 2 1");
-        assertThat(c.trees()).containsExactly("[0] 1/-1/-1->0->-1", "[1] 1/-1/-1->0->-1");
+        // No comm line, but the tree names its rank (down/down/down->rank->up).
+        assertThat(c.trees()).containsExactly("rank 0 [0] 1/-1/-1->0->-1", "rank 0 [1] 1/-1/-1->0->-1");
     }
 
     @Test
