@@ -28,7 +28,14 @@ final class InitLines {
     static final Pattern GRAPH = Pattern.compile(
             "^Pattern (\\d+), crossNic (\\d+), nChannels (\\d+), (?:bw|speed) ([0-9.]+)/([0-9.]+), type (\\S+)/(\\S+),"
                     + " sameChannels (\\d+)");
-    static final Pattern ENV = Pattern.compile("^(NCCL_[A-Za-z0-9_]+) set by environment to ?(.*)$");
+    /**
+     * "%s set by environment to …" (see {@link #env}), or "NCCL_IB_HCA set to %s" (transport/net_ib.cc:702@v2.28.9-1,
+     * net_ib/init.cc:318@v2.30.7-1), "NCCL_SOCKET_IFNAME set to %s" (misc/socket.cc:366@v2.28.9-1),
+     * "NCCL_OOB_NET_IFNAME set to %s" (bootstrap.cc:504@v2.28.9-1), "NCCL_TUNER_PLUGIN set to %s"
+     * (misc/tuner.cc:31@v2.19.3-1): each prints the variable's value as read from the environment.
+     */
+    static final Pattern ENV = Pattern.compile("^(NCCL_[A-Za-z0-9_]+) set (?:by environment )?to ?(.*)$");
+
     static final Pattern INIT_TIMINGS =
             Pattern.compile("^Init timings(?: - [^:]+)?: rank (\\d+) nranks (\\d+) total ([0-9.]+) \\((.*)\\)");
     static final Pattern PHASE = Pattern.compile("([A-Za-z]+) ([0-9.]+)");

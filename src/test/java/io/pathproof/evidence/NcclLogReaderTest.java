@@ -163,6 +163,25 @@ class NcclLogReaderTest {
         }
     }
 
+    /** The "set to %s" echoes of variables a transport or bootstrap reads itself, as "set by environment" ones. */
+    @Test
+    void envEchoesWithoutByEnvironment() {
+        Evidence ev = Read.log(P + "NCCL_IB_HCA set to mlx5_0,mlx5_3\n"
+                + P + "NCCL_SOCKET_IFNAME set by environment to ^lo,docker\n"
+                + P + "NCCL_SOCKET_IFNAME set to ^lo,docker\n"
+                + P + "NCCL_OOB_NET_IFNAME set to ib0\n"
+                + P + "NCCL_TUNER_PLUGIN set to libnccl-tuner-x.so\n"
+                + P + "P2P Chunksize set to 131072\n");
+        assertThat(ev.nccl().envOverrides())
+                .containsExactlyInAnyOrderEntriesOf(java.util.Map.of(
+                        "NCCL_IB_HCA", "mlx5_0,mlx5_3",
+                        "NCCL_SOCKET_IFNAME", "^lo,docker",
+                        "NCCL_OOB_NET_IFNAME", "ib0",
+                        "NCCL_TUNER_PLUGIN", "libnccl-tuner-x.so"));
+        assertThat(ev.nccl().envSources().get("NCCL_IB_HCA").line()).isEqualTo(1);
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("env-mismatch"));
+    }
+
     @Test
     void envEchoesWithAndWithoutThePeriodWarningsGraphsAndVersion() {
         Evidence ev = Read.log("NCCL version 2.22.3+cuda12.4\n"
