@@ -554,6 +554,27 @@ final class CommLines {
         return cr;
     }
 
+    /**
+     * The communicator of a line that commAlloc prints before its Init START on the same thread ("Using network %s",
+     * init.cc:428@v2.28.9-1, Init START at :1574; init.cc:335 and :1394@v2.19.3-1): the one open on the thread (a
+     * summary line opened it), else the one that waits on the device for its comm line. Never the last one completed
+     * on the device, which {@link #context} would give once an Init START was seen: the line is the next one's.
+     */
+    CommRank beforeStart() {
+        CommRank cr = openByThread.get(p.threadKey);
+        if (cr == null && !pendingByDev.isEmpty()) {
+            cr = pendingByDev.get(p.devKey);
+        }
+        if (cr == null) {
+            cr = newRank();
+            pendingByDev.put(p.devKey, cr);
+            epoch++;
+        }
+        decorate(cr);
+        cr.facts++;
+        return cr;
+    }
+
     /** Lines that waited for a comm line that never came join the last communicator completed on their device. */
     void finish() {
         for (Map.Entry<Long, CommRank> e : pendingByDev.entrySet()) {

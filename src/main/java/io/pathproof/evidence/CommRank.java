@@ -31,6 +31,9 @@ final class CommRank {
     String splitOf;
 
     Integer splitColor;
+    /** The network NCCL chose for this communicator ("Using network %s": IB, Socket, a plugin's name), or null. */
+    String network;
+
     Integer collChannels;
     Integer collnetChannels;
     Integer nvlsChannels;
@@ -98,6 +101,7 @@ final class CommRank {
             pid = other.pid;
         }
         cudaDev = cudaDev != null ? cudaDev : other.cudaDev;
+        network = network != null ? network : other.network;
         launcherLabel = launcherLabel != null ? launcherLabel : other.launcherLabel;
         if (ringTotal == null) {
             ringTotal = other.ringTotal;

@@ -252,6 +252,53 @@ final class InitLines {
         }
     }
 
+    private static final byte[] USING_NETWORK_ = Bytes.ascii("Using network ");
+    private static final byte[] MATRIX = Bytes.ascii("Enabled NCCL Func/Proto/Algo Matrix:");
+    /** The row labels of the tuning table: its three headers and ncclFuncStr (init.cc:49@v2.28.9-1). */
+    private static final java.util.Set<String> TABLE_ROWS = java.util.Set.of(
+            "Algorithm", "Protocol", "Max NThreads", "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce");
+
+    /**
+     * "Using network %s" (init.cc:428@v2.28.9-1, :335@v2.19.3-1, :486@v2.30.7-1): the network NCCL chose for the
+     * communicator (IB, Socket, a net plugin's name). Printed by commAlloc before the comm's Init START, so it goes to
+     * the communicator that START will name (see {@link CommLines#beforeStart}).
+     */
+    boolean network(byte[] b, int s, int e) {
+        if (!Bytes.startsWith(b, s, e, USING_NETWORK_)) {
+            return false;
+        }
+        String name = Bytes.string(b, s + USING_NETWORK_.length, e).strip();
+        if (name.isEmpty()) {
+            return false;
+        }
+        CommRank cr = r.comms.beforeStart();
+        cr.network = name;
+        r.counted();
+        return true;
+    }
+
+    /**
+     * A row of the table of latencies and bandwidths per function, algorithm and protocol that rank 0 prints ("  Algorithm
+     * |", "  Protocol    |", " Max NThreads |", then "%13s |" and "%8.1f/%6.1f |" per function: graph/tuning.cc:504-533
+     * @v2.28.9-1, :323-349@v2.19.3-1), or the header of the "Enabled NCCL Func/Proto/Algo Matrix:" (tuning.cc:456
+     * @v2.28.9-1), whose rows follow without NCCL's prefix. Evidence has no place for the table, so it is not kept: the
+     * line is only counted as understood, and a log holding nothing else is still an NCCL log that was read.
+     */
+    boolean tuningTable(byte[] b, int s, int e) {
+        if (Bytes.startsWith(b, s, e, MATRIX)) {
+            r.counted();
+            return true;
+        }
+        int bar = Bytes.indexOfByte(b, s, e, (byte) '|');
+        if (bar < 0
+                || bar - s > 16
+                || !TABLE_ROWS.contains(Bytes.string(b, s, bar).strip())) {
+            return false;
+        }
+        r.counted();
+        return true;
+    }
+
     /** "%s set by environment to %lld." (param.cc:75@v2.22.3-1, with the period) or "… to %s" (tuning.cc:273@v2.22.3-1). */
     private final java.util.Set<String> envLines = new java.util.HashSet<>();
 

@@ -326,7 +326,12 @@ final class NcclJoin {
                 trees3,
                 inits,
                 first.source,
-                launcherLabels(g));
+                launcherLabels(g),
+                g.stream()
+                        .map(cr -> cr.network)
+                        .filter(java.util.Objects::nonNull)
+                        .distinct()
+                        .toList());
     }
 
     private static Evidence.RankInit rankInit(CommRank cr, int rank) {
@@ -349,7 +354,8 @@ final class NcclJoin {
                 cr.initPhases,
                 cr.source,
                 emu,
-                cr.launcherLabel);
+                cr.launcherLabel,
+                cr.network);
     }
 
     /** The first rank that printed rings: a ring is the same ring whichever rank prints it. */

@@ -232,6 +232,9 @@ final class NcclLogReader implements FormatReader {
 
     private void other(byte[] b, int s, int e) {
         byte c = b[s];
+        if ((c == ' ' || c == 'R' || c == 'E') && initLines.tuningTable(b, s, e)) {
+            return;
+        }
         if (c == 'C'
                 && bytePaths
                 && Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_)
@@ -288,6 +291,11 @@ final class NcclLogReader implements FormatReader {
             case 'I' -> {
                 if (Bytes.startsWith(b, s, e, INIT_TIMINGS)) {
                     initLines.initTimings(b, s, e);
+                }
+            }
+            case 'U' -> {
+                if (initLines.network(b, s, e)) {
+                    return;
                 }
             }
             case 'E', 'O' -> {

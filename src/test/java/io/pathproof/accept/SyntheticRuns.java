@@ -193,6 +193,7 @@ public final class SyntheticRuns {
                     false,
                     List.of(),
                     Source.line(log, 40),
+                    List.of(),
                     List.of());
             List<Evidence.Tuning> tuning = new ArrayList<>();
             List<Evidence.Coll> colls = new ArrayList<>();

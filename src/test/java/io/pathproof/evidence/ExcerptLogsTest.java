@@ -145,4 +145,38 @@ class ExcerptLogsTest {
                         "rank 3 [1] -1/-1/-1->3->2");
         assertThat(comm.ranks()).containsExactly(2, 3);
     }
+
+    /** commAlloc prints "Using network %s" before the Init START of the communicator it is about. */
+    @Test
+    void usingNetworkIsTheNextCommunicatorsOnItsThread() {
+        Evidence ev = Read.log(A + "Using network IB\n"
+                + A
+                + "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xaaa - Init START\n"
+                + A + "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xaaa"
+                + " - Init COMPLETE\n"
+                + A + "Using network Socket\n"
+                + A + "ncclCommInitRank comm 0x20 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xbbb"
+                + " - Init START\n");
+        assertThat(ev.nccl().communicators()).hasSize(2);
+        assertThat(ev.nccl().communicators().get(0).networks()).containsExactly("IB");
+        assertThat(ev.nccl().communicators().get(0).rankInits().get(0).network())
+                .isEqualTo("IB");
+        assertThat(ev.nccl().communicators().get(1).networks()).containsExactly("Socket");
+    }
+
+    /** A log of plugin and tuning-table lines only is still an NCCL log that was read: its network is kept. */
+    @Test
+    void aLogOfNetworkAndTuningTableLinesOnlyIsRead() {
+        Evidence net =
+                Read.log(A + "NET/OFI Selected Provider is efa (found 4 nics)\n" + A + "Using network Libfabric\n");
+        assertThat(net.anythingRead()).isTrue();
+        assertThat(net.nccl().communicators().get(0).networks()).containsExactly("Libfabric");
+        Evidence table = Read.log(A + "  Algorithm   |            Tree      |             Ring       |\n"
+                + A + "  Protocol    |       LL |    LL128 |   Simple |       LL |    LL128 |   Simple |\n"
+                + A + " Max NThreads |      512 |      640 |      512 |      512 |      640 |      512 |\n"
+                + A + "    Broadcast |  0.0/ 0.0 |  0.0/ 0.0 |  0.0/ 0.0 |  6.3/ 40.0 | 12.1/ 90.5 |  9.9/100.0 |\n"
+                + A + "ReduceScatter |  0.0/ 0.0 |  0.0/ 0.0 |  0.0/ 0.0 |  6.3/ 40.0 | 12.1/ 90.5 |  9.9/100.0 |\n");
+        assertThat(table.anythingRead()).isTrue();
+        assertThat(table.files().get(0).facts()).isEqualTo(5);
+    }
 }
