@@ -65,7 +65,8 @@ final class CommRank {
     final LongMap<Boolean> connPacked = new LongMap<>();
 
     /** {@code dir}: 0 none printed, 1 [send], 2 [receive] (both ends of a NET connection are printed). */
-    record ConnKey(int channel, int from, int to, String transport, boolean read, boolean gdr, int dir) {}
+    record ConnKey(
+            int channel, int from, int to, String transport, boolean read, boolean gdr, boolean shared, int dir) {}
 
     boolean connectedRings;
     boolean connectedTrees;

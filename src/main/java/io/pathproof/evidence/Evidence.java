@@ -415,9 +415,19 @@ public record Evidence(
         }
     }
 
-    /** One connector line: channel, from rank → to rank, transport (with modifiers such as "/read"). */
+    /**
+     * One connector line: channel, from rank → to rank, transport (with modifiers such as "/read"). {@code shared}: a NET
+     * connection through the proxy's shared buffers ("/Shared", net.cc:315@v2.28.9-1; NCCL_NET_SHARED_BUFFERS, PXN).
+     */
     public record Connection(
-            int channel, int fromRank, int toRank, String transport, boolean read, boolean gdr, Source source) {}
+            int channel,
+            int fromRank,
+            int toRank,
+            String transport,
+            boolean read,
+            boolean gdr,
+            Source source,
+            boolean shared) {}
 
     /**
      * A TUNING line. {@code timeUs} only in versions that print it (≤ 2.23); {@code channelLo/Hi} only ≥ 2.24. Absent

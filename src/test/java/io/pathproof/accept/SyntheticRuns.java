@@ -163,7 +163,8 @@ public final class SyntheticRuns {
                                 s.transport,
                                 false,
                                 s.gdrFlagOnConnections,
-                                Source.line(log, line++)));
+                                Source.line(log, line++),
+                                false));
                     }
                 }
             }

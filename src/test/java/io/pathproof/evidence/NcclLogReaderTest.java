@@ -112,6 +112,18 @@ class NcclLogReaderTest {
         assertThat(c.trees()).containsExactly("rank 0 [0] 1/-1/-1->0->-1", "rank 0 [1] 1/-1/-1->0->-1");
     }
 
+    /** "NET/%s/%d%s%s%s": GDRDMA, (PCI), then "/Shared" (net.cc:315@v2.28.9-1): the last is kept too. */
+    @Test
+    void sharedNetConnectionsAreKeptApart() {
+        Evidence ev = Read.log(P + "Channel 00/0 : 0[0] -> 2[0] [send] via NET/IB/12/GDRDMA/Shared\n"
+                + P + "Channel 00/0 : 0[0] -> 2[0] [send] via NET/IB/12/GDRDMA\n"
+                + P + "Channel 01/0 : 2[0] -> 0[0] [receive] via NET/IB/3(1)/Shared\n");
+        List<Evidence.Connection> k = ev.nccl().communicators().get(0).connections();
+        assertThat(k).extracting(Evidence.Connection::shared).containsExactly(true, false, true);
+        assertThat(k).extracting(Evidence.Connection::gdr).containsExactly(true, true, false);
+        assertThat(ev.nccl().communicators().get(0).transports()).containsExactly("NET/IB");
+    }
+
     @Test
     void connectorLinesGiveTransportsPerChannelPerPeer() {
         Evidence ev = Read.log(P + "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
