@@ -112,6 +112,24 @@ class NcclLogReaderTest {
         assertThat(c.trees()).containsExactly("rank 0 [0] 1/-1/-1->0->-1", "rank 0 [1] 1/-1/-1->0->-1");
     }
 
+    /** nccl-tests' header names the tests' version and the library's NCCL_VERSION_CODE: the latter is NCCL's. */
+    @Test
+    void ncclTestsHeaderGivesTheLibrarysVersionWhereNcclPrintsNone() {
+        String header = "# nccl-tests version 2.13.10 nccl-headers=21903 nccl-library=22809\n";
+        Evidence ev = Read.log(header + P + "Using network IB\n");
+        assertThat(ev.nccl().version()).isEqualTo("2.28.9");
+        assertThat(ev.nccl().versionSource().line()).isEqualTo(1);
+        Evidence tagged = Read.log("[1,0]<stdout>:" + header);
+        assertThat(tagged.nccl().version()).isEqualTo("2.28.9");
+        assertThat(NcclLogReader.versionCode(2708)).isEqualTo("2.7.8");
+        assertThat(NcclLogReader.versionCode(30001)).isEqualTo("3.0.1");
+        // NCCL's own line is the stronger evidence, and the two are no disagreement.
+        Evidence both = Read.log(header + P + "NCCL version 2.28.9+cuda12.9\n");
+        assertThat(both.nccl().version()).isEqualTo("2.28.9");
+        assertThat(both.nccl().versionSource().line()).isEqualTo(2);
+        assertThat(both.findings()).noneMatch(f -> f.kind().equals("nccl-version-mismatch"));
+    }
+
     /** "NET/%s/%d%s%s%s": GDRDMA, (PCI), then "/Shared" (net.cc:315@v2.28.9-1): the last is kept too. */
     @Test
     void sharedNetConnectionsAreKeptApart() {
