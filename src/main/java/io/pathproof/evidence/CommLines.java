@@ -575,6 +575,26 @@ final class CommLines {
         return cr;
     }
 
+    /**
+     * The NCCL rank of the line's process on its device, where every communicator named there has the same (a WARN
+     * after init, from a proxy thread, of a version that prints no Init START, has no open communicator): else null.
+     */
+    Integer rankOnDevice() {
+        if (p.processKey == 0 || p.cudaDev < 0) {
+            return null;
+        }
+        Integer rank = null;
+        for (CommRank cr : r.commRanks) {
+            if (cr.processKey == p.processKey && cr.rank != null && cr.cudaDev != null && cr.cudaDev == p.cudaDev) {
+                if (rank != null && !rank.equals(cr.rank)) {
+                    return null;
+                }
+                rank = cr.rank;
+            }
+        }
+        return rank;
+    }
+
     /** Lines that waited for a comm line that never came join the last communicator completed on their device. */
     void finish() {
         for (Map.Entry<Long, CommRank> e : pendingByDev.entrySet()) {

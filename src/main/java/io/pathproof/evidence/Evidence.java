@@ -467,8 +467,11 @@ public record Evidence(
             String commId,
             long calls) {}
 
-    /** A WARN line. */
-    public record Warning(Integer rank, String message, Source source) {}
+    /**
+     * A WARN line. {@code where}: the NCCL source line that printed it, as its prefix names it ("proxy.cc:363", from
+     * 2.29 on with the function: "init.cc:904 (ncclCommInitRankFunc)"), null where the line has no prefix.
+     */
+    public record Warning(Integer rank, String message, Source source, String where) {}
 
     /**
      * A GPU kernel (Kineto, nsys or ncu), or an NCCL kernel launch printed by pathproof's NCCL emulator (then from the

@@ -226,7 +226,7 @@ final class NcclLogReader implements FormatReader {
         if (Bytes.startsWith(b, after, e, INFO_)) {
             info(b, after + INFO_.length, e);
         } else if (Bytes.startsWith(b, after, e, WARN_)) {
-            warn(Bytes.string(b, after + WARN_.length, e).strip());
+            warn(Bytes.string(b, after + WARN_.length, e).strip(), warnWhere(b, s, m));
         } else {
             version(Bytes.string(b, m, e));
         }
@@ -330,11 +330,30 @@ final class NcclLogReader implements FormatReader {
         }
     }
 
-    private void warn(String message) {
+    /**
+     * "[%d] %s:%d NCCL WARN " (debug.cc:360@v2.28.9-1), "[%d] %s:%d (%s) NCCL WARN " (debug.cc:345@v2.30.7-1): the
+     * file, line and function between the device's bracket and the marker; null when the prefix has none.
+     */
+    private static String warnWhere(byte[] b, int s, int m) {
+        int q = m - 1;
+        while (q >= s && b[q] != ']') {
+            q--;
+        }
+        if (q < s || m - q > 256) {
+            return null;
+        }
+        String where = Bytes.string(b, q + 1, m).strip();
+        return where.isEmpty() || where.indexOf(':') < 0 ? null : where;
+    }
+
+    private void warn(String message, String where) {
         CommRank cr = comms.currentOrNull();
-        Integer rank = cr != null ? cr.effectiveRank(fileRank) : lineRank();
+        Integer rank = cr != null ? cr.effectiveRank(fileRank) : comms.rankOnDevice();
+        if (rank == null) {
+            rank = lineRank();
+        }
         if (warnings++ < 1000) {
-            warningLines.add(new Evidence.Warning(rank, message, Source.line(file, lineNo)));
+            warningLines.add(new Evidence.Warning(rank, message, Source.line(file, lineNo), where));
         } else if (warnings == 1001) {
             out.problem(lineNo, "more than 1000 NCCL WARN lines; later ones not kept");
         }

@@ -112,6 +112,25 @@ class NcclLogReaderTest {
         assertThat(c.trees()).containsExactly("rank 0 [0] 1/-1/-1->0->-1", "rank 0 [1] 1/-1/-1->0->-1");
     }
 
+    /** "[%d] %s:%d NCCL WARN" (debug.cc:360@v2.28.9-1), "[%d] %s:%d (%s) NCCL WARN" (debug.cc:345@v2.30.7-1). */
+    @Test
+    void warnLinesKeepWhereNcclPrintedThemAndTheRankOfTheirDevice() {
+        Evidence ev = Read.log(P
+                + "comm 0x10 rank 3 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - Init COMPLETE\n"
+                + "[2026-01-01 10:00:00] gpu01:1234:1299 [0] proxy.cc:363 NCCL WARN Proxy append out of bounds\n"
+                + "gpu01:1234:1240 [0] init.cc:904 (ncclCommInitRankFunc) NCCL WARN Duplicate GPU detected\n"
+                + "NCCL WARN no prefix\n");
+        List<Evidence.Warning> w = ev.nccl().warnings();
+        assertThat(w)
+                .extracting(Evidence.Warning::where)
+                .containsExactly("proxy.cc:363", "init.cc:904 (ncclCommInitRankFunc)", null);
+        assertThat(w)
+                .extracting(Evidence.Warning::message)
+                .containsExactly("Proxy append out of bounds", "Duplicate GPU detected", "no prefix");
+        // The proxy thread has no communicator open, but its process has one rank on that device.
+        assertThat(w).extracting(Evidence.Warning::rank).containsExactly(3, 3, null);
+    }
+
     /** nccl-tests' header names the tests' version and the library's NCCL_VERSION_CODE: the latter is NCCL's. */
     @Test
     void ncclTestsHeaderGivesTheLibrarysVersionWhereNcclPrintsNone() {
