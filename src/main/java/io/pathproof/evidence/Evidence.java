@@ -468,7 +468,7 @@ public record Evidence(
             long calls) {}
 
     /**
-     * A WARN line. {@code where}: the NCCL source line that printed it, as its prefix names it ("proxy.cc:363", from
+     * A WARN line. {@code where}: the NCCL source line that printed it, as its prefix names it ("proxy.cc:512", from
      * 2.29 on with the function: "init.cc:904 (ncclCommInitRankFunc)"), null where the line has no prefix.
      */
     public record Warning(Integer rank, String message, Source source, String where) {}

@@ -117,16 +117,16 @@ class NcclLogReaderTest {
     void warnLinesKeepWhereNcclPrintedThemAndTheRankOfTheirDevice() {
         Evidence ev = Read.log(P
                 + "comm 0x10 rank 3 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - Init COMPLETE\n"
-                + "[2026-01-01 10:00:00] gpu01:1234:1299 [0] proxy.cc:363 NCCL WARN Proxy append out of bounds\n"
+                + "[2026-01-01 10:00:00] gpu01:1234:1299 [0] proxy.cc:512 NCCL WARN Proxy queue full\n"
                 + "gpu01:1234:1240 [0] init.cc:904 (ncclCommInitRankFunc) NCCL WARN Duplicate GPU detected\n"
                 + "NCCL WARN no prefix\n");
         List<Evidence.Warning> w = ev.nccl().warnings();
         assertThat(w)
                 .extracting(Evidence.Warning::where)
-                .containsExactly("proxy.cc:363", "init.cc:904 (ncclCommInitRankFunc)", null);
+                .containsExactly("proxy.cc:512", "init.cc:904 (ncclCommInitRankFunc)", null);
         assertThat(w)
                 .extracting(Evidence.Warning::message)
-                .containsExactly("Proxy append out of bounds", "Duplicate GPU detected", "no prefix");
+                .containsExactly("Proxy queue full", "Duplicate GPU detected", "no prefix");
         // The proxy thread has no communicator open, but its process has one rank on that device.
         assertThat(w).extracting(Evidence.Warning::rank).containsExactly(3, 3, null);
     }
