@@ -154,7 +154,8 @@ public final class IngestCommand extends Verb implements Callable<Integer> {
         Map<String, String> env = new TreeMap<>(n.envOverrides());
         env.forEach((k, v) -> out.println("  env            " + k + "=" + v));
         for (Evidence.Warning w : n.warnings()) {
-            out.println("  WARN           " + w.message() + "  (" + w.source() + ")");
+            out.println("  WARN           " + (w.rank() == null ? "" : "rank " + w.rank() + " ")
+                    + (w.where() == null ? "" : w.where() + ": ") + w.message() + "  (" + w.source() + ")");
         }
     }
 

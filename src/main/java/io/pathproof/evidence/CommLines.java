@@ -13,11 +13,19 @@ import java.util.regex.Pattern;
 final class CommLines {
     private static final Pattern SUMMARY = Pattern.compile(
             "^comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nRanks (\\d+) nNodes (\\d+) localRanks (\\d+)");
+    /**
+     * The init line of every version; a split child's adds "parent %p [splitCount|childCount %d] color %d key %d"
+     * after the busId, and from 2.23 on prints no commId and no space before "- Init START" (see {@link #initLine}).
+     */
     private static final Pattern INIT = Pattern.compile(
             "comm (0x[0-9a-fA-F]+|\\(nil\\)) rank (\\d+) nranks (\\d+) cudaDev (\\d+)(?: nvmlDev (\\d+))? busId"
-                    + " ([0-9a-fA-F]+)(?: commId (0x[0-9a-fA-F]+))? - Init (START|COMPLETE)");
+                    + " ([0-9a-fA-F]+)(?: parent (0x[0-9a-fA-F]+|\\(nil\\))(?: (?:splitCount|childCount) -?\\d+)?"
+                    + " color (-?\\d+) key -?\\d+)?(?: commId (0x[0-9a-fA-F]+))? ?- Init (START|COMPLETE)");
+
     static final byte[] COMM_ = Bytes.ascii("comm ");
-    static final byte[] INIT_MARK = Bytes.ascii(" - Init ");
+    /** What every init line holds: "- Init " (a split child's START of 2.23 to 2.30 has no space before it). */
+    static final byte[] INIT_MARK = Bytes.ascii("- Init ");
+
     private static final byte[] NIL = Bytes.ascii("(nil)");
     private static final byte[] RANK_ = Bytes.ascii(" rank ");
     private static final byte[] NRANKS_ = Bytes.ascii(" nranks ");
@@ -28,8 +36,13 @@ final class CommLines {
     private static final byte[] NVMLDEV_ = Bytes.ascii(" nvmlDev ");
     private static final byte[] BUSID_ = Bytes.ascii(" busId ");
     private static final byte[] COMMID_ = Bytes.ascii(" commId ");
-    private static final byte[] INIT_START = Bytes.ascii(" - Init START");
-    private static final byte[] INIT_COMPLETE = Bytes.ascii(" - Init COMPLETE");
+    private static final byte[] PARENT_ = Bytes.ascii(" parent ");
+    private static final byte[] SPLITCOUNT_ = Bytes.ascii(" splitCount ");
+    private static final byte[] CHILDCOUNT_ = Bytes.ascii(" childCount ");
+    private static final byte[] COLOR_ = Bytes.ascii(" color ");
+    private static final byte[] KEY_ = Bytes.ascii(" key ");
+    private static final byte[] INIT_START = Bytes.ascii("- Init START");
+    private static final byte[] INIT_COMPLETE = Bytes.ascii("- Init COMPLETE");
 
     private final NcclLogReader r;
     private final LinePrefix p;
@@ -71,7 +84,7 @@ final class CommLines {
                     return;
                 }
             }
-            if (Bytes.indexOfBySecond(b, s, e, INIT_MARK) >= 0) {
+            if (Bytes.indexOf(b, s, e, INIT_MARK) >= 0) {
                 initLine(Bytes.string(b, s, e));
             }
         } else if (!initFast(b, s, e)) {
@@ -206,9 +219,27 @@ final class CommLines {
         if (busTo == busFrom) {
             return false;
         }
+        at = busTo;
+        long parent = -1;
+        int color = 0;
+        if (Bytes.startsWith(b, at, e, PARENT_)) {
+            if (!pointerAt(b, at + PARENT_.length, e)) {
+                return false;
+            }
+            parent = num;
+            if (!signed(b, at, e, SPLITCOUNT_)) {
+                signed(b, at, e, CHILDCOUNT_);
+            }
+            if (!signed(b, at, e, COLOR_)) {
+                return false;
+            }
+            color = (int) num;
+            if (!signed(b, at, e, KEY_)) {
+                return false;
+            }
+        }
         int idFrom = -1;
         int idTo = -1;
-        at = busTo;
         if (Bytes.startsWith(b, at, e, COMMID_)
                 && at + COMMID_.length + 2 < e
                 && b[at + COMMID_.length] == '0'
@@ -222,6 +253,9 @@ final class CommLines {
                 return false;
             }
             at = idTo;
+        }
+        if (at < e && b[at] == ' ') {
+            at++;
         }
         boolean start;
         if (Bytes.startsWith(b, at, e, INIT_START)) {
@@ -245,8 +279,41 @@ final class CommLines {
         if (idFrom >= 0 && (cr.commId == null || !sameAscii(cr.commId, b, idFrom, idTo, true))) {
             cr.commId = Bytes.string(b, idFrom, idTo).toLowerCase(java.util.Locale.ROOT);
         }
+        if (parent >= 0) {
+            split(cr, parent, color);
+        }
         initDone(cr, start);
         return true;
+    }
+
+    /**
+     * " NAME %d" (signed, within int) at {@code q}: sets {@link #num} and {@link #at}; false otherwise (then the regex
+     * path decides, and names a number out of range).
+     */
+    private boolean signed(byte[] b, int q, int e, byte[] name) {
+        if (!Bytes.startsWith(b, q, e, name)) {
+            return false;
+        }
+        int v = q + name.length;
+        int end = Bytes.digitsEnd(b, v, e);
+        long x = Bytes.parseSigned(b, v, end);
+        if (x == Bytes.NONE || x < Integer.MIN_VALUE || x > Integer.MAX_VALUE) {
+            return false;
+        }
+        num = x;
+        at = end;
+        return true;
+    }
+
+    /**
+     * A child of ncclCommSplit: from 2.23 on its init lines name no commId, so that it would otherwise join another
+     * communicator of its size (its parent's, when the color takes every rank). Its ranks share the parent's commId and
+     * the color: that is the child's name where the parent's init line is in the log (it precedes the child's).
+     */
+    private void split(CommRank cr, long parent, int color) {
+        CommRank pc = byPtr.get(ptrKey(parent));
+        cr.splitOf = pc != null && pc != cr && pc.commId != null ? pc.commId : null;
+        cr.splitColor = color;
     }
 
     /** Whether {@code s} is {@code b[from, to)} (lower-cased first when {@code lower}). */
@@ -282,17 +349,21 @@ final class CommLines {
      * "comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init START|COMPLETE"
      * (init.cc:1434@v2.22.3-1 and :1573@v2.21.5-1; init.cc:1945@v2.30.7-1 with the API name first, as :1429@v2.26.2-1
      * and :1469@v2.27.5-1); 2.5 has neither nvmlDev nor commId
-     * (init.cc:746@v2.5.7-1).
+     * (init.cc:746@v2.5.7-1). A child of ncclCommSplit prints "… busId %lx parent %p color %d key %d commId 0x%llx -
+     * Init START|COMPLETE" in 2.21 and 2.22 (init.cc:1541/1570@v2.21.5-1, :1401/1431@v2.22.3-1), without the commId
+     * and with "key %d- Init START" in 2.23 (init.cc:1440/1477@v2.23.4-1), with "splitCount %d" before the color from
+     * 2.24 (init.cc:1561/1593@v2.28.9-1) and "childCount %d" from 2.29 (init.cc:1675/1722@v2.29.7-1,
+     * :1886/1938@v2.30.7-1).
      */
     private void initLine(String msg) {
         Matcher m = INIT.matcher(msg);
         if (!m.find()) {
-            if (msg.contains(" - Init COMPLETE") || msg.contains(" - Init START")) {
+            if (msg.contains("- Init COMPLETE") || msg.contains("- Init START")) {
                 r.out.problem(r.lineNo, "comm init line not understood");
             }
             return;
         }
-        boolean start = m.group(8).equals("START");
+        boolean start = m.group(10).equals("START");
         CommRank cr = initBind(pointer(m.group(1)), start);
         r.setInt(m.group(2), v -> cr.rank = v);
         r.setInt(m.group(3), v -> cr.nRanks = v);
@@ -301,8 +372,11 @@ final class CommLines {
             r.setInt(m.group(5), v -> cr.nvmlDev = v);
         }
         cr.busId = m.group(6);
+        if (m.group(9) != null) {
+            cr.commId = m.group(9).toLowerCase(java.util.Locale.ROOT);
+        }
         if (m.group(7) != null) {
-            cr.commId = m.group(7).toLowerCase(java.util.Locale.ROOT);
+            r.setInt(m.group(8), v -> split(cr, pointer(m.group(7)), v));
         }
         initDone(cr, start);
     }
@@ -478,6 +552,47 @@ final class CommLines {
         decorate(cr);
         cr.facts++;
         return cr;
+    }
+
+    /**
+     * The communicator of a line that commAlloc prints before its Init START on the same thread ("Using network %s",
+     * init.cc:428@v2.28.9-1, Init START at :1574; init.cc:335 and :1394@v2.19.3-1): the one open on the thread (a
+     * summary line opened it), else the one that waits on the device for its comm line. Never the last one completed
+     * on the device, which {@link #context} would give once an Init START was seen: the line is the next one's.
+     */
+    CommRank beforeStart() {
+        CommRank cr = openByThread.get(p.threadKey);
+        if (cr == null && !pendingByDev.isEmpty()) {
+            cr = pendingByDev.get(p.devKey);
+        }
+        if (cr == null) {
+            cr = newRank();
+            pendingByDev.put(p.devKey, cr);
+            epoch++;
+        }
+        decorate(cr);
+        cr.facts++;
+        return cr;
+    }
+
+    /**
+     * The NCCL rank of the line's process on its device, where every communicator named there has the same (a WARN
+     * after init, from a proxy thread, of a version that prints no Init START, has no open communicator): else null.
+     */
+    Integer rankOnDevice() {
+        if (p.processKey == 0 || p.cudaDev < 0) {
+            return null;
+        }
+        Integer rank = null;
+        for (CommRank cr : r.commRanks) {
+            if (cr.processKey == p.processKey && cr.rank != null && cr.cudaDev != null && cr.cudaDev == p.cudaDev) {
+                if (rank != null && !rank.equals(cr.rank)) {
+                    return null;
+                }
+                rank = cr.rank;
+            }
+        }
+        return rank;
     }
 
     /** Lines that waited for a comm line that never came join the last communicator completed on their device. */

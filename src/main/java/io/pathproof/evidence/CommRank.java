@@ -27,6 +27,13 @@ final class CommRank {
     Integer nNodes;
     Integer localRanks;
     String commId;
+    /** A split child's parent's commId (where its init line is in the log) and color: its name when it has no commId. */
+    String splitOf;
+
+    Integer splitColor;
+    /** The network NCCL chose for this communicator ("Using network %s": IB, Socket, a plugin's name), or null. */
+    String network;
+
     Integer collChannels;
     Integer collnetChannels;
     Integer nvlsChannels;
@@ -58,7 +65,8 @@ final class CommRank {
     final LongMap<Boolean> connPacked = new LongMap<>();
 
     /** {@code dir}: 0 none printed, 1 [send], 2 [receive] (both ends of a NET connection are printed). */
-    record ConnKey(int channel, int from, int to, String transport, boolean read, boolean gdr, int dir) {}
+    record ConnKey(
+            int channel, int from, int to, String transport, boolean read, boolean gdr, boolean shared, int dir) {}
 
     boolean connectedRings;
     boolean connectedTrees;
@@ -94,6 +102,7 @@ final class CommRank {
             pid = other.pid;
         }
         cudaDev = cudaDev != null ? cudaDev : other.cudaDev;
+        network = network != null ? network : other.network;
         launcherLabel = launcherLabel != null ? launcherLabel : other.launcherLabel;
         if (ringTotal == null) {
             ringTotal = other.ringTotal;

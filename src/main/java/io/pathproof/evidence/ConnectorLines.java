@@ -41,6 +41,7 @@ final class ConnectorLines {
     private final java.util.Map<String, Integer> transportIds = new java.util.HashMap<>();
     private boolean viaRead;
     private boolean viaGdr;
+    private boolean viaShared;
     private final byte[] lastVia = new byte[128];
     private int lastViaLen = -1;
 
@@ -226,6 +227,7 @@ final class ConnectorLines {
         }
         String transport;
         boolean gdr = false;
+        boolean shared = false;
         if (via.startsWith("P2P/")) {
             String rest = via.substring(4);
             if (rest.startsWith("direct pointer")) {
@@ -243,6 +245,7 @@ final class ConnectorLines {
             int slash = rest.indexOf('/');
             transport = "NET/" + (slash < 0 ? rest : rest.substring(0, slash));
             gdr = via.contains("/GDRDMA");
+            shared = via.contains("/Shared");
         } else {
             int sp = via.indexOf(' ');
             transport = sp < 0 ? via : via.substring(0, sp);
@@ -251,6 +254,7 @@ final class ConnectorLines {
         viaTransportId = transportIds.computeIfAbsent(transport, t -> transportIds.size());
         viaRead = via.contains("/read");
         viaGdr = gdr;
+        viaShared = shared;
     }
 
     private void connection(long channel, long from, long to, int dir) {
@@ -261,25 +265,33 @@ final class ConnectorLines {
         CommRank cr = r.context();
         // A connection printed again (a log concatenated, a communicator re-initialised) is kept once: the first. The
         // key
-        // is packed into a long when its fields fit (channel < 4096, ranks < 2^20, < 256 transports in this file): a
+        // is packed into a long when its fields fit (channel < 4096, ranks < 2^20, < 128 transports in this file): a
         // HashSet of records cost 12 % of the reading time on init-heavy logs. Same fields, so the same set either way.
         boolean added;
-        if (channel < 1 << 12 && from < 1 << 20 && to < 1 << 20 && viaTransportId < 1 << 8) {
+        if (channel < 1 << 12 && from < 1 << 20 && to < 1 << 20 && viaTransportId < 1 << 7) {
             long key = channel
                     | from << 12
                     | to << 32
                     | (long) viaTransportId << 52
+                    | (viaShared ? 1L << 59 : 0)
                     | (viaRead ? 1L << 60 : 0)
                     | (viaGdr ? 1L << 61 : 0)
                     | (long) dir << 62;
             added = cr.connPacked.putIfAbsent(key, Boolean.TRUE);
         } else {
-            added = cr.connSeen.add(
-                    new CommRank.ConnKey((int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr, dir));
+            added = cr.connSeen.add(new CommRank.ConnKey(
+                    (int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr, viaShared, dir));
         }
         if (added) {
             cr.connections.add(new Evidence.Connection(
-                    (int) channel, (int) from, (int) to, viaTransport, viaRead, viaGdr, Source.line(r.file, r.lineNo)));
+                    (int) channel,
+                    (int) from,
+                    (int) to,
+                    viaTransport,
+                    viaRead,
+                    viaGdr,
+                    Source.line(r.file, r.lineNo),
+                    viaShared));
         }
         cr.facts++;
         r.counted();

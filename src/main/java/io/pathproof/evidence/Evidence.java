@@ -252,6 +252,8 @@ public record Evidence(
      * some, e.g. channels 12 to 15 of an excerpt; null in evidence written before it was kept: then rings are channels 0,
      * 1, …). {@code connectedTrees} is null (unknown) when the log does not say: since NCCL 2.22
      * trees are connected lazily, on the first tree collective (group.cc:147@v2.22.3-1), so the line may never come.
+     * {@code networks}: the distinct networks its ranks said NCCL uses ({@code Using network %s}), also of ranks whose
+     * rank the log does not name.
      */
     public record Communicator(
             String commId,
@@ -275,7 +277,8 @@ public record Evidence(
             Boolean connectedTrees,
             List<RankInit> rankInits,
             Source source,
-            List<String> launcherLabels) {
+            List<String> launcherLabels,
+            List<String> networks) {
         /** The channel of {@code rings().get(i)}: from {@link #ringChannels}, else {@code i} (evidence before it). */
         public int ringChannel(int i) {
             return ringChannels == null || i >= ringChannels.size() ? i : ringChannels.get(i);
@@ -284,7 +287,8 @@ public record Evidence(
 
     /**
      * The comm-init facts of one rank of a communicator. {@code nvmlDev} and the {@code Init timings} line (total and
-     * per phase, seconds as printed) are null where the log does not print them.
+     * per phase, seconds as printed) are null where the log does not print them; so is {@code network}, the network
+     * NCCL chose for it ({@code Using network %s}: "IB", "Socket", a net plugin's name such as "Libfabric").
      */
     public record RankInit(
             int rank,
@@ -297,7 +301,8 @@ public record Evidence(
             Map<String, BigDecimal> initPhasesS,
             Source source,
             EmulatedDevice emulated,
-            String launcherLabel) {}
+            String launcherLabel,
+            String network) {}
 
     /**
      * What pathproof's NCCL emulator said about this rank's device: the real busId and the one NCCL was made to report
@@ -410,9 +415,19 @@ public record Evidence(
         }
     }
 
-    /** One connector line: channel, from rank → to rank, transport (with modifiers such as "/read"). */
+    /**
+     * One connector line: channel, from rank → to rank, transport (with modifiers such as "/read"). {@code shared}: a NET
+     * connection through the proxy's shared buffers ("/Shared", net.cc:315@v2.28.9-1; NCCL_NET_SHARED_BUFFERS, PXN).
+     */
     public record Connection(
-            int channel, int fromRank, int toRank, String transport, boolean read, boolean gdr, Source source) {}
+            int channel,
+            int fromRank,
+            int toRank,
+            String transport,
+            boolean read,
+            boolean gdr,
+            Source source,
+            boolean shared) {}
 
     /**
      * A TUNING line. {@code timeUs} only in versions that print it (≤ 2.23); {@code channelLo/Hi} only ≥ 2.24. Absent
@@ -452,8 +467,11 @@ public record Evidence(
             String commId,
             long calls) {}
 
-    /** A WARN line. */
-    public record Warning(Integer rank, String message, Source source) {}
+    /**
+     * A WARN line. {@code where}: the NCCL source line that printed it, as its prefix names it ("proxy.cc:512", from
+     * 2.29 on with the function: "init.cc:904 (ncclCommInitRankFunc)"), null where the line has no prefix.
+     */
+    public record Warning(Integer rank, String message, Source source, String where) {}
 
     /**
      * A GPU kernel (Kineto, nsys or ncu), or an NCCL kernel launch printed by pathproof's NCCL emulator (then from the

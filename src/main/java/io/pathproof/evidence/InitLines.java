@@ -17,7 +17,7 @@ final class InitLines {
             "^(\\d+) coll channels, (?:(\\d+) collnet channels, )?(?:(\\d+) nvls channels, )?(\\d+) p2p channels,"
                     + " (\\d+) p2p channels per peer");
     /**
-     * " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1; :1224@v2.21.5-1, :1044@v2.26.2-1,
+     * "Trees%s" of " [%d] %d/%d/%d->%d->%d" per channel (init.cc:1064@v2.22.3-1, :1226@v2.28.9-1; :1224@v2.21.5-1, :1044@v2.26.2-1,
      * :1054@v2.27.5-1); 2.5 adds "|" and the reverse tree. NCCL cuts the
      * line at its buffer size, so a last, incomplete item is not a tree.
      */
@@ -28,7 +28,14 @@ final class InitLines {
     static final Pattern GRAPH = Pattern.compile(
             "^Pattern (\\d+), crossNic (\\d+), nChannels (\\d+), (?:bw|speed) ([0-9.]+)/([0-9.]+), type (\\S+)/(\\S+),"
                     + " sameChannels (\\d+)");
-    static final Pattern ENV = Pattern.compile("^(NCCL_[A-Za-z0-9_]+) set by environment to ?(.*)$");
+    /**
+     * "%s set by environment to …" (see {@link #env}), or "NCCL_IB_HCA set to %s" (transport/net_ib.cc:702@v2.28.9-1,
+     * net_ib/init.cc:318@v2.30.7-1), "NCCL_SOCKET_IFNAME set to %s" (misc/socket.cc:366@v2.28.9-1),
+     * "NCCL_OOB_NET_IFNAME set to %s" (bootstrap.cc:504@v2.28.9-1), "NCCL_TUNER_PLUGIN set to %s"
+     * (misc/tuner.cc:31@v2.19.3-1): each prints the variable's value as read from the environment.
+     */
+    static final Pattern ENV = Pattern.compile("^(NCCL_[A-Za-z0-9_]+) set (?:by environment )?to ?(.*)$");
+
     static final Pattern INIT_TIMINGS =
             Pattern.compile("^Init timings(?: - [^:]+)?: rank (\\d+) nranks (\\d+) total ([0-9.]+) \\((.*)\\)");
     static final Pattern PHASE = Pattern.compile("([A-Za-z]+) ([0-9.]+)");
@@ -57,10 +64,21 @@ final class InitLines {
             r.counted();
             return;
         }
-        Integer rank = cr.effectiveRank(r.fileRank);
+        Integer known = cr.effectiveRank(r.fileRank);
         Matcher m = TREE_ITEM.matcher(msg);
         int n = 0;
         while (m.find()) {
+            // "%d/%d/%d->%d->%d" is down/down/down->rank->up (init.cc:1221@v2.28.9-1): the line names its own rank,
+            // also
+            // where no comm line of its thread came first, and that rank is the communicator's, not the file's.
+            Integer own = treeRank(m.group(2));
+            if (own != null && own < 0) {
+                own = null;
+            }
+            if (own != null && cr.rank == null) {
+                cr.rank = own;
+            }
+            Integer rank = own != null ? own : known;
             String tree = (rank == null ? "" : "rank " + rank + " ") + "[" + m.group(1) + "] " + m.group(2);
             if (cr.trees.size() < 4096 && !cr.trees.contains(tree)) {
                 cr.trees.add(tree);
@@ -72,6 +90,17 @@ final class InitLines {
             return;
         }
         r.counted();
+    }
+
+    /** The middle number of "x/y/z->R->p" (the first side of 2.5's "…|…"), or null when out of int range. */
+    private static Integer treeRank(String tree) {
+        int a = tree.indexOf("->");
+        int b = tree.indexOf("->", a + 2);
+        try {
+            return Integer.valueOf(tree.substring(a + 2, b));
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            return null;
+        }
     }
 
     void graph(String msg) {
@@ -221,6 +250,53 @@ final class InitLines {
         } catch (NumberFormatException ex) {
             r.out.problem(r.lineNo, "channel-count line has a number out of range");
         }
+    }
+
+    private static final byte[] USING_NETWORK_ = Bytes.ascii("Using network ");
+    private static final byte[] MATRIX = Bytes.ascii("Enabled NCCL Func/Proto/Algo Matrix:");
+    /** The row labels of the tuning table: its three headers and ncclFuncStr (init.cc:49@v2.28.9-1). */
+    private static final java.util.Set<String> TABLE_ROWS = java.util.Set.of(
+            "Algorithm", "Protocol", "Max NThreads", "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce");
+
+    /**
+     * "Using network %s" (init.cc:428@v2.28.9-1, :335@v2.19.3-1, :486@v2.30.7-1): the network NCCL chose for the
+     * communicator (IB, Socket, a net plugin's name). Printed by commAlloc before the comm's Init START, so it goes to
+     * the communicator that START will name (see {@link CommLines#beforeStart}).
+     */
+    boolean network(byte[] b, int s, int e) {
+        if (!Bytes.startsWith(b, s, e, USING_NETWORK_)) {
+            return false;
+        }
+        String name = Bytes.string(b, s + USING_NETWORK_.length, e).strip();
+        if (name.isEmpty()) {
+            return false;
+        }
+        CommRank cr = r.comms.beforeStart();
+        cr.network = name;
+        r.counted();
+        return true;
+    }
+
+    /**
+     * A row of the table of latencies and bandwidths per function, algorithm and protocol that rank 0 prints ("  Algorithm
+     * |", "  Protocol    |", " Max NThreads |", then "%13s |" and "%8.1f/%6.1f |" per function: graph/tuning.cc:504-533
+     * @v2.28.9-1, :323-349@v2.19.3-1), or the header of the "Enabled NCCL Func/Proto/Algo Matrix:" (tuning.cc:456
+     * @v2.28.9-1), whose rows follow without NCCL's prefix. Evidence has no place for the table, so it is not kept: the
+     * line is only counted as understood, and a log holding nothing else is still an NCCL log that was read.
+     */
+    boolean tuningTable(byte[] b, int s, int e) {
+        if (Bytes.startsWith(b, s, e, MATRIX)) {
+            r.counted();
+            return true;
+        }
+        int bar = Bytes.indexOfByte(b, s, e, (byte) '|');
+        if (bar < 0
+                || bar - s > 16
+                || !TABLE_ROWS.contains(Bytes.string(b, s, bar).strip())) {
+            return false;
+        }
+        r.counted();
+        return true;
     }
 
     /** "%s set by environment to %lld." (param.cc:75@v2.22.3-1, with the period) or "… to %s" (tuning.cc:273@v2.22.3-1). */

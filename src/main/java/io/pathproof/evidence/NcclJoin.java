@@ -111,7 +111,8 @@ final class NcclJoin {
     }
 
     /**
-     * Each rank of a log joins its communicator. Without a commId (NCCL < 2.10 prints none, excerpts lose it), a rank
+     * Each rank of a log joins its communicator. Without a commId (NCCL < 2.10 prints none, excerpts lose it), a split
+     * child joins the ranks split from the same parent with the same color; any other rank
      * joins the one commId of the same size in its file, else the communicators of that size in the same directory (one
      * run), else stays on its own. A rank known by neither commId nor size joins the file's one communicator, if it
      * names only one.
@@ -132,6 +133,13 @@ final class NcclJoin {
             String key;
             if (cr.commId != null) {
                 key = cr.commId;
+            } else if (cr.splitColor != null) {
+                // A split child (2.23 on prints no commId for it) is never its parent nor any other communicator of
+                // its size: its ranks are those split from the same parent with the same color.
+                key = cr.splitOf != null
+                        ? "split of " + cr.splitOf + " color " + cr.splitColor
+                        : "split comm " + Long.toHexString(cr.ptr) + " of process " + cr.processKey + " in "
+                                + ff.file();
             } else if (cr.nRanks != null
                     && idsBySize.getOrDefault(cr.nRanks, Set.of()).size() == 1) {
                 key = idsBySize.get(cr.nRanks).iterator().next();
@@ -318,7 +326,12 @@ final class NcclJoin {
                 trees3,
                 inits,
                 first.source,
-                launcherLabels(g));
+                launcherLabels(g),
+                g.stream()
+                        .map(cr -> cr.network)
+                        .filter(java.util.Objects::nonNull)
+                        .distinct()
+                        .toList());
     }
 
     private static Evidence.RankInit rankInit(CommRank cr, int rank) {
@@ -341,7 +354,8 @@ final class NcclJoin {
                 cr.initPhases,
                 cr.source,
                 emu,
-                cr.launcherLabel);
+                cr.launcherLabel,
+                cr.network);
     }
 
     /** The first rank that printed rings: a ring is the same ring whichever rank prints it. */

@@ -47,6 +47,9 @@ final class NcclLogReader implements FormatReader {
     private static final byte[] CONNECTED_TREES = Bytes.ascii("Connected all trees");
     private static final byte[] COLL_CHANNELS = Bytes.ascii(" coll channels, ");
     private static final Pattern VERSION = Pattern.compile("^NCCL version ([0-9][0-9A-Za-z.\\-]*)");
+    private static final byte[] NCCL_TESTS_VERSION = Bytes.ascii("# nccl-tests version ");
+    private static final Pattern NCCL_TESTS =
+            Pattern.compile("# nccl-tests version (\\S+) nccl-headers=(\\d{1,9}) nccl-library=(\\d{1,9})");
 
     /** The file's bookkeeping: rank, bytes, fact count, problems. */
     final Reading out;
@@ -57,6 +60,10 @@ final class NcclLogReader implements FormatReader {
     final java.util.List<CommRank> commRanks = new java.util.ArrayList<>();
     private String ncclVersion;
     private Source ncclVersionSource;
+    /** The NCCL library's version as nccl-tests' header gives it: the file's version where NCCL prints none. */
+    private String testsLibraryVersion;
+
+    private Source testsLibraryVersionSource;
     final java.util.Map<String, String> env = new java.util.LinkedHashMap<>();
     final java.util.Map<String, Source> envSources = new java.util.LinkedHashMap<>();
     private final java.util.List<Evidence.Warning> warningLines = new java.util.ArrayList<>();
@@ -101,10 +108,11 @@ final class NcclLogReader implements FormatReader {
     /** What the log said, also of a log read only in part. */
     @Override
     public Facts.Log facts() {
+        boolean own = ncclVersion != null;
         return new Facts.Log(
                 commRanks,
-                ncclVersion,
-                ncclVersionSource,
+                own ? ncclVersion : testsLibraryVersion,
+                own ? ncclVersionSource : testsLibraryVersionSource,
                 env,
                 envSources,
                 warningLines,
@@ -178,7 +186,11 @@ final class NcclLogReader implements FormatReader {
         }
         int m = LinePrefix.marker(b, s, e);
         if (m < 0) {
-            ddpLines.line(b, s, e);
+            if (Bytes.indexOfByte(b, s, e, (byte) '#') < 0 || !testsHeader(b, s, e)) {
+                ddpLines.line(b, s, e);
+            } else {
+                ddpLines.interrupted();
+            }
             return;
         }
         ddpLines.interrupted();
@@ -214,7 +226,7 @@ final class NcclLogReader implements FormatReader {
         if (Bytes.startsWith(b, after, e, INFO_)) {
             info(b, after + INFO_.length, e);
         } else if (Bytes.startsWith(b, after, e, WARN_)) {
-            warn(Bytes.string(b, after + WARN_.length, e).strip());
+            warn(Bytes.string(b, after + WARN_.length, e).strip(), warnWhere(b, s, m));
         } else {
             version(Bytes.string(b, m, e));
         }
@@ -232,6 +244,9 @@ final class NcclLogReader implements FormatReader {
 
     private void other(byte[] b, int s, int e) {
         byte c = b[s];
+        if ((c == ' ' || c == 'R' || c == 'E') && initLines.tuningTable(b, s, e)) {
+            return;
+        }
         if (c == 'C'
                 && bytePaths
                 && Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_)
@@ -290,6 +305,11 @@ final class NcclLogReader implements FormatReader {
                     initLines.initTimings(b, s, e);
                 }
             }
+            case 'U' -> {
+                if (initLines.network(b, s, e)) {
+                    return;
+                }
+            }
             case 'E', 'O' -> {
                 if (Bytes.startsWith(b, s, e, EMULATOR) || Bytes.startsWith(b, s, e, ORACLE)) {
                     emulatorLines.emulator(Bytes.string(b, s, e));
@@ -302,20 +322,38 @@ final class NcclLogReader implements FormatReader {
         if (Bytes.isDigit(c)) {
             if (Bytes.indexOf(b, s, e, COLL_CHANNELS) >= 0) {
                 initLines.channels(b, s, e);
-            } else if (Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
+            } else if (Bytes.indexOf(b, s, e, CommLines.INIT_MARK) >= 0) {
                 comms.read(b, s, e);
             }
-        } else if (Bytes.startsWith(b, s, e, CommLines.COMM_)
-                || Bytes.indexOfBySecond(b, s, e, CommLines.INIT_MARK) >= 0) {
+        } else if (Bytes.startsWith(b, s, e, CommLines.COMM_) || Bytes.indexOf(b, s, e, CommLines.INIT_MARK) >= 0) {
             comms.read(b, s, e);
         }
     }
 
-    private void warn(String message) {
+    /**
+     * "[%d] %s:%d NCCL WARN " (debug.cc:360@v2.28.9-1), "[%d] %s:%d (%s) NCCL WARN " (debug.cc:345@v2.30.7-1): the
+     * file, line and function between the device's bracket and the marker; null when the prefix has none.
+     */
+    private static String warnWhere(byte[] b, int s, int m) {
+        int q = m - 1;
+        while (q >= s && b[q] != ']') {
+            q--;
+        }
+        if (q < s || m - q > 256) {
+            return null;
+        }
+        String where = Bytes.string(b, q + 1, m).strip();
+        return where.isEmpty() || where.indexOf(':') < 0 ? null : where;
+    }
+
+    private void warn(String message, String where) {
         CommRank cr = comms.currentOrNull();
-        Integer rank = cr != null ? cr.effectiveRank(fileRank) : lineRank();
+        Integer rank = cr != null ? cr.effectiveRank(fileRank) : comms.rankOnDevice();
+        if (rank == null) {
+            rank = lineRank();
+        }
         if (warnings++ < 1000) {
-            warningLines.add(new Evidence.Warning(rank, message, Source.line(file, lineNo)));
+            warningLines.add(new Evidence.Warning(rank, message, Source.line(file, lineNo), where));
         } else if (warnings == 1001) {
             out.problem(lineNo, "more than 1000 NCCL WARN lines; later ones not kept");
         }
@@ -339,6 +377,41 @@ final class NcclLogReader implements FormatReader {
                     "NCCL version " + v + " here but " + ncclVersion + " earlier in the same file",
                     java.util.List.of(ncclVersionSource, Source.line(file, lineNo))));
         }
+    }
+
+    /**
+     * nccl-tests' header "# nccl-tests version %s nccl-headers=%d nccl-library=%d" (src/common.cu of NVIDIA/nccl-tests,
+     * writeDeviceReport): the first is the tests' own version, the last the loaded library's ncclGetVersion, an
+     * NCCL_VERSION_CODE (see {@link #versionCode}). A launcher's tag may precede it.
+     */
+    private boolean testsHeader(byte[] b, int s, int e) {
+        int at = Bytes.indexOf(b, s, e, NCCL_TESTS_VERSION);
+        if (at < 0) {
+            return false;
+        }
+        Matcher m = NCCL_TESTS.matcher(Bytes.string(b, at, e));
+        if (!m.lookingAt()) {
+            out.problem(lineNo, "nccl-tests version line not understood");
+            return true;
+        }
+        String v = versionCode(Integer.parseInt(m.group(3)));
+        out.facts++;
+        if (testsLibraryVersion == null) {
+            testsLibraryVersion = v;
+            testsLibraryVersionSource = Source.line(file, lineNo);
+        }
+        return true;
+    }
+
+    /**
+     * "2.28.9" of an NCCL_VERSION_CODE: NCCL_VERSION(X,Y,Z) is X*1000+Y*100+Z up to 2.8 and X*10000+Y*100+Z from 2.9 on
+     * (nccl.h.in:25@v2.28.9-1), so 22809 is 2.28.9 and 2708 is 2.7.8.
+     */
+    static String versionCode(int code) {
+        if (code >= 10000) {
+            return code / 10000 + "." + code % 10000 / 100 + "." + code % 100;
+        }
+        return code / 1000 + "." + code % 1000 / 100 + "." + code % 100;
     }
 
     /** A line outside any communicator has no NCCL rank, unless the file is named after one; a launcher tag is not. */

@@ -123,6 +123,7 @@ class RealH200RunTest {
                 false,
                 List.of(),
                 Source.line(log, 306),
+                List.of(),
                 List.of());
         Evidence.Nccl nccl = new Evidence.Nccl(
                 "2.28.9",

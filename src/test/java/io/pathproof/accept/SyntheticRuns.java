@@ -163,7 +163,8 @@ public final class SyntheticRuns {
                                 s.transport,
                                 false,
                                 s.gdrFlagOnConnections,
-                                Source.line(log, line++)));
+                                Source.line(log, line++),
+                                false));
                     }
                 }
             }
@@ -193,6 +194,7 @@ public final class SyntheticRuns {
                     false,
                     List.of(),
                     Source.line(log, 40),
+                    List.of(),
                     List.of());
             List<Evidence.Tuning> tuning = new ArrayList<>();
             List<Evidence.Coll> colls = new ArrayList<>();

@@ -80,4 +80,103 @@ class ExcerptLogsTest {
         assertThat(c.collnetChannels()).isEqualTo(16);
         assertThat(c.nvlsChannels()).isZero();
     }
+
+    /** The split child's line of each version: "parent %p [splitCount|childCount %d] color %d key %d" after the busId. */
+    @Test
+    void commSplitInitLinesOfEveryVersionAreRead() {
+        String[] tails = {
+            "parent 0x10 color 7 key 1 commId 0x77 - Init START", // 2.21, 2.22
+            "parent 0x10 color 7 key 1- Init START", // 2.23: no commId, no space before "-"
+            "parent 0x10 splitCount 1 color 7 key 1- Init START", // 2.24 to 2.28
+            "parent 0x10 splitCount 1 color 7 key 1 - Init COMPLETE",
+            "parent 0x10 childCount 1 color -3 key 1- Init START", // 2.29, 2.30
+            "parent 0x10 childCount 1 color -3 key 1 - Init COMPLETE"
+        };
+        for (String tail : tails) {
+            Evidence ev = Read.log(
+                    B + "ncclCommSplit comm 0x20 rank 1 nranks 2 cudaDev 1 nvmlDev 3 busId 2a000 " + tail + "\n");
+            assertThat(ev.problems()).as(tail).isEmpty();
+            Evidence.Communicator c = ev.nccl().communicators().get(0);
+            assertThat(c.ranks()).as(tail).containsExactly(1);
+            assertThat(c.nRanks()).isEqualTo(2);
+            assertThat(c.commId()).isEqualTo(tail.contains("commId") ? "0x77" : null);
+            Evidence.RankInit ri = c.rankInits().get(0);
+            assertThat(ri.busId()).isEqualTo("2a000");
+            assertThat(ri.cudaDev()).isEqualTo(1);
+            assertThat(ri.nvmlDev()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aSplitChildWithoutCommIdIsNotItsParentNorAnotherOfItsSize() {
+        String parentA = "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xaaa"
+                + " - Init COMPLETE\n";
+        String parentB = "ncclCommInitRank comm 0x11 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2a000 commId 0xaaa"
+                + " - Init COMPLETE\n";
+        Evidence ev = Read.log(A + parentA + B + parentB
+                + A + "ncclCommSplit comm 0x30 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 parent 0x10"
+                + " splitCount 1 color 5 key 0- Init START\n"
+                + B + "ncclCommSplit comm 0x31 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 2a000 parent 0x11"
+                + " splitCount 1 color 5 key 1- Init START\n");
+        assertThat(ev.nccl().communicators()).hasSize(2);
+        Evidence.Communicator parent = ev.nccl().communicators().get(0);
+        Evidence.Communicator child = ev.nccl().communicators().get(1);
+        assertThat(parent.commId()).isEqualTo("0xaaa");
+        assertThat(parent.rankInits()).hasSize(2);
+        assertThat(child.commId()).isNull();
+        assertThat(child.ranks()).containsExactly(0, 1);
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("cross-rank-disagreement"));
+    }
+
+    @Test
+    void treesNameTheirOwnRankWhenNoCommLineOfTheirThreadCameFirst() {
+        String c = "nodeA:287:291 [2] NCCL INFO ";
+        String d = "nodeA:288:292 [3] NCCL INFO ";
+        Evidence ev = Read.log(d + "comm 0x40 rank 3 nRanks 4 nNodes 1 localRanks 4 localRank 3 MNNVL 0\n"
+                + d + "Trees [0] -1/-1/-1->3->2 [1] -1/-1/-1->3->2\n"
+                + c + "Trees [0] 3/-1/-1->2->1 [1] 3/-1/-1->2->1\n");
+        assertThat(ev.nccl().communicators()).hasSize(1);
+        Evidence.Communicator comm = ev.nccl().communicators().get(0);
+        assertThat(comm.trees())
+                .containsExactly(
+                        "rank 2 [0] 3/-1/-1->2->1",
+                        "rank 2 [1] 3/-1/-1->2->1",
+                        "rank 3 [0] -1/-1/-1->3->2",
+                        "rank 3 [1] -1/-1/-1->3->2");
+        assertThat(comm.ranks()).containsExactly(2, 3);
+    }
+
+    /** commAlloc prints "Using network %s" before the Init START of the communicator it is about. */
+    @Test
+    void usingNetworkIsTheNextCommunicatorsOnItsThread() {
+        Evidence ev = Read.log(A + "Using network IB\n"
+                + A
+                + "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xaaa - Init START\n"
+                + A + "ncclCommInitRank comm 0x10 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xaaa"
+                + " - Init COMPLETE\n"
+                + A + "Using network Socket\n"
+                + A + "ncclCommInitRank comm 0x20 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1a000 commId 0xbbb"
+                + " - Init START\n");
+        assertThat(ev.nccl().communicators()).hasSize(2);
+        assertThat(ev.nccl().communicators().get(0).networks()).containsExactly("IB");
+        assertThat(ev.nccl().communicators().get(0).rankInits().get(0).network())
+                .isEqualTo("IB");
+        assertThat(ev.nccl().communicators().get(1).networks()).containsExactly("Socket");
+    }
+
+    /** A log of plugin and tuning-table lines only is still an NCCL log that was read: its network is kept. */
+    @Test
+    void aLogOfNetworkAndTuningTableLinesOnlyIsRead() {
+        Evidence net =
+                Read.log(A + "NET/OFI Selected Provider is tcp (found 2 nics)\n" + A + "Using network Libfabric\n");
+        assertThat(net.anythingRead()).isTrue();
+        assertThat(net.nccl().communicators().get(0).networks()).containsExactly("Libfabric");
+        Evidence table = Read.log(A + "  Algorithm   |            Tree      |             Ring       |\n"
+                + A + "  Protocol    |       LL |    LL128 |   Simple |       LL |    LL128 |   Simple |\n"
+                + A + " Max NThreads |      512 |      640 |      512 |      512 |      640 |      512 |\n"
+                + A + "    Broadcast |  0.0/ 0.0 |  0.0/ 0.0 |  0.0/ 0.0 |  6.3/ 40.0 | 12.1/ 90.5 |  9.9/100.0 |\n"
+                + A + "ReduceScatter |  0.0/ 0.0 |  0.0/ 0.0 |  0.0/ 0.0 |  6.3/ 40.0 | 12.1/ 90.5 |  9.9/100.0 |\n");
+        assertThat(table.anythingRead()).isTrue();
+        assertThat(table.files().get(0).facts()).isEqualTo(5);
+    }
 }

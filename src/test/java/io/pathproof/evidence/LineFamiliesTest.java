@@ -41,6 +41,12 @@ class LineFamiliesTest {
             + P
             + "comm 0x0000000000000000000000000abc rank 1 nranks 2 cudaDev 1 busId 19000 commId 0x - Init COMPLETE\n"
             + P + "comm 0x7f00cc rank 1 nranks 2 cudaDev 1 busId 19000 - Init DONE\n"
+            + P + "ncclCommSplit comm 0x7f00dd rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 parent 0x7f00aa color"
+            + " 2000000001 key 0 commId 0x7e57 - Init START\n"
+            + P + "ncclCommSplit comm 0x7f00ee rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 parent 0x7f00aa"
+            + " childCount 2 color 3 key 0- Init START\n"
+            + P + "ncclCommSplit comm 0x7f00ef rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 parent 0x7f00aa"
+            + " splitCount 2 color 99999999999 key 0 - Init COMPLETE\n"
             + P + "2 coll channels, 2 nvls channels, 2 collnet channels, 2 p2p channels, 2 p2p channels per peer\n";
 
     @Test

@@ -108,7 +108,57 @@ class NcclLogReaderTest {
                 + P + "Trees [0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1\n");
         Evidence.Communicator c = ev.nccl().communicators().get(0);
         assertThat(c.rings()).containsExactly("0 1 2 3", "0 3 2 1");
-        assertThat(c.trees()).containsExactly("[0] 1/-1/-1->0->-1", "[1] 1/-1/-1->0->-1");
+        // No comm line, but the tree names its rank (down/down/down->rank->up).
+        assertThat(c.trees()).containsExactly("rank 0 [0] 1/-1/-1->0->-1", "rank 0 [1] 1/-1/-1->0->-1");
+    }
+
+    /** "[%d] %s:%d NCCL WARN" (debug.cc:360@v2.28.9-1), "[%d] %s:%d (%s) NCCL WARN" (debug.cc:345@v2.30.7-1). */
+    @Test
+    void warnLinesKeepWhereNcclPrintedThemAndTheRankOfTheirDevice() {
+        Evidence ev = Read.log(P
+                + "comm 0x10 rank 3 nranks 4 cudaDev 0 nvmlDev 0 busId 1b000 commId 0xabc - Init COMPLETE\n"
+                + "[2026-01-01 10:00:00] gpu01:1234:1299 [0] proxy.cc:512 NCCL WARN Proxy queue full\n"
+                + "gpu01:1234:1240 [0] init.cc:904 (ncclCommInitRankFunc) NCCL WARN Duplicate GPU detected\n"
+                + "NCCL WARN no prefix\n");
+        List<Evidence.Warning> w = ev.nccl().warnings();
+        assertThat(w)
+                .extracting(Evidence.Warning::where)
+                .containsExactly("proxy.cc:512", "init.cc:904 (ncclCommInitRankFunc)", null);
+        assertThat(w)
+                .extracting(Evidence.Warning::message)
+                .containsExactly("Proxy queue full", "Duplicate GPU detected", "no prefix");
+        // The proxy thread has no communicator open, but its process has one rank on that device.
+        assertThat(w).extracting(Evidence.Warning::rank).containsExactly(3, 3, null);
+    }
+
+    /** nccl-tests' header names the tests' version and the library's NCCL_VERSION_CODE: the latter is NCCL's. */
+    @Test
+    void ncclTestsHeaderGivesTheLibrarysVersionWhereNcclPrintsNone() {
+        String header = "# nccl-tests version 2.13.10 nccl-headers=21903 nccl-library=22809\n";
+        Evidence ev = Read.log(header + P + "Using network IB\n");
+        assertThat(ev.nccl().version()).isEqualTo("2.28.9");
+        assertThat(ev.nccl().versionSource().line()).isEqualTo(1);
+        Evidence tagged = Read.log("[1,0]<stdout>:" + header);
+        assertThat(tagged.nccl().version()).isEqualTo("2.28.9");
+        assertThat(NcclLogReader.versionCode(2708)).isEqualTo("2.7.8");
+        assertThat(NcclLogReader.versionCode(30001)).isEqualTo("3.0.1");
+        // NCCL's own line is the stronger evidence, and the two are no disagreement.
+        Evidence both = Read.log(header + P + "NCCL version 2.28.9+cuda12.9\n");
+        assertThat(both.nccl().version()).isEqualTo("2.28.9");
+        assertThat(both.nccl().versionSource().line()).isEqualTo(2);
+        assertThat(both.findings()).noneMatch(f -> f.kind().equals("nccl-version-mismatch"));
+    }
+
+    /** "NET/%s/%d%s%s%s": GDRDMA, (PCI), then "/Shared" (net.cc:315@v2.28.9-1): the last is kept too. */
+    @Test
+    void sharedNetConnectionsAreKeptApart() {
+        Evidence ev = Read.log(P + "Channel 00/0 : 0[0] -> 2[0] [send] via NET/IB/12/GDRDMA/Shared\n"
+                + P + "Channel 00/0 : 0[0] -> 2[0] [send] via NET/IB/12/GDRDMA\n"
+                + P + "Channel 01/0 : 2[0] -> 0[0] [receive] via NET/IB/3(1)/Shared\n");
+        List<Evidence.Connection> k = ev.nccl().communicators().get(0).connections();
+        assertThat(k).extracting(Evidence.Connection::shared).containsExactly(true, false, true);
+        assertThat(k).extracting(Evidence.Connection::gdr).containsExactly(true, true, false);
+        assertThat(ev.nccl().communicators().get(0).transports()).containsExactly("NET/IB");
     }
 
     @Test
@@ -160,6 +210,25 @@ class NcclLogReaderTest {
             assertThat(c.p2pChannels()).isEqualTo(expect[i][2]);
             assertThat(c.p2pChannelsPerPeer()).isEqualTo(expect[i][3]);
         }
+    }
+
+    /** The "set to %s" echoes of variables a transport or bootstrap reads itself, as "set by environment" ones. */
+    @Test
+    void envEchoesWithoutByEnvironment() {
+        Evidence ev = Read.log(P + "NCCL_IB_HCA set to mlx5_0,mlx5_3\n"
+                + P + "NCCL_SOCKET_IFNAME set by environment to ^lo,docker\n"
+                + P + "NCCL_SOCKET_IFNAME set to ^lo,docker\n"
+                + P + "NCCL_OOB_NET_IFNAME set to ib0\n"
+                + P + "NCCL_TUNER_PLUGIN set to libnccl-tuner-x.so\n"
+                + P + "P2P Chunksize set to 131072\n");
+        assertThat(ev.nccl().envOverrides())
+                .containsExactlyInAnyOrderEntriesOf(java.util.Map.of(
+                        "NCCL_IB_HCA", "mlx5_0,mlx5_3",
+                        "NCCL_SOCKET_IFNAME", "^lo,docker",
+                        "NCCL_OOB_NET_IFNAME", "ib0",
+                        "NCCL_TUNER_PLUGIN", "libnccl-tuner-x.so"));
+        assertThat(ev.nccl().envSources().get("NCCL_IB_HCA").line()).isEqualTo(1);
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("env-mismatch"));
     }
 
     @Test
