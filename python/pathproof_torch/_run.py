@@ -303,7 +303,7 @@ class Run:
         with torch.no_grad():
             for _, p in self.watch.module.named_parameters():
                 t = p.detach().reshape(-1).cpu().contiguous()
-                h.update(t.view(torch.uint8).numpy().tobytes())
+                h.update(memoryview(t.view(torch.uint8).numpy()))  # no copy of the bytes
                 if t.numel():
                     f = t.double()
                     first = float(f[0]) if first is None else first
@@ -337,7 +337,7 @@ class Run:
                     h.update(b"\0none" if g is None else b"\0sparse")
                     continue
                 held += 1
-                h.update(g.detach().reshape(-1).cpu().contiguous().view(torch.uint8).numpy().tobytes())
+                h.update(memoryview(g.detach().reshape(-1).cpu().contiguous().view(torch.uint8).numpy()))
         return {"sha256": h.hexdigest(), "iteration": w.last_backward[0], "averaged": bool(w.last_backward[1]),
                 "held": held}
 
