@@ -43,6 +43,14 @@ public final class Acceptance {
         }
     }
 
+    /**
+     * The integrity summary under a table: how many ranks ran, whose files are whole, each gap with its file:line, and
+     * the later DDP sessions of the command the table leaves out; empty where the evidence is not a run directory.
+     */
+    public static List<String> integrity(AcceptanceTable t) {
+        return AcceptanceFormat.integrity(t);
+    }
+
     /** JUnit XML: one testcase per row; FAIL → failure, UNPROVEN and N/A → skipped (with the reason). */
     public static String toJunitXml(AcceptanceTable t) {
         return AcceptanceFormat.junit(t);

@@ -203,6 +203,13 @@ public final class Report {
                 given.add(in);
             }
         }
+        if (given.prediction == null && dirs.containsKey("baseline")) {
+            // A run of `run -- COMMAND` sealed its own prediction, which accept takes by default: so does the report.
+            Path own = io.pathproof.rundir.Vocabulary.ownPrediction(Path.of(dirs.get("baseline")));
+            if (own != null) {
+                given.prediction = PredictionIo.readVerified(own);
+            }
+        }
         return new Source(given.complete(runs), runs, dirs, names);
     }
 

@@ -209,7 +209,16 @@ final class Sections {
                     .append(prov(r.provenance()))
                     .append("</td></tr>");
         }
-        b.append("</table></section>\n");
+        b.append("</table>");
+        List<String> integrity = io.pathproof.accept.Acceptance.integrity(a);
+        if (!integrity.isEmpty()) {
+            b.append("<ul class=\"integrity\">");
+            for (String l : integrity) {
+                b.append("<li>").append(Esc.html(l.strip())).append("</li>");
+            }
+            b.append("</ul>");
+        }
+        b.append("</section>\n");
     }
 
     /** "3 PASS, 0 FAIL, 1 UNPROVEN, 2 N/A" (a table without counts counts nothing). */

@@ -168,6 +168,13 @@ final class Texts {
                     .append(Esc.md(Sections.join(r.provenance(), "; ")))
                     .append(" |\n");
         }
+        List<String> integrity = io.pathproof.accept.Acceptance.integrity(a);
+        if (!integrity.isEmpty()) {
+            b.append('\n');
+            for (String l : integrity) {
+                b.append("- ").append(Esc.md(l.strip())).append('\n');
+            }
+        }
     }
 
     /** One document with everything shown; each stage document as its file holds it ({@link Report.Filed}). */

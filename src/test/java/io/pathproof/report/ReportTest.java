@@ -48,6 +48,20 @@ class ReportTest {
         assertThat(Files.readString(tmp.resolve("out/report.md"))).contains("acceptance PASS");
     }
 
+    /**
+     * A run of {@code run -- COMMAND} alone: its own sealed prediction is accepted as {@code accept --run} does, and the
+     * page carries the integrity summary under the table (each rank's files, gaps, later DDP sessions).
+     */
+    @Test
+    void aRunAloneIsAcceptedAgainstItsOwnPredictionWithItsIntegrity(@TempDir Path tmp) throws Exception {
+        Report.Source s = Report.load(List.of(Path.of("samples/emulated-h200-x4-own-job-no-hook/run")));
+        Report.write(s, tmp.resolve("out"));
+        assertThat(Files.readString(tmp.resolve("out/report.md")))
+                .contains("## Acceptance")
+                .contains("- integrity: 4 rank(s)");
+        assertThat(Files.readString(tmp.resolve("out/report.html"))).contains("<ul class=\"integrity\"><li>integrity:");
+    }
+
     static final Path GLOO_PHASES = Path.of("src/test/resources/io/pathproof/run/testdata/gloo2-phases");
 
     /** Rank of each drawn bar of a phase ({@code class="phase-backward" data-rank="0" x=...}), checked to lie in the chart. */
