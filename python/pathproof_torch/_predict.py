@@ -54,26 +54,22 @@ def topology_candidates(run_dir, cuda, host, nodes, gpu):
     model and compute capability torch reports. The last two describe this host only: a job of several nodes is
     predicted for that many such hosts (--nodes)."""
     given = os.environ.get("PATHPROOF_TOPOLOGY")
+    emulated = bool(os.environ.get("PATHPROOF_EMULATE_BUSIDS"))
+    # NVML's peer access per GPU pair: NCCL asks it before it uses P2P (graph/paths.cc:337-365@v2.28.9-1); neither
+    # NCCL's dump nor `topo -m` says it. Not for an emulated machine: this host's one GPU is not its GPUs.
+    peer = peer_access_args(run_dir) if cuda and not emulated else []
     if given:
         args = ["--topology", given]
         given_nodes = os.environ.get("PATHPROOF_TOPOLOGY_NODES")
         if given_nodes:
             args += ["--nodes", given_nodes]
-        yield args, "given to pathproof run"
+        yield args + peer, "given to pathproof run"
         return
     if not cuda:
         yield ["--topology", cpu_topology(run_dir, host, nodes)], "no GPU: the host's CPUs"
         return
     from . import _facts
-    per_host = ["--nodes", str(nodes)] if nodes > 1 else []
-    # NVML's peer access per GPU pair: NCCL asks it before it uses P2P (graph/paths.cc:337-365@v2.28.9-1); neither
-    # NCCL's dump nor `topo -m` says it.
-    p2p = _facts.run_quiet(["nvidia-smi", "topo", "-p2p", "r"])
-    if p2p and "GPU0" in p2p:
-        p2p_path = os.path.join(run_dir, "nvidia-smi-p2p.txt")
-        with open(p2p_path, "w") as f:
-            f.write(p2p)
-        per_host = per_host + ["--peer-access", p2p_path]
+    per_host = (["--nodes", str(nodes)] if nodes > 1 else []) + peer
     dump = os.environ.get("NCCL_TOPO_DUMP_FILE")
     if dump and os.path.isfile(dump) and os.path.getsize(dump) > 0:
         yield ["--topology", dump] + per_host, "NCCL's topology dump" + (" (this host, x%d nodes)" % nodes if nodes > 1 else "")
@@ -86,6 +82,18 @@ def topology_candidates(run_dir, cuda, host, nodes, gpu):
         if gpu:
             args += ["--gpu-model", gpu["name"], "--gpu-cc", gpu["computeCapability"].replace(".", "")]
         yield args, "nvidia-smi topo -m" + (" (this host, x%d nodes)" % nodes if nodes > 1 else "")
+
+
+def peer_access_args(run_dir):
+    """--peer-access with `nvidia-smi topo -p2p r` written into the run directory, or nothing without nvidia-smi."""
+    from . import _facts
+    p2p = _facts.run_quiet(["nvidia-smi", "topo", "-p2p", "r"])
+    if not p2p or "GPU0" not in p2p:
+        return []
+    path = os.path.join(run_dir, "nvidia-smi-p2p.txt")
+    with open(path, "w") as f:
+        f.write(p2p)
+    return ["--peer-access", path]
 
 
 def cli():
