@@ -42,6 +42,9 @@ final class ConnectorLines {
     private boolean viaRead;
     private boolean viaGdr;
     private boolean viaShared;
+    /** The PXN proxy rank of the last "via" text, or null (see {@link #classify}). */
+    private Integer viaPxn;
+
     private final byte[] lastVia = new byte[128];
     private int lastViaLen = -1;
 
@@ -228,6 +231,7 @@ final class ConnectorLines {
         String transport;
         boolean gdr = false;
         boolean shared = false;
+        Integer pxn = null;
         if (via.startsWith("P2P/")) {
             String rest = via.substring(4);
             if (rest.startsWith("direct pointer")) {
@@ -246,6 +250,7 @@ final class ConnectorLines {
             transport = "NET/" + (slash < 0 ? rest : rest.substring(0, slash));
             gdr = via.contains("/GDRDMA");
             shared = via.contains("/Shared");
+            pxn = slash < 0 ? null : pxnProxyRank(rest, slash + 1);
         } else {
             int sp = via.indexOf(' ');
             transport = sp < 0 ? via : via.substring(0, sp);
@@ -255,6 +260,33 @@ final class ConnectorLines {
         viaRead = via.contains("/read");
         viaGdr = gdr;
         viaShared = shared;
+        viaPxn = pxn;
+    }
+
+    /**
+     * "NET/%s/%d(%d)%s%s%s" (net.cc:317@v2.28.9-1, net.cc:187@v2.12.7-1): when PXN makes another rank's proxy send
+     * for this one (proxyRank != myInfo->rank), NCCL prints that rank in parentheses right after the NIC index; the
+     * "(PCI)" of GDR comes only after "/GDRDMA". Returns the number in "(%d)" after the digits at {@code from}, or null.
+     */
+    private static Integer pxnProxyRank(String rest, int from) {
+        int d = from;
+        while (d < rest.length() && Character.isDigit(rest.charAt(d))) {
+            d++;
+        }
+        if (d == from || d >= rest.length() || rest.charAt(d) != '(') {
+            return null;
+        }
+        int close = rest.indexOf(')', d + 1);
+        if (close < 0 || close == d + 1 || close - d > 11) {
+            return null;
+        }
+        for (int i = d + 1; i < close; i++) {
+            if (!Character.isDigit(rest.charAt(i))) {
+                return null;
+            }
+        }
+        long v = Long.parseLong(rest.substring(d + 1, close));
+        return v > Integer.MAX_VALUE ? null : (int) v;
     }
 
     private void connection(long channel, long from, long to, int dir) {
@@ -291,7 +323,8 @@ final class ConnectorLines {
                     viaRead,
                     viaGdr,
                     Source.line(r.file, r.lineNo),
-                    viaShared));
+                    viaShared,
+                    viaPxn));
         }
         cr.facts++;
         r.counted();

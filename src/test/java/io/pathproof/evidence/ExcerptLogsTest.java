@@ -179,4 +179,21 @@ class ExcerptLogsTest {
         assertThat(table.anythingRead()).isTrue();
         assertThat(table.files().get(0).facts()).isEqualTo(5);
     }
+
+    /** PXN: NCCL names the rank whose proxy sends for this one in "NET/%s/%d(%d)"; the transport stays the net's. */
+    @Test
+    void thePxnProxyRankOfANetConnectionIsKept() {
+        Evidence ev = Read.log(A + "comm 0x1 rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0\n"
+                + A + "Channel 02/0 : 6[6] -> 9[1] [send] via NET/IBext_v8/3(4)/GDRDMA\n"
+                + A + "Channel 03/0 : 6[6] -> 9[1] [send] via NET/IBext_v8/3/GDRDMA(PCI)\n"
+                + A + "Channel 04/0 : 6[6] -> 9[1] [send] via NET/AWS Libfabric/1(12)/Shared\n");
+        java.util.List<Evidence.Connection> conns =
+                ev.nccl().communicators().get(0).connections();
+        assertThat(conns).extracting(Evidence.Connection::pxnProxyRank).containsExactly(4, null, 12);
+        assertThat(conns)
+                .extracting(Evidence.Connection::transport)
+                .containsExactly("NET/IBext_v8", "NET/IBext_v8", "NET/AWS Libfabric");
+        assertThat(conns).extracting(Evidence.Connection::gdr).containsExactly(true, true, false);
+        assertThat(conns.get(2).shared()).isTrue();
+    }
 }
