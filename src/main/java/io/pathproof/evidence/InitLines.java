@@ -340,6 +340,7 @@ final class InitLines {
             return;
         }
         CommRank cr = r.context();
+        ownRank(cr, m.group(1));
         cr.initTotal = new BigDecimal(m.group(3));
         Map<String, BigDecimal> phases = new LinkedHashMap<>();
         Matcher p = PHASE.matcher(m.group(4));
@@ -515,9 +516,12 @@ final class InitLines {
             }
             q = colon;
         }
-        if (!Bytes.startsWith(b, q, e, RANK_)
-                || !digits(b, q + RANK_.length, e)
-                || !Bytes.startsWith(b, at, e, NRANKS_)
+        if (!Bytes.startsWith(b, q, e, RANK_) || !digits(b, q + RANK_.length, e)) {
+            return false;
+        }
+        int rankFrom = q + RANK_.length;
+        int rankTo = at;
+        if (!Bytes.startsWith(b, at, e, NRANKS_)
                 || !digits(b, at + NRANKS_.length, e)
                 || !Bytes.startsWith(b, at, e, TOTAL_)
                 || !decimal(b, at + TOTAL_.length, e)) {
@@ -563,11 +567,24 @@ final class InitLines {
             }
         }
         CommRank cr = r.context();
+        ownRank(cr, Bytes.string(b, rankFrom, rankTo));
         cr.initTotal = BigDecimal.valueOf(totalUnscaled, totalScale);
         cr.initPhases = phases;
         cr.initSource = Source.line(r.file, r.lineNo);
         r.counted();
         return true;
+    }
+
+    /**
+     * "Init timings - %s: rank %d nranks %d …" prints comm->rank (init.cc:1605@v2.28.9-1; "Init timings: rank %d",
+     * init.cc:1437@v2.22.3-1, the first with the line): the line names its own rank, also where no comm line of its
+     * thread came first (a log cut before Init COMPLETE), as a Trees line does. A rank already known is kept.
+     */
+    private void ownRank(CommRank cr, String rank) {
+        if (cr.rank != null || rank.length() > 9) {
+            return;
+        }
+        cr.rank = Integer.valueOf(rank);
     }
 
     private static boolean isLetter(byte c) {

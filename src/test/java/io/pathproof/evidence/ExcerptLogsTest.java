@@ -196,4 +196,23 @@ class ExcerptLogsTest {
         assertThat(conns).extracting(Evidence.Connection::gdr).containsExactly(true, true, false);
         assertThat(conns.get(2).shared()).isTrue();
     }
+
+    /** "Init timings - %s: rank %d nranks %d …" names its rank, as Trees do: a rank seen only there is listed. */
+    @Test
+    void initTimingsNameTheirOwnRankWhenNoCommLineOfTheirThreadCameFirst() {
+        String c = "nodeA:287:291 [2] NCCL INFO ";
+        Evidence ev = Read.log(B + "comm 0x40 rank 1 nRanks 4 nNodes 1 localRanks 4 localRank 1 MNNVL 0\n"
+                + c + "Init timings - ncclCommInitRankConfig: rank 2 nranks 4 total 1.25 (kernels 0.40, alloc 0.02,"
+                + " bootstrap 0.10, allgathers 0.01, topo 0.50, graphs 0.02, connections 0.15, rest 0.05)\n"
+                + A + "Init timings: rank 3 nranks 4 total 0.91 (kernels 0.30, bootstrap 0.20, allgathers 0.01,"
+                + " topo 0.30, graphs 0.01, connections 0.08, rest 0.01)\n");
+        assertThat(ev.nccl().communicators()).hasSize(1);
+        Evidence.Communicator comm = ev.nccl().communicators().get(0);
+        assertThat(comm.ranks()).containsExactly(1, 2, 3);
+        assertThat(comm.rankInits())
+                .filteredOn(ri -> ri.rank() == 2)
+                .singleElement()
+                .extracting(Evidence.RankInit::initTotalS)
+                .isEqualTo(new java.math.BigDecimal("1.25"));
+    }
 }
