@@ -40,6 +40,9 @@ final class NcclLogReader implements FormatReader {
     private static final byte[] THRESHOLDS_ = Bytes.ascii("threadThresholds ");
     private static final byte[] NCCL_VERSION_ = Bytes.ascii("NCCL version ");
     private static final byte[] NCCL_ENV = Bytes.ascii("NCCL_");
+    /** aws-ofi-nccl's lines: "NET/OFI " before the text (its NCCL_OFI_INFO macro, include/nccl_ofi_log.h:21@v1.21.1 of aws/aws-ofi-nccl). */
+    private static final byte[] NET_OFI_ = Bytes.ascii("NET/OFI ");
+
     private static final byte[] INIT_TIMINGS = Bytes.ascii("Init timings");
     private static final byte[] EMULATOR = Bytes.ascii("EMULATOR");
     private static final byte[] ORACLE = Bytes.ascii("ORACLE");
@@ -298,6 +301,8 @@ final class NcclLogReader implements FormatReader {
                     version(Bytes.string(b, s, e));
                 } else if (Bytes.startsWith(b, s, e, NCCL_ENV)) {
                     initLines.env(Bytes.string(b, s, e));
+                } else if (Bytes.startsWith(b, s, e, NET_OFI_) && initLines.pluginEnv(Bytes.string(b, s, e))) {
+                    return;
                 }
             }
             case 'I' -> {

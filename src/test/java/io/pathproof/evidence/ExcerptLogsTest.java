@@ -215,4 +215,22 @@ class ExcerptLogsTest {
                 .extracting(Evidence.RankInit::initTotalS)
                 .isEqualTo(new java.math.BigDecimal("1.25"));
     }
+
+    /** aws-ofi-nccl sets NCCL variables itself; NCCL then acts on them as on a user's, so they are env settings. */
+    @Test
+    void ncclVariablesTheOfiPluginPutsIntoTheEnvironmentAreSettings() {
+        Evidence ev = Read.log(A + "NET/OFI Selected Provider is efa (found 8 nics)\n"
+                + A + "NET/OFI Adding NCCL_PROTO=simple to environment\n"
+                + A + "NET/OFI Adding FI_EFA_USE_DEVICE_RDMA=1 to environment\n"
+                + A + "NET/OFI Skipping adding NCCL_BUFFSIZE to environment, already set\n"
+                + A + "NET/OFI Setting NCCL_TOPO_FILE environment variable to /proc/self/fd/42\n"
+                + A + "NET/OFI Setting OFI_NCCL_PROTOCOL environment variable to RDMA\n"
+                + B + "NET/OFI Adding NCCL_PROTO=simple to environment\n");
+        assertThat(ev.nccl().envOverrides())
+                .containsOnly(
+                        org.assertj.core.api.Assertions.entry("NCCL_PROTO", "simple"),
+                        org.assertj.core.api.Assertions.entry("NCCL_TOPO_FILE", "/proc/self/fd/42"));
+        assertThat(ev.nccl().envSources().get("NCCL_PROTO").line()).isEqualTo(2);
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("env-mismatch"));
+    }
 }
