@@ -190,12 +190,35 @@ final class ConnectorLines {
 
     private static final byte[] RING_COLON = Bytes.ascii(" :");
 
-    /** A Channel/Ring line not read on the bytes: connector or ring order by the regexes, else no fact. */
-    void channelLine(String msg) {
+    /**
+     * The start of a connector line ("Channel %02d/%d : %d[%d] -> …", see {@link #connection(Matcher)}) up to the
+     * first rank: a line that has it but not the rest was cut short (wrapped when the log was posted).
+     */
+    private static final Pattern CONNECTION_START = Pattern.compile("^(?:Channel|Ring) \\d+(?:/\\d+)? : \\d+\\[");
+
+    /**
+     * Whether {@code msg} is a whole connector line through a transport NCCL names: P2P/ (p2p.cc:386@v2.28.9-1), SHM/
+     * (shm.cc:128@v2.28.9-1), NET/ (net.cc:313,359@v2.28.9-1), COLLNET/ ("CollNet" lines, coll_net.cc:182@v2.28.9-1,
+     * are not Channel lines; older ones were), "direct shared memory" (shm.cc:78@v2.5.7-1). The regex of
+     * {@link #CONNECTION} takes any text after "via"; a line joined to its continuation must name one of these.
+     */
+    static boolean isConnection(String msg) {
+        Matcher m = CONNECTION.matcher(msg);
+        return m.find() && KNOWN_VIA.matcher(m.group(6)).lookingAt();
+    }
+
+    private static final Pattern KNOWN_VIA = Pattern.compile("(?:P2P|SHM|NET|COLLNET)/|direct shared memory");
+
+    /**
+     * A Channel/Ring line not read on the bytes: connector or ring order by the regexes, else no fact. Returns true
+     * when it is a connector line cut short (its start without its "via" transport), which the next physical line
+     * may complete.
+     */
+    boolean channelLine(String msg) {
         Matcher m = CONNECTION.matcher(msg);
         if (m.find()) {
             connection(m);
-            return;
+            return false;
         }
         m = RING_ORDER.matcher(msg);
         if (m.find()) {
@@ -217,8 +240,10 @@ final class ConnectorLines {
                 }
             }
             r.counted();
+            return false;
         }
         // Other Channel/Ring lines (e.g. the GRAPH "Ring %02d : %d -> %d -> %d" neighbours) carry no fact kept here.
+        return CONNECTION_START.matcher(msg).find();
     }
 
     private void classify(String via) {

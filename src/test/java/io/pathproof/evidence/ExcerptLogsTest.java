@@ -233,4 +233,61 @@ class ExcerptLogsTest {
         assertThat(ev.nccl().envSources().get("NCCL_PROTO").line()).isEqualTo(2);
         assertThat(ev.findings()).noneMatch(f -> f.kind().equals("env-mismatch"));
     }
+
+    /**
+     * A console that shows each line twice, in two columns ("X | X", the first copy glued to the console's timestamp):
+     * each line is read once, its text without the column's "|". NCCL's own repeats joined by spaces are both read.
+     */
+    @Test
+    void aLineAConsoleShowsTwiceInColumnsIsReadOnce() {
+        String ts = "  | 2025-01-02T03:04:05.678-07:00";
+        String coll = "AllReduce: opCount %d sendbuff 0x1 recvbuff 0x1 count 64 datatype 7 op 0 root 0 comm 0x10"
+                + " [nranks=2] stream 0x2";
+        String c0 = A + String.format(coll, 0);
+        String c1 = A + String.format(coll, 1);
+        String env = A + "NCCL_SOCKET_IFNAME set by environment to eth0";
+        String warn = "nodeA:285:285 [0] misc/socket.cc:50 NCCL WARN socket closed";
+        Evidence ev = Read.log(A + "comm 0x10 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+                + ts + env + " | " + env + "\n"
+                + ts + c0 + " | " + c0 + "\n"
+                + ts + warn + " | " + warn + "\n"
+                + c1 + "      " + c1 + "\n");
+        assertThat(ev.nccl().envOverrides()).containsEntry("NCCL_SOCKET_IFNAME", "eth0");
+        assertThat(ev.nccl().colls())
+                .singleElement()
+                .extracting(Evidence.Coll::calls)
+                .isEqualTo(3L);
+        assertThat(ev.nccl().warnings())
+                .singleElement()
+                .extracting(Evidence.Warning::message)
+                .isEqualTo("socket closed");
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("env-mismatch"));
+        assertThat(ev.problems())
+                .extracting(Problem::line, Problem::message)
+                .contains(org.assertj.core.api.Assertions.tuple(
+                        3L, "console echo: 1 NCCL line(s) shown twice on one line (\"X | X\"); read once"));
+    }
+
+    /** A connector line wrapped when posted, after "via": the next physical line completes it, even before a prefix. */
+    @Test
+    void aConnectorLineWrappedAfterViaIsJoinedToItsContinuation() {
+        String pad = " ".repeat(40);
+        Evidence ev = Read.log(A + "comm 0x10 rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0\n"
+                + A + "Channel 00/0 : 0[0] -> 2[0] [send] via NET/IBext/0/GDRDMA" + pad + A
+                + "Channel 01/0 : 2[0] -> 0[0] [receive] via\n"
+                + " NET/IBext/1/GDRDMA" + pad + A + "Channel 02/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+                + A + "Channel 03/0 : 0[0] -> 1[1] via\n"
+                + " what the user typed next\n");
+        java.util.List<Evidence.Connection> conns =
+                ev.nccl().communicators().get(0).connections();
+        assertThat(conns)
+                .extracting(Evidence.Connection::channel, Evidence.Connection::transport, c -> c.source()
+                        .line())
+                .containsExactly(
+                        org.assertj.core.api.Assertions.tuple(0, "NET/IBext", 2L),
+                        org.assertj.core.api.Assertions.tuple(1, "NET/IBext", 2L),
+                        org.assertj.core.api.Assertions.tuple(2, "P2P/CUMEM", 3L));
+        assertThat(ev.problems()).extracting(Problem::line).contains(3L).doesNotContain(5L);
+        assertThat(conns.get(1).gdr()).isTrue();
+    }
 }
