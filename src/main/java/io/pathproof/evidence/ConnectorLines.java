@@ -42,6 +42,9 @@ final class ConnectorLines {
     private boolean viaRead;
     private boolean viaGdr;
     private boolean viaShared;
+    /** The PXN proxy rank of the last "via" text, or null (see {@link #classify}). */
+    private Integer viaPxn;
+
     private final byte[] lastVia = new byte[128];
     private int lastViaLen = -1;
 
@@ -187,12 +190,35 @@ final class ConnectorLines {
 
     private static final byte[] RING_COLON = Bytes.ascii(" :");
 
-    /** A Channel/Ring line not read on the bytes: connector or ring order by the regexes, else no fact. */
-    void channelLine(String msg) {
+    /**
+     * The start of a connector line ("Channel %02d/%d : %d[%d] -> …", see {@link #connection(Matcher)}) up to the
+     * first rank: a line that has it but not the rest was cut short (wrapped when the log was posted).
+     */
+    private static final Pattern CONNECTION_START = Pattern.compile("^(?:Channel|Ring) \\d+(?:/\\d+)? : \\d+\\[");
+
+    /**
+     * Whether {@code msg} is a whole connector line through a transport NCCL names: P2P/ (p2p.cc:386@v2.28.9-1), SHM/
+     * (shm.cc:128@v2.28.9-1), NET/ (net.cc:313,359@v2.28.9-1), COLLNET/ ("CollNet" lines, coll_net.cc:182@v2.28.9-1,
+     * are not Channel lines; older ones were), "direct shared memory" (shm.cc:78@v2.5.7-1). The regex of
+     * {@link #CONNECTION} takes any text after "via"; a line joined to its continuation must name one of these.
+     */
+    static boolean isConnection(String msg) {
+        Matcher m = CONNECTION.matcher(msg);
+        return m.find() && KNOWN_VIA.matcher(m.group(6)).lookingAt();
+    }
+
+    private static final Pattern KNOWN_VIA = Pattern.compile("(?:P2P|SHM|NET|COLLNET)/|direct shared memory");
+
+    /**
+     * A Channel/Ring line not read on the bytes: connector or ring order by the regexes, else no fact. Returns true
+     * when it is a connector line cut short (its start without its "via" transport), which the next physical line
+     * may complete.
+     */
+    boolean channelLine(String msg) {
         Matcher m = CONNECTION.matcher(msg);
         if (m.find()) {
             connection(m);
-            return;
+            return false;
         }
         m = RING_ORDER.matcher(msg);
         if (m.find()) {
@@ -214,8 +240,10 @@ final class ConnectorLines {
                 }
             }
             r.counted();
+            return false;
         }
         // Other Channel/Ring lines (e.g. the GRAPH "Ring %02d : %d -> %d -> %d" neighbours) carry no fact kept here.
+        return CONNECTION_START.matcher(msg).find();
     }
 
     private void classify(String via) {
@@ -228,6 +256,7 @@ final class ConnectorLines {
         String transport;
         boolean gdr = false;
         boolean shared = false;
+        Integer pxn = null;
         if (via.startsWith("P2P/")) {
             String rest = via.substring(4);
             if (rest.startsWith("direct pointer")) {
@@ -246,6 +275,7 @@ final class ConnectorLines {
             transport = "NET/" + (slash < 0 ? rest : rest.substring(0, slash));
             gdr = via.contains("/GDRDMA");
             shared = via.contains("/Shared");
+            pxn = slash < 0 ? null : pxnProxyRank(rest, slash + 1);
         } else {
             int sp = via.indexOf(' ');
             transport = sp < 0 ? via : via.substring(0, sp);
@@ -255,6 +285,33 @@ final class ConnectorLines {
         viaRead = via.contains("/read");
         viaGdr = gdr;
         viaShared = shared;
+        viaPxn = pxn;
+    }
+
+    /**
+     * "NET/%s/%d(%d)%s%s%s" (net.cc:317@v2.28.9-1, net.cc:187@v2.12.7-1): when PXN makes another rank's proxy send
+     * for this one (proxyRank != myInfo->rank), NCCL prints that rank in parentheses right after the NIC index; the
+     * "(PCI)" of GDR comes only after "/GDRDMA". Returns the number in "(%d)" after the digits at {@code from}, or null.
+     */
+    private static Integer pxnProxyRank(String rest, int from) {
+        int d = from;
+        while (d < rest.length() && Character.isDigit(rest.charAt(d))) {
+            d++;
+        }
+        if (d == from || d >= rest.length() || rest.charAt(d) != '(') {
+            return null;
+        }
+        int close = rest.indexOf(')', d + 1);
+        if (close < 0 || close == d + 1 || close - d > 11) {
+            return null;
+        }
+        for (int i = d + 1; i < close; i++) {
+            if (!Character.isDigit(rest.charAt(i))) {
+                return null;
+            }
+        }
+        long v = Long.parseLong(rest.substring(d + 1, close));
+        return v > Integer.MAX_VALUE ? null : (int) v;
     }
 
     private void connection(long channel, long from, long to, int dir) {
@@ -291,7 +348,8 @@ final class ConnectorLines {
                     viaRead,
                     viaGdr,
                     Source.line(r.file, r.lineNo),
-                    viaShared));
+                    viaShared,
+                    viaPxn));
         }
         cr.facts++;
         r.counted();

@@ -418,6 +418,8 @@ public record Evidence(
     /**
      * One connector line: channel, from rank → to rank, transport (with modifiers such as "/read"). {@code shared}: a NET
      * connection through the proxy's shared buffers ("/Shared", net.cc:315@v2.28.9-1; NCCL_NET_SHARED_BUFFERS, PXN).
+     * {@code pxnProxyRank}: the rank whose proxy sends for this one when PXN relays the data through a peer's NIC
+     * ("NET/%s/%d(%d)", net.cc:317@v2.28.9-1, first in net.cc:187@v2.12.7-1), null when the line names none.
      */
     public record Connection(
             int channel,
@@ -427,7 +429,8 @@ public record Evidence(
             boolean read,
             boolean gdr,
             Source source,
-            boolean shared) {}
+            boolean shared,
+            Integer pxnProxyRank) {}
 
     /**
      * A TUNING line. {@code timeUs} only in versions that print it (≤ 2.23); {@code channelLo/Hi} only ≥ 2.24. Absent

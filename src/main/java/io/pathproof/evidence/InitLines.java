@@ -315,12 +315,49 @@ final class InitLines {
         if (envLines.size() < 4096) {
             envLines.add(msg);
         }
-        String name = m.group(1);
         String value = m.group(2).strip();
         if (value.endsWith(".")
                 && INTEGER.matcher(value.substring(0, value.length() - 1)).matches()) {
             value = value.substring(0, value.length() - 1);
         }
+        setting(m.group(1), value);
+    }
+
+    /**
+     * The NCCL variables that aws-ofi-nccl puts into the process's environment before NCCL reads them (NCCL_PROTO=simple
+     * where GDR is missing, NCCL_BUFFSIZE, NCCL_TUNER_PLUGIN, NCCL_TOPO_FILE): they change NCCL's choices as a user's
+     * setting would, and NCCL may never echo them (it prints "set by environment" only for the variables it reads
+     * through its param table, and only in versions that print it). Two shapes:
+     * "NET/OFI Adding %s to environment" of "NAME=VALUE" (aws/aws-ofi-nccl include/nccl_ofi_environ.h:194@v1.21.1, since v1.16.0; a
+     * variable already set is "Skipping adding %s to environment, already set", :108, and not recorded), and
+     * "NET/OFI [Running on %s platform, ]Setting NCCL_TOPO_FILE environment variable to %s" (src/nccl_ofi_rdma.c:446
+     * and src/platform-aws.c:563@v1.14.0, setenv with overwrite). "Setting OFI_NCCL_… environment variable to" is the
+     * plugin reading its own variable (include/nccl_ofi_param.h:139@v1.14.0), no NCCL setting: only NCCL_ names are
+     * kept. Returns whether the line was one of these.
+     */
+    boolean pluginEnv(String msg) {
+        Matcher m = PLUGIN_ENV.matcher(msg);
+        if (!m.find()) {
+            return false;
+        }
+        if (envLines.contains(msg)) {
+            r.counted();
+            return true;
+        }
+        if (envLines.size() < 4096) {
+            envLines.add(msg);
+        }
+        String name = m.group(1) != null ? m.group(1) : m.group(3);
+        String value = (m.group(1) != null ? m.group(2) : m.group(4)).strip();
+        setting(name, value);
+        return true;
+    }
+
+    static final Pattern PLUGIN_ENV = Pattern.compile("^NET/OFI (?:Adding (NCCL_[A-Za-z0-9_]+)=(.*) to environment$"
+            + "|(?:Running on .* platform, )?Setting (NCCL_[A-Za-z0-9_]+) environment variable to (.*)$)");
+
+    /** One variable's value on this line: the file's first value kept, a different one a finding. */
+    private void setting(String name, String value) {
         Source src = Source.line(r.file, r.lineNo);
         String old = r.env.putIfAbsent(name, value);
         if (old == null) {
@@ -340,6 +377,7 @@ final class InitLines {
             return;
         }
         CommRank cr = r.context();
+        ownRank(cr, m.group(1));
         cr.initTotal = new BigDecimal(m.group(3));
         Map<String, BigDecimal> phases = new LinkedHashMap<>();
         Matcher p = PHASE.matcher(m.group(4));
@@ -515,9 +553,12 @@ final class InitLines {
             }
             q = colon;
         }
-        if (!Bytes.startsWith(b, q, e, RANK_)
-                || !digits(b, q + RANK_.length, e)
-                || !Bytes.startsWith(b, at, e, NRANKS_)
+        if (!Bytes.startsWith(b, q, e, RANK_) || !digits(b, q + RANK_.length, e)) {
+            return false;
+        }
+        int rankFrom = q + RANK_.length;
+        int rankTo = at;
+        if (!Bytes.startsWith(b, at, e, NRANKS_)
                 || !digits(b, at + NRANKS_.length, e)
                 || !Bytes.startsWith(b, at, e, TOTAL_)
                 || !decimal(b, at + TOTAL_.length, e)) {
@@ -563,11 +604,24 @@ final class InitLines {
             }
         }
         CommRank cr = r.context();
+        ownRank(cr, Bytes.string(b, rankFrom, rankTo));
         cr.initTotal = BigDecimal.valueOf(totalUnscaled, totalScale);
         cr.initPhases = phases;
         cr.initSource = Source.line(r.file, r.lineNo);
         r.counted();
         return true;
+    }
+
+    /**
+     * "Init timings - %s: rank %d nranks %d …" prints comm->rank (init.cc:1605@v2.28.9-1; "Init timings: rank %d",
+     * init.cc:1437@v2.22.3-1, the first with the line): the line names its own rank, also where no comm line of its
+     * thread came first (a log cut before Init COMPLETE), as a Trees line does. A rank already known is kept.
+     */
+    private void ownRank(CommRank cr, String rank) {
+        if (cr.rank != null || rank.length() > 9) {
+            return;
+        }
+        cr.rank = Integer.valueOf(rank);
     }
 
     private static boolean isLetter(byte c) {

@@ -40,6 +40,9 @@ final class NcclLogReader implements FormatReader {
     private static final byte[] THRESHOLDS_ = Bytes.ascii("threadThresholds ");
     private static final byte[] NCCL_VERSION_ = Bytes.ascii("NCCL version ");
     private static final byte[] NCCL_ENV = Bytes.ascii("NCCL_");
+    /** aws-ofi-nccl's lines: "NET/OFI " before the text (its NCCL_OFI_INFO macro, include/nccl_ofi_log.h:21@v1.21.1 of aws/aws-ofi-nccl). */
+    private static final byte[] NET_OFI_ = Bytes.ascii("NET/OFI ");
+
     private static final byte[] INIT_TIMINGS = Bytes.ascii("Init timings");
     private static final byte[] EMULATOR = Bytes.ascii("EMULATOR");
     private static final byte[] ORACLE = Bytes.ascii("ORACLE");
@@ -185,6 +188,16 @@ final class NcclLogReader implements FormatReader {
             e--;
         }
         int m = LinePrefix.marker(b, s, e);
+        if (pendingLen >= 0) {
+            int head = continuation(b, s, e, m);
+            pendingLen = -1;
+            if (head > s) {
+                if (m < 0) {
+                    return;
+                }
+                s = head;
+            }
+        }
         if (m < 0) {
             if (Bytes.indexOfByte(b, s, e, (byte) '#') < 0 || !testsHeader(b, s, e)) {
                 ddpLines.line(b, s, e);
@@ -199,13 +212,43 @@ final class NcclLogReader implements FormatReader {
             fragment(b, s, m, e);
             return;
         }
-        // Several processes wrote into one file at once: the line holds pieces of several lines, each with NCCL's own
-        // prefix. Each piece is read as a line of its own (its prefix names its process, so no communicator is split).
+        torn(b, s, m, next, e);
+    }
+
+    /**
+     * Several NCCL lines on one physical line: several processes wrote into one file at once, or whoever copied the
+     * log joined lines (with runs of spaces, or as a console's columns). Each piece is read as a line of its own (its
+     * prefix names its process, so no communicator is split); what lies between two pieces (padding, a column's "|")
+     * belongs to the join, not to the first piece's text.
+     *
+     * <p>NCCL ends every line it prints with '\n' (debug.cc:196@v2.22.3-1, the format's last character), so two copies
+     * of one line on one physical line are a copy's doing. Copies joined by mere spaces may be two real prints (NCCL
+     * prints identical lines, e.g. one TUNING line per call) and are both read; but a piece that ends in a column
+     * separator "|" and is repeated byte for byte by the next piece is a console showing the line twice, in two
+     * columns ("X | X"): it is read once, from the later copy, whose prefix the separator leaves clean (the earlier may
+     * be glued to the console's own column, a timestamp).
+     */
+    private void torn(byte[] b, int s, int m, int next, int e) {
         int pieces = 0;
+        int echoes = 0;
         int from = s;
         while (m >= 0) {
             int end = next < 0 ? e : next;
-            fragment(b, from, m, end);
+            if (next >= 0) {
+                int text = trimSpaces(b, from, end);
+                int cut = text > from && b[text - 1] == '|' ? trimSpaces(b, from, text - 1) : -1;
+                if (cut >= 0 && echoedBy(b, from, cut, next, e)) {
+                    echoes++;
+                    pendingLen = -1;
+                    from = next;
+                    m = LinePrefix.marker(b, from, e);
+                    next = m < 0 ? -1 : prefix.nextFragment(b, m + NCCL_.length + 5, e);
+                    continue;
+                }
+                end = cut >= 0 ? cut : text;
+            }
+            pendingLen = -1;
+            fragment(b, from, m, Math.max(end, m + NCCL_.length + 5));
             pieces++;
             if (next < 0) {
                 break;
@@ -214,10 +257,93 @@ final class NcclLogReader implements FormatReader {
             m = LinePrefix.marker(b, from, e);
             next = m < 0 ? -1 : prefix.nextFragment(b, m + NCCL_.length + 5, e);
         }
-        out.problem(
-                lineNo,
-                "torn line: " + pieces + " NCCL lines in one (processes writing at once, or lines pasted"
-                        + " together); each piece was read apart");
+        if (pieces > 1) {
+            out.problem(
+                    lineNo,
+                    "torn line: " + pieces + " NCCL lines in one (processes writing at once, or lines pasted"
+                            + " together); each piece was read apart");
+        }
+        if (echoes > 0) {
+            out.problem(
+                    lineNo, "console echo: " + echoes + " NCCL line(s) shown twice on one line (\"X | X\"); read once");
+        }
+    }
+
+    /** The end of {@code b[from, to)} less its trailing spaces and tabs. */
+    private static int trimSpaces(byte[] b, int from, int to) {
+        while (to > from && (b[to - 1] == ' ' || b[to - 1] == '\t')) {
+            to--;
+        }
+        return to;
+    }
+
+    /**
+     * Whether the piece at {@code next} (up to the next piece, or the line's end; trailing spaces aside) repeats the end
+     * of {@code b[from, cut)} byte for byte, from its NCCL prefix on.
+     */
+    private boolean echoedBy(byte[] b, int from, int cut, int next, int e) {
+        int m2 = LinePrefix.marker(b, next, e);
+        int after = m2 < 0 ? -1 : prefix.nextFragment(b, m2 + NCCL_.length + 5, e);
+        int end2 = trimSpaces(b, next, after < 0 ? e : after);
+        int n = end2 - next;
+        return n > 0 && cut - from >= n && java.util.Arrays.equals(b, cut - n, cut, b, next, end2);
+    }
+
+    /**
+     * A line that was wrapped by whoever posted the log: the last NCCL line of the previous physical line stopped short
+     * of its family's shape (a connector line cut after "via"; see {@link ConnectorLines#channelLine}), and this
+     * line's text before its first NCCL prefix (the whole line when it has none) completes it. The two are read as one
+     * line, of the previous line's number, only when the join is a complete connector line; returns where this line's
+     * own text starts then, else {@code s}.
+     */
+    private int continuation(byte[] b, int s, int e, int m) {
+        int x;
+        if (m < 0) {
+            x = e;
+        } else {
+            x = prefix.nextFragment(b, s, e);
+            if (x < 0 || x > m) {
+                return s;
+            }
+        }
+        int headEnd = trimSpaces(b, s, x);
+        if (headEnd == s || pendingLen + headEnd - s > MAX_LINE) {
+            return s;
+        }
+        byte[] joined = java.util.Arrays.copyOf(pending, pendingLen + headEnd - s);
+        System.arraycopy(b, s, joined, pendingLen, headEnd - s);
+        if (!ConnectorLines.isConnection(Bytes.string(joined, 0, joined.length))) {
+            return s;
+        }
+        long here = lineNo;
+        lineNo = pendingLine;
+        pendingLen = -1;
+        info(joined, 0, joined.length);
+        lineNo = here;
+        out.problem(here, "line continues line " + pendingLine + " (wrapped when posted); read joined to it");
+        return x;
+    }
+
+    /**
+     * The text after "NCCL INFO " of the last line read, kept while it may continue on the next physical line
+     * ({@link #incomplete}); {@code pendingLen} is -1 when none is kept.
+     */
+    private byte[] pending = new byte[256];
+
+    private int pendingLen = -1;
+    private long pendingLine;
+
+    /** A family found the line it reads cut short of its shape: keep it for the next physical line. */
+    void incomplete(byte[] b, int s, int e) {
+        if (e - s > MAX_LINE) {
+            return;
+        }
+        if (pending.length < e - s) {
+            pending = new byte[Math.max(e - s, 2 * pending.length)];
+        }
+        System.arraycopy(b, s, pending, 0, e - s);
+        pendingLen = e - s;
+        pendingLine = lineNo;
     }
 
     private void fragment(byte[] b, int s, int m, int e) {
@@ -256,7 +382,9 @@ final class NcclLogReader implements FormatReader {
         switch (c) {
             case 'C' -> {
                 if (Bytes.startsWith(b, s, e, ConnectorLines.CHANNEL_)) {
-                    connectors.channelLine(Bytes.string(b, s, e));
+                    if (connectors.channelLine(Bytes.string(b, s, e))) {
+                        incomplete(b, s, e);
+                    }
                 } else if (Bytes.startsWith(b, s, e, CONNECTED_RINGS)) {
                     context().connectedRings = true;
                     counted();
@@ -272,8 +400,8 @@ final class NcclLogReader implements FormatReader {
                 if (Bytes.indexOfByte(b, s, e, (byte) '[') < 0 && Bytes.indexOf(b, s, e, ConnectorLines.ARROW) >= 0) {
                     return;
                 }
-                if (Bytes.startsWith(b, s, e, RING_)) {
-                    connectors.channelLine(Bytes.string(b, s, e));
+                if (Bytes.startsWith(b, s, e, RING_) && connectors.channelLine(Bytes.string(b, s, e))) {
+                    incomplete(b, s, e);
                 }
             }
             case 'T' -> {
@@ -298,6 +426,8 @@ final class NcclLogReader implements FormatReader {
                     version(Bytes.string(b, s, e));
                 } else if (Bytes.startsWith(b, s, e, NCCL_ENV)) {
                     initLines.env(Bytes.string(b, s, e));
+                } else if (Bytes.startsWith(b, s, e, NET_OFI_) && initLines.pluginEnv(Bytes.string(b, s, e))) {
+                    return;
                 }
             }
             case 'I' -> {

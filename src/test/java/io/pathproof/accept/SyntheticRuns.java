@@ -164,7 +164,8 @@ public final class SyntheticRuns {
                                 false,
                                 s.gdrFlagOnConnections,
                                 Source.line(log, line++),
-                                false));
+                                false,
+                                null));
                     }
                 }
             }

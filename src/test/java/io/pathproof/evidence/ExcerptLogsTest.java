@@ -179,4 +179,115 @@ class ExcerptLogsTest {
         assertThat(table.anythingRead()).isTrue();
         assertThat(table.files().get(0).facts()).isEqualTo(5);
     }
+
+    /** PXN: NCCL names the rank whose proxy sends for this one in "NET/%s/%d(%d)"; the transport stays the net's. */
+    @Test
+    void thePxnProxyRankOfANetConnectionIsKept() {
+        Evidence ev = Read.log(A + "comm 0x1 rank 6 nRanks 16 nNodes 2 localRanks 8 localRank 6 MNNVL 0\n"
+                + A + "Channel 02/0 : 6[6] -> 9[1] [send] via NET/IBext_v8/3(4)/GDRDMA\n"
+                + A + "Channel 03/0 : 6[6] -> 9[1] [send] via NET/IBext_v8/3/GDRDMA(PCI)\n"
+                + A + "Channel 04/0 : 6[6] -> 9[1] [send] via NET/AWS Libfabric/1(12)/Shared\n");
+        java.util.List<Evidence.Connection> conns =
+                ev.nccl().communicators().get(0).connections();
+        assertThat(conns).extracting(Evidence.Connection::pxnProxyRank).containsExactly(4, null, 12);
+        assertThat(conns)
+                .extracting(Evidence.Connection::transport)
+                .containsExactly("NET/IBext_v8", "NET/IBext_v8", "NET/AWS Libfabric");
+        assertThat(conns).extracting(Evidence.Connection::gdr).containsExactly(true, true, false);
+        assertThat(conns.get(2).shared()).isTrue();
+    }
+
+    /** "Init timings - %s: rank %d nranks %d …" names its rank, as Trees do: a rank seen only there is listed. */
+    @Test
+    void initTimingsNameTheirOwnRankWhenNoCommLineOfTheirThreadCameFirst() {
+        String c = "nodeA:287:291 [2] NCCL INFO ";
+        Evidence ev = Read.log(B + "comm 0x40 rank 1 nRanks 4 nNodes 1 localRanks 4 localRank 1 MNNVL 0\n"
+                + c + "Init timings - ncclCommInitRankConfig: rank 2 nranks 4 total 1.25 (kernels 0.40, alloc 0.02,"
+                + " bootstrap 0.10, allgathers 0.01, topo 0.50, graphs 0.02, connections 0.15, rest 0.05)\n"
+                + A + "Init timings: rank 3 nranks 4 total 0.91 (kernels 0.30, bootstrap 0.20, allgathers 0.01,"
+                + " topo 0.30, graphs 0.01, connections 0.08, rest 0.01)\n");
+        assertThat(ev.nccl().communicators()).hasSize(1);
+        Evidence.Communicator comm = ev.nccl().communicators().get(0);
+        assertThat(comm.ranks()).containsExactly(1, 2, 3);
+        assertThat(comm.rankInits())
+                .filteredOn(ri -> ri.rank() == 2)
+                .singleElement()
+                .extracting(Evidence.RankInit::initTotalS)
+                .isEqualTo(new java.math.BigDecimal("1.25"));
+    }
+
+    /** aws-ofi-nccl sets NCCL variables itself; NCCL then acts on them as on a user's, so they are env settings. */
+    @Test
+    void ncclVariablesTheOfiPluginPutsIntoTheEnvironmentAreSettings() {
+        Evidence ev = Read.log(A + "NET/OFI Selected Provider is efa (found 8 nics)\n"
+                + A + "NET/OFI Adding NCCL_PROTO=simple to environment\n"
+                + A + "NET/OFI Adding FI_EFA_USE_DEVICE_RDMA=1 to environment\n"
+                + A + "NET/OFI Skipping adding NCCL_BUFFSIZE to environment, already set\n"
+                + A + "NET/OFI Setting NCCL_TOPO_FILE environment variable to /proc/self/fd/42\n"
+                + A + "NET/OFI Setting OFI_NCCL_PROTOCOL environment variable to RDMA\n"
+                + B + "NET/OFI Adding NCCL_PROTO=simple to environment\n");
+        assertThat(ev.nccl().envOverrides())
+                .containsOnly(
+                        org.assertj.core.api.Assertions.entry("NCCL_PROTO", "simple"),
+                        org.assertj.core.api.Assertions.entry("NCCL_TOPO_FILE", "/proc/self/fd/42"));
+        assertThat(ev.nccl().envSources().get("NCCL_PROTO").line()).isEqualTo(2);
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("env-mismatch"));
+    }
+
+    /**
+     * A console that shows each line twice, in two columns ("X | X", the first copy glued to the console's timestamp):
+     * each line is read once, its text without the column's "|". NCCL's own repeats joined by spaces are both read.
+     */
+    @Test
+    void aLineAConsoleShowsTwiceInColumnsIsReadOnce() {
+        String ts = "  | 2025-01-02T03:04:05.678-07:00";
+        String coll = "AllReduce: opCount %d sendbuff 0x1 recvbuff 0x1 count 64 datatype 7 op 0 root 0 comm 0x10"
+                + " [nranks=2] stream 0x2";
+        String c0 = A + String.format(coll, 0);
+        String c1 = A + String.format(coll, 1);
+        String env = A + "NCCL_SOCKET_IFNAME set by environment to eth0";
+        String warn = "nodeA:285:285 [0] misc/socket.cc:50 NCCL WARN socket closed";
+        Evidence ev = Read.log(A + "comm 0x10 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n"
+                + ts + env + " | " + env + "\n"
+                + ts + c0 + " | " + c0 + "\n"
+                + ts + warn + " | " + warn + "\n"
+                + c1 + "      " + c1 + "\n");
+        assertThat(ev.nccl().envOverrides()).containsEntry("NCCL_SOCKET_IFNAME", "eth0");
+        assertThat(ev.nccl().colls())
+                .singleElement()
+                .extracting(Evidence.Coll::calls)
+                .isEqualTo(3L);
+        assertThat(ev.nccl().warnings())
+                .singleElement()
+                .extracting(Evidence.Warning::message)
+                .isEqualTo("socket closed");
+        assertThat(ev.findings()).noneMatch(f -> f.kind().equals("env-mismatch"));
+        assertThat(ev.problems())
+                .extracting(Problem::line, Problem::message)
+                .contains(org.assertj.core.api.Assertions.tuple(
+                        3L, "console echo: 1 NCCL line(s) shown twice on one line (\"X | X\"); read once"));
+    }
+
+    /** A connector line wrapped when posted, after "via": the next physical line completes it, even before a prefix. */
+    @Test
+    void aConnectorLineWrappedAfterViaIsJoinedToItsContinuation() {
+        String pad = " ".repeat(40);
+        Evidence ev = Read.log(A + "comm 0x10 rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0\n"
+                + A + "Channel 00/0 : 0[0] -> 2[0] [send] via NET/IBext/0/GDRDMA" + pad + A
+                + "Channel 01/0 : 2[0] -> 0[0] [receive] via\n"
+                + " NET/IBext/1/GDRDMA" + pad + A + "Channel 02/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n"
+                + A + "Channel 03/0 : 0[0] -> 1[1] via\n"
+                + " what the user typed next\n");
+        java.util.List<Evidence.Connection> conns =
+                ev.nccl().communicators().get(0).connections();
+        assertThat(conns)
+                .extracting(Evidence.Connection::channel, Evidence.Connection::transport, c -> c.source()
+                        .line())
+                .containsExactly(
+                        org.assertj.core.api.Assertions.tuple(0, "NET/IBext", 2L),
+                        org.assertj.core.api.Assertions.tuple(1, "NET/IBext", 2L),
+                        org.assertj.core.api.Assertions.tuple(2, "P2P/CUMEM", 3L));
+        assertThat(ev.problems()).extracting(Problem::line).contains(3L).doesNotContain(5L);
+        assertThat(conns.get(1).gdr()).isTrue();
+    }
 }
