@@ -543,7 +543,12 @@ final class CommLines {
 
     /** The communicator an init line without a comm pointer belongs to (see the class comment). */
     CommRank context() {
-        CommRank cr = currentOrNull();
+        return counted(currentOrNull());
+    }
+
+    /** The line's communicator rank, a new one waiting on the device for its comm line where there is none. */
+    private CommRank counted(CommRank found) {
+        CommRank cr = found;
         if (cr == null) {
             cr = newRank();
             pendingByDev.put(p.devKey, cr);
@@ -565,14 +570,7 @@ final class CommLines {
         if (cr == null && !pendingByDev.isEmpty()) {
             cr = pendingByDev.get(p.devKey);
         }
-        if (cr == null) {
-            cr = newRank();
-            pendingByDev.put(p.devKey, cr);
-            epoch++;
-        }
-        decorate(cr);
-        cr.facts++;
-        return cr;
+        return counted(cr);
     }
 
     /**
