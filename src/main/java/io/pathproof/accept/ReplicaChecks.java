@@ -41,7 +41,7 @@ final class ReplicaChecks extends CheckFamily {
                     .add(d.rank());
         }
         boolean digestsEqual = byDigest.size() <= 1;
-        GradientComparison grads = GradientComparison.of(ds);
+        GradientComparison grads = GradientComparison.of(rep.averagedGradients());
         if (Boolean.FALSE.equals(rep.equal()) || !digestsEqual) {
             r.fail("replicas differ: " + (byDigest.isEmpty() ? "harness says unequal" : groups(byDigest)));
         } else if (grads.differ() != null) {
@@ -63,36 +63,20 @@ final class ReplicaChecks extends CheckFamily {
      * compared); {@code note} is what a PASS adds (empty where no rank wrote gradients).
      */
     private record GradientComparison(String differ, String note) {
-        static GradientComparison of(List<Evidence.Digest> ds) {
-            List<Evidence.Gradients> gs = ds.stream()
-                    .map(Evidence.Digest::gradients)
-                    .filter(java.util.Objects::nonNull)
-                    .toList();
-            if (gs.isEmpty()) {
+        static GradientComparison of(Evidence.GradientGroups g) {
+            if (g == null) {
                 return new GradientComparison(null, "");
             }
-            Set<Integer> iterations = new TreeSet<>();
-            gs.forEach(g -> iterations.add(g.iteration()));
-            if (gs.size() < ds.size() || iterations.size() > 1) {
-                return new GradientComparison(
-                        null, "; gradients not compared: the ranks' last backward was not one iteration " + iterations);
+            if (g.groups() == null) {
+                return new GradientComparison(null, "; gradients not compared: " + g.notCompared());
             }
-            int it = iterations.iterator().next();
-            if (gs.stream().anyMatch(g -> !g.averaged())) {
-                return new GradientComparison(
-                        null,
-                        "; gradients not compared: the last backward (iteration " + it
-                                + ") ran without gradient sync (no_sync)");
-            }
-            Map<String, List<Integer>> by = new TreeMap<>();
-            for (Evidence.Digest d : ds) {
-                by.computeIfAbsent(d.gradients().sha256(), k -> new ArrayList<>())
-                        .add(d.rank());
-            }
-            return by.size() > 1
+            return g.differ()
                     ? new GradientComparison(
-                            "the gradients DDP averaged in iteration " + it + " differ: " + groups(by), "")
-                    : new GradientComparison(null, "; the gradients DDP averaged in iteration " + it + " equal too");
+                            "the gradients DDP averaged in iteration " + g.iteration() + " differ: "
+                                    + groups(g.groups()),
+                            "")
+                    : new GradientComparison(
+                            null, "; the gradients DDP averaged in iteration " + g.iteration() + " equal too");
         }
     }
 

@@ -135,6 +135,17 @@ final class Diagnoser {
         if (!c.known()) {
             return new Diagnosis.Correctness(Verdict.UNPROVEN, "the variant has no replica digests");
         }
+        Evidence.GradientGroups grads =
+                variant.e.replicas() == null ? null : variant.e.replicas().averagedGradients();
+        if (!c.broken() && grads != null && grads.differ()) {
+            // Equal parameters cannot show it where the job ends before its optimizer steps: DDP's averaged gradients
+            // are equal on every rank, or its synchronization failed.
+            return new Diagnosis.Correctness(
+                    Verdict.FAIL,
+                    "the gradients DDP averaged in iteration " + grads.iteration() + " differ between ranks ("
+                            + grads.groups().size() + " distinct digests, " + c.source() + "), though the parameters"
+                            + " are equal");
+        }
         if (c.broken()) {
             List<Integer> minority = c.minorityRanks();
             return new Diagnosis.Correctness(

@@ -643,7 +643,47 @@ public record Evidence(
     }
 
     /** Replica equality after training (digests per rank). */
-    public record Replicas(Boolean equal, List<Digest> digests, Source source) {}
+    public record Replicas(Boolean equal, List<Digest> digests, Source source) {
+        /**
+         * The ranks' gradients at their end, compared where DDP promises them equal: every rank wrote them, its last
+         * backward was one iteration and DDP averaged it (not under {@code no_sync}). {@code groups}: the ranks by
+         * gradient digest there; null with {@code notCompared} saying why where they cannot be compared; null
+         * altogether where no rank wrote gradients.
+         */
+        public GradientGroups averagedGradients() {
+            List<Digest> ds = digests == null ? List.of() : digests;
+            List<Gradients> gs = ds.stream()
+                    .map(Digest::gradients)
+                    .filter(java.util.Objects::nonNull)
+                    .toList();
+            if (gs.isEmpty()) {
+                return null;
+            }
+            java.util.TreeSet<Integer> iterations = new java.util.TreeSet<>();
+            gs.forEach(g -> iterations.add(g.iteration()));
+            if (gs.size() < ds.size() || iterations.size() > 1) {
+                return new GradientGroups(null, null, "the ranks' last backward was not one iteration " + iterations);
+            }
+            int it = iterations.first();
+            if (gs.stream().anyMatch(g -> !g.averaged())) {
+                return new GradientGroups(
+                        it, null, "the last backward (iteration " + it + ") ran without gradient sync (no_sync)");
+            }
+            Map<String, List<Integer>> by = new java.util.TreeMap<>();
+            for (Digest d : ds) {
+                by.computeIfAbsent(d.gradients().sha256(), k -> new java.util.ArrayList<>())
+                        .add(d.rank());
+            }
+            return new GradientGroups(it, by, null);
+        }
+    }
+
+    /** The ranks' gradients by digest at the iteration DDP averaged them ({@link Replicas#averagedGradients}). */
+    public record GradientGroups(Integer iteration, Map<String, List<Integer>> groups, String notCompared) {
+        public boolean differ() {
+            return groups != null && groups.size() > 1;
+        }
+    }
 
     /** One rank's parameters at its end, hashed, and the gradients it held then (null where the file has none). */
     public record Digest(

@@ -64,6 +64,8 @@ public final class SyntheticRuns {
         public int iterations = 48;
         public int profiledIterations = 3;
         public Integer corruptRank = null;
+        /** A rank whose gradients DDP should have averaged in the last iteration differ (parameters equal): null none. */
+        public Integer unaveragedGradientRank = null;
         /** The parameter samples [first, last, mean] every rank ends with (a corrupted rank ends elsewhere). */
         public List<Double> finalSamples = List.of(0.0123, -0.0456, 0.0001);
 
@@ -121,6 +123,7 @@ public final class SyntheticRuns {
             s.iterations = iterations;
             s.profiledIterations = profiledIterations;
             s.corruptRank = corruptRank;
+            s.unaveragedGradientRank = unaveragedGradientRank;
             s.env = new TreeMap<>(env);
             s.inject = new TreeMap<>(inject);
             s.start = start;
@@ -388,10 +391,18 @@ public final class SyntheticRuns {
             List<Evidence.Digest> ds = new ArrayList<>();
             for (int r = 0; r < s.ranks; r++) {
                 boolean bad = s.corruptRank != null && s.corruptRank == r;
+                Evidence.Gradients g = s.unaveragedGradientRank == null
+                        ? null
+                        : new Evidence.Gradients(
+                                (s.unaveragedGradientRank == r ? "c" : "d").repeat(64),
+                                s.warmup + s.iterations - 1,
+                                true,
+                                4);
                 ds.add(new Evidence.Digest(
                         r,
                         bad ? "9f1c2e7a0b" + "0".repeat(54) : "3b7e51c2d4" + "a".repeat(54),
-                        bad ? List.of(0.51, -0.2, 17.5) : s.finalSamples));
+                        bad ? List.of(0.51, -0.2, 17.5) : s.finalSamples,
+                        g));
             }
             replicas = new Evidence.Replicas(s.corruptRank == null, ds, Source.file(s.runDir + "/replicas.json"));
         }

@@ -250,6 +250,20 @@ class DiagnosisTest {
         assertThat(eliminatedLayers(d)).doesNotContain("correctness");
     }
 
+    /**
+     * Equal parameters, but the gradients DDP averaged in the last iteration differ on one rank (a job that ends
+     * before its optimizer steps, pytorch#69031's shape): a correctness failure, not a pass on equal replicas.
+     */
+    @Test
+    void gradientsThatDifferWhereDdpAveragedThemAreACorrectnessFailure() {
+        SyntheticRuns.Spec v = variant(s -> s.unaveragedGradientRank = 1);
+        Diagnosis d = diagnose(baseline(), v);
+        assertThat(d.correctness().verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(d.correctness().evidence())
+                .contains("the gradients DDP averaged in iteration 52 differ between ranks (2 distinct digests");
+        assertThat(d.rootCause().layer()).isEqualTo(Layer.CORRECTNESS);
+    }
+
     @Test
     void anotherReductionOrderIsNoEvidenceOfAWrongGradient() {
         // A smaller bucket cap re-buckets the model; training then ends on slightly other parameters (the AllReduce's
