@@ -75,9 +75,7 @@ final class InitLines {
             if (own != null && own < 0) {
                 own = null;
             }
-            if (own != null && cr.rank == null) {
-                cr.rank = own;
-            }
+            ownRank(cr, own);
             Integer rank = own != null ? own : known;
             String tree = (rank == null ? "" : "rank " + rank + " ") + "[" + m.group(1) + "] " + m.group(2);
             if (cr.trees.size() < 4096 && !cr.trees.contains(tree)) {
@@ -289,7 +287,9 @@ final class InitLines {
             r.counted();
             return true;
         }
-        int bar = Bytes.indexOfByte(b, s, e, (byte) '|');
+        // A table row's name ends within its first 17 bytes: the search stops there, not at the line's end (this runs
+        // on every line that starts with ' ', 'R' or 'E').
+        int bar = Bytes.indexOfByte(b, s, Math.min(e, s + 17), (byte) '|');
         if (bar < 0
                 || bar - s > 16
                 || !TABLE_ROWS.contains(Bytes.string(b, s, bar).strip())) {
@@ -617,11 +617,17 @@ final class InitLines {
      * init.cc:1437@v2.22.3-1, the first with the line): the line names its own rank, also where no comm line of its
      * thread came first (a log cut before Init COMPLETE), as a Trees line does. A rank already known is kept.
      */
-    private void ownRank(CommRank cr, String rank) {
-        if (cr.rank != null || rank.length() > 9) {
-            return;
+    private static void ownRank(CommRank cr, String rank) {
+        if (rank.length() <= 9) {
+            ownRank(cr, Integer.valueOf(rank));
         }
-        cr.rank = Integer.valueOf(rank);
+    }
+
+    /** The rank a line names for itself (a Trees line's {@code ->R->}, an Init timings line's): kept where none is known. */
+    private static void ownRank(CommRank cr, Integer rank) {
+        if (cr.rank == null && rank != null) {
+            cr.rank = rank;
+        }
     }
 
     private static boolean isLetter(byte c) {
