@@ -18,14 +18,55 @@ def run_quiet(argv):
 
 
 def versions(torch):
+    """torch, Python, CUDA (torch's build), NCCL (the library this process loaded, see loaded_nccl_version; else the one
+    torch was built with) and ncclBuild (torch.cuda.nccl.version(): a compile-time constant, NCCL_MAJOR/MINOR/PATCH of
+    the headers torch was built against, torch/csrc/cuda/nccl.cpp version()), the GPU driver (filled by gpus)."""
     v = {"torch": torch.__version__, "python": sys.version.split()[0], "cuda": getattr(torch.version, "cuda", None),
-         "nccl": None, "driver": None}
+         "nccl": None, "ncclBuild": None, "driver": None}
     try:
         n = torch.cuda.nccl.version()
-        v["nccl"] = ".".join(str(x) for x in n) if isinstance(n, tuple) else str(n)
+        v["ncclBuild"] = ".".join(str(x) for x in n) if isinstance(n, tuple) else str(n)
     except Exception:  # noqa: BLE001 - CPU builds have no NCCL
         pass
+    v["nccl"] = loaded_nccl_version() or v["ncclBuild"]
     return v
+
+
+def nccl_version_text(code):
+    """NCCL_VERSION_CODE as ncclGetVersion returns it: X*10000+Y*100+Z since 2.9, X*1000+Y*100+Z before (nccl.h.in's
+    NCCL_VERSION macro)."""
+    if code is None or code < 100:
+        return None
+    if code >= 10000:
+        return "%d.%d.%d" % (code // 10000, code % 10000 // 100, code % 100)
+    return "%d.%d.%d" % (code // 1000, code % 1000 // 100, code % 100)
+
+
+def loaded_nccl_version(maps="/proc/self/maps"):
+    """The version of the NCCL library mapped into this process, by its own ncclGetVersion; None where none is mapped
+    (a CPU build, or NCCL linked statically into libtorch_cuda, whose version is then torch's build version).
+
+    torch.cuda.nccl.version() is what torch was compiled against, not what runs: a pip-upgraded nvidia-nccl package,
+    LD_LIBRARY_PATH or LD_PRELOAD load another libnccl.so.2 under the same torch, and NCCL's decisions are that
+    library's. The first libnccl mapped is the one whose symbols the dynamic linker binds first (LD_PRELOAD's before
+    the ones libtorch_cuda needs); dlopen of a path already loaded returns that same library."""
+    try:
+        with open(maps) as f:
+            paths = [line.split(None, 5)[5].strip() for line in f if "libnccl" in line and len(line.split(None, 5)) == 6]
+    except OSError:
+        return None
+    path = next((p for p in paths if os.path.basename(p).startswith("libnccl")), None)
+    if path is None:
+        return None
+    try:
+        import ctypes
+        lib = ctypes.CDLL(path)
+        code = ctypes.c_int(0)
+        if lib.ncclGetVersion(ctypes.byref(code)) != 0:
+            return None
+        return nccl_version_text(code.value)
+    except (OSError, AttributeError):
+        return None
 
 
 def gpus(torch, v):

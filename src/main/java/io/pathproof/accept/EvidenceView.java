@@ -248,6 +248,25 @@ final class EvidenceView {
     }
 
     /**
+     * "; the traces name only the NCCL torch was built with (V, torch.cuda.nccl.version(), a compile-time constant),
+     * not the library the run loaded" where a trace's distributedInfo names one, else "": said where no evidence names
+     * the NCCL that ran, so that the build version is seen and not taken for it.
+     */
+    String torchNcclBuild() {
+        java.util.TreeSet<String> builds = new java.util.TreeSet<>();
+        String at = null;
+        for (Evidence.Distributed d : list(e.distributed())) {
+            if (d.torchNcclBuild() != null && builds.add(d.torchNcclBuild()) && at == null) {
+                at = src(d.source());
+            }
+        }
+        return builds.isEmpty()
+                ? ""
+                : "; the traces name only the NCCL torch was built with (" + String.join(", ", builds) + ", " + at
+                        + ": torch.cuda.nccl.version(), a compile-time constant), not the library the run loaded";
+    }
+
+    /**
      * Where rank {@code rank}'s DDP logging {@code key} was read: the dump's file where a user's dump of
      * {@code _get_ddp_logging_data()} gave it, else what it is ("ddp logging rank 0 bucket_sizes", the run's own
      * {@code ddp-logging-rank0.json}).

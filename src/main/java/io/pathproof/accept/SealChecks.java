@@ -269,14 +269,22 @@ final class SealChecks extends CheckFamily {
         }
     }
 
-    /** The run's version of {@code lib}: its manifest's {@code versions}, else (NCCL) the one its evidence names. */
+    /**
+     * The run's version of {@code lib}: torch's from the manifest's {@code versions}; NCCL's from what the library said
+     * of itself (its log's "NCCL version" line, a flight-recorder dump's comm_lib_version, both the loaded library's
+     * ncclGetVersion), else the manifest's. Manifests written before the job read the loaded library's version hold
+     * torch.cuda.nccl.version(), the headers torch was built against, which a run with another libnccl contradicts.
+     */
     private EvidenceView.Cited recordedVersion(String lib) {
+        if (lib.equals("nccl") && v.ncclVersionCited() != null) {
+            return v.ncclVersionCited();
+        }
         JsonNode got = v.manifestAt("versions", lib);
         if (got.isTextual() && !got.asText().isBlank()) {
             return new EvidenceView.Cited(
                     got.asText(), EvidenceKind.MANIFEST, v.manifestFile() + " (versions." + lib + ")");
         }
-        return lib.equals("nccl") ? v.ncclVersionCited() : null;
+        return null;
     }
 
     /** Why the run's version of {@code lib} is unknown, in the words of what was looked at. */
@@ -289,7 +297,7 @@ final class SealChecks extends CheckFamily {
         return where
                 + (lib.equals("torch")
                         ? " (DDP's logging and debug log never name torch's version)"
-                        : "; no NCCL log or flight-recorder dump names one");
+                        : "; no NCCL log or flight-recorder dump names one" + v.torchNcclBuild());
     }
 
     /** Another torch than predicted: the same family of DDP bucket rules passes, another fails, an unchecked one is UNPROVEN. */

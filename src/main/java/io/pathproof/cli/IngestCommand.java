@@ -198,11 +198,11 @@ public final class IngestCommand extends Verb implements Callable<Integer> {
         }
         for (Evidence.Distributed d : ev.distributed()) {
             out.printf(
-                    "distributed      rank %s of %s, backend %s, NCCL %s, %d process group(s)  (%s)%n",
+                    "distributed      rank %s of %s, backend %s, torch built with NCCL %s, %d process group(s)  (%s)%n",
                     d.rank(),
                     d.worldSize(),
                     d.backend(),
-                    d.ncclVersion(),
+                    d.torchNcclBuild(),
                     d.processGroups().size(),
                     d.source());
         }

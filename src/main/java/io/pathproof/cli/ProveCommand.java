@@ -254,9 +254,21 @@ public final class ProveCommand extends Verb implements Callable<Integer> {
             // auto ran the GPU scenario on fewer GPUs than it has: the prediction is made for the ranks that run.
             s = new Scenario(s.name(), s.workload(), s.topology(), s.versions(), n, s.env(), s.backend());
         }
+        // The ranks' Python is probed where auto chose the backend or torch's version is not pinned (as before this
+        // read
+        // the NCCL it loads); a given backend with --torch starts no Python here and keeps the scenario's NCCL.
+        Runner.Machine ranks = probed != null
+                ? probed
+                : o.scenario().torch() == null ? Runner.probe(o.sizes().python()) : null;
         if (o.scenario().torch() == null) {
-            s = forTheTorchThatRuns(
-                    s, probed != null ? probed : Runner.probe(o.sizes().python()));
+            s = forTheTorchThatRuns(s, ranks);
+        }
+        if (o.scenario().nccl() == null) {
+            s = forTheNcclThatRuns(
+                    s,
+                    emu != null
+                            ? Runner.emulatorNcclVersion(emu.ncclLib())
+                            : ranks == null ? null : ranks.ncclVersion());
         }
         return prove(o, new Prove.StandIn(s, label, choice.backend(), n, emu), choice);
     }
@@ -366,6 +378,30 @@ public final class ProveCommand extends Verb implements Callable<Integer> {
             return s;
         }
         Versions v = new Versions(t, s.versions().nccl(), s.versions().cuda());
+        return new Scenario(s.name(), s.workload(), s.topology(), v, s.ranks(), s.env(), s.backend());
+    }
+
+    /**
+     * The prediction is made for the NCCL the ranks will load, not the preset's: NCCL's tuning and graph search differ
+     * between releases. That is the emulator library's own version, else the library the ranks' torch loads (its
+     * ncclGetVersion, which a pip-upgraded nvidia-nccl package or LD_LIBRARY_PATH changes under the same torch;
+     * torch.cuda.nccl.version() is only the headers torch was built against). {@code --nccl} pins it instead; a
+     * version the model does not know is refused by the prediction, naming it.
+     */
+    static Scenario forTheNcclThatRuns(Scenario s, String ran) {
+        if (ran == null || ran.isBlank() || s.backend() == io.pathproof.scenario.Backend.GLOO) {
+            return s;
+        }
+        Version n;
+        try {
+            n = Version.parse(ran);
+        } catch (PathproofException e) {
+            return s;
+        }
+        if (s.versions().nccl() != null && s.versions().nccl().compareTo(n) == 0) {
+            return s;
+        }
+        Versions v = new Versions(s.versions().torch(), n, s.versions().cuda());
         return new Scenario(s.name(), s.workload(), s.topology(), v, s.ranks(), s.env(), s.backend());
     }
 

@@ -746,12 +746,18 @@ public record Evidence(
      */
     public record TraceClock(Integer rank, long baseNs, Source source) {}
 
-    /** A Kineto trace's {@code distributedInfo}: the rank's view of the job. */
+    /**
+     * A Kineto trace's {@code distributedInfo}: the rank's view of the job. {@code torchNcclBuild}: its
+     * {@code nccl_version}, which torch's profiler takes from torch.cuda.nccl.version() (torch/profiler/profiler.py
+     * _get_distributed_info), a compile-time constant (torch/csrc/cuda/nccl.cpp version(): NCCL_MAJOR/MINOR/PATCH of
+     * the headers torch was built against). It is not the library that ran: a pip-upgraded nvidia-nccl package,
+     * LD_LIBRARY_PATH or LD_PRELOAD load another under the same torch, so it is never the run's NCCL version.
+     */
     public record Distributed(
             Integer rank,
             Integer worldSize,
             String backend,
-            String ncclVersion,
+            String torchNcclBuild,
             List<ProcessGroup> processGroups,
             Source source) {}
 

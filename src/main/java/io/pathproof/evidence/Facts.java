@@ -62,8 +62,6 @@ sealed interface Facts {
             Source baseSource,
             Integer worldSize,
             String backend,
-            String ncclVersion,
-            Source ncclVersionSource,
             long collectiveMarkers,
             long paramCommsOps,
             Source firstCollectiveMarker,
@@ -87,8 +85,6 @@ sealed interface Facts {
             /** The trace's own backend (distributedInfo.backend): a gloo run launches no NCCL kernel. */
             String backend;
 
-            String ncclVersion;
-            Source ncclVersionSource;
             long collectiveMarkers;
             long paramCommsOps;
             Source firstCollectiveMarker;
@@ -110,8 +106,6 @@ sealed interface Facts {
                         baseSource,
                         worldSize,
                         backend,
-                        ncclVersion,
-                        ncclVersionSource,
                         collectiveMarkers,
                         paramCommsOps,
                         firstCollectiveMarker,

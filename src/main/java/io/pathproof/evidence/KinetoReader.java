@@ -258,10 +258,6 @@ final class KinetoReader implements FormatReader {
         if (di.path("world_size").isIntegralNumber() && di.path("world_size").canConvertToInt()) {
             t.worldSize = di.get("world_size").intValue();
         }
-        if (di.path("nccl_version").isTextual()) {
-            t.ncclVersion = di.get("nccl_version").textValue();
-            t.ncclVersionSource = Source.line(in.file, line);
-        }
         String backend = di.path("backend").isTextual() ? di.get("backend").textValue() : null;
         t.backend = backend;
         java.util.List<Evidence.ProcessGroup> groups = new java.util.ArrayList<>();

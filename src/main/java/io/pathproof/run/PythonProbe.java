@@ -25,12 +25,32 @@ final class PythonProbe {
             boolean cuda,
             int gpus,
             boolean nccl,
-            boolean gloo) {}
+            boolean gloo,
+            String ncclVersion) {}
 
+    /**
+     * Seven lines; the last is the NCCL this Python's torch loads (the library's own ncclGetVersion, through the
+     * harness module's loaded_nccl_version, prepended to the probe), else the one torch was built with, else "-".
+     */
     private static final String PROBE = "import sys, torch, torch.distributed as d\n"
             + "print(sys.version.split()[0]); print(torch.__version__); print(int(torch.cuda.is_available()))\n"
             + "print(torch.cuda.device_count() if torch.cuda.is_available() else 0)\n"
-            + "print(int(d.is_available() and d.is_nccl_available())); print(int(d.is_available() and d.is_gloo_available()))\n";
+            + "print(int(d.is_available() and d.is_nccl_available())); print(int(d.is_available() and d.is_gloo_available()))\n"
+            + "b = None\n"
+            + "try:\n    b = '.'.join(str(x) for x in torch.cuda.nccl.version())\nexcept Exception:\n    pass\n"
+            + "print(loaded_nccl_version() or b or '-')\n";
+
+    /** The probe with the function it calls: the harness module needs no torch at import and defines only functions. */
+    private static String probeScript() {
+        try (java.io.InputStream in = PythonProbe.class.getResourceAsStream(RunDirectory.HARNESS_MODULE)) {
+            if (in == null) {
+                throw new PathproofException(ExitCode.INTERNAL, "run: the harness module is missing from the jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8) + "\n" + PROBE;
+        } catch (IOException e) {
+            throw new PathproofException(ExitCode.INTERNAL, "run: cannot read the harness module from the jar");
+        }
+    }
 
     private PythonProbe() {}
 
@@ -79,7 +99,9 @@ final class PythonProbe {
     static Python probe(String exe, List<String> why) {
         Process p;
         try {
-            p = new ProcessBuilder(exe, "-c", PROBE).redirectErrorStream(true).start();
+            p = new ProcessBuilder(exe, "-c", probeScript())
+                    .redirectErrorStream(true)
+                    .start();
         } catch (IOException e) {
             why.add(exe + ": cannot run");
             return null;
@@ -93,11 +115,11 @@ final class PythonProbe {
             }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             String[] l = out.strip().split("\\R");
-            if (p.exitValue() != 0 || l.length < 6) {
+            if (p.exitValue() != 0 || l.length < 7) {
                 why.add(exe + ": no torch");
                 return null;
             }
-            int n = l.length - 6; // torch may print warnings first; the probe's six lines are the last ones
+            int n = l.length - 7; // torch may print warnings first; the probe's seven lines are the last ones
             return new Python(
                     exe,
                     l[n].strip(),
@@ -105,7 +127,8 @@ final class PythonProbe {
                     "1".equals(l[n + 2].strip()),
                     Integer.parseInt(l[n + 3].strip()),
                     "1".equals(l[n + 4].strip()),
-                    "1".equals(l[n + 5].strip()));
+                    "1".equals(l[n + 5].strip()),
+                    "-".equals(l[n + 6].strip()) ? null : l[n + 6].strip());
         } catch (IOException | NumberFormatException e) {
             why.add(exe + ": unreadable probe output");
             return null;

@@ -261,7 +261,20 @@ public final class Runner {
      * What the Python that would run the ranks sees ({@code --python}, $PATHPROOF_PYTHON, python3, /usr/bin/python3):
      * its path, torch's version, the CUDA GPUs torch sees (0 without CUDA) and whether torch has NCCL.
      */
-    public record Machine(String python, String torch, int gpus, boolean nccl) {}
+    /**
+     * What the ranks' Python has: its torch, GPUs, whether torch has NCCL, and {@code ncclVersion}, the NCCL library it
+     * loads (its own ncclGetVersion; torch's build version where none is loaded dynamically), or null.
+     */
+    public record Machine(String python, String torch, int gpus, boolean nccl, String ncclVersion) {
+        public Machine(String python, String torch, int gpus, boolean nccl) {
+            this(python, torch, gpus, nccl, null);
+        }
+    }
+
+    /** The NCCL version the emulator library in {@code dir} was built from (its BUILD-INFO), or null. */
+    public static String emulatorNcclVersion(Path dir) {
+        return Emulation.buildInfo(dir).get("nccl_version");
+    }
 
     /**
      * {@code pathproof run --out DIR -- COMMAND}: the user's own job, run as given, into {@code out}. {@code sealed}:
@@ -427,7 +440,7 @@ public final class Runner {
     /** Probes the Python the ranks would use; exit 6 (TORCH_MISSING) naming what was tried when none has torch. */
     public static Machine probe(String python) {
         PythonProbe.Python p = PythonProbe.find(python);
-        return new Machine(p.executable(), p.torchVersion(), p.cuda() ? p.gpus() : 0, p.nccl());
+        return new Machine(p.executable(), p.torchVersion(), p.cuda() ? p.gpus() : 0, p.nccl(), p.ncclVersion());
     }
 
     /**

@@ -34,8 +34,12 @@ public record JobFacts(
         JsonNode machineLoad,
         JsonNode instrumentation) {
 
-    /** The versions the job imported or found: torch, Python, CUDA (torch's build), NCCL (torch's), the GPU driver. */
-    public record Versions(String torch, String python, String cuda, String nccl, String driver) {}
+    /**
+     * The versions the job imported or found: torch, Python, CUDA (torch's build), NCCL (the library the rank loaded, by
+     * its own ncclGetVersion; manifests of earlier pathproof hold torch's build version there), ncclBuild (the NCCL
+     * headers torch was built against: torch.cuda.nccl.version(), a compile-time constant), the GPU driver.
+     */
+    public record Versions(String torch, String python, String cuda, String nccl, String ncclBuild, String driver) {}
 
     /** One visible GPU as torch and nvidia-smi describe it. */
     public record Gpu(

@@ -1,6 +1,7 @@
 """pathproof run harness, the cost of its own instrumentation: which iterations run the recording comm
 hook, the switch of pathproof's NCCL profiler plugin, step times read from CUDA events afterwards, and the summary of
-`run --overhead`. Imported by harness.py from the same directory; needs no torch at import."""
+`run --overhead`, the NCCL library the process loaded. Imported by harness.py from the same directory; needs no torch
+at import."""
 
 import json
 import os
@@ -120,3 +121,27 @@ def overhead_summary(steps, plain, window, hook_every=None, profiler=None):
             "order": "interleaved: plain step i, then instrumented step i, same process, same data (the plain arm "
                      "pauses in the profiler window and makes its steps up after); step time by CUDA events read "
                      "afterwards (GPU) or perf_counter (CPU) in both arms"}
+
+
+def loaded_nccl_version(maps="/proc/self/maps"):
+    """The version of the NCCL library mapped into this process, by its own ncclGetVersion; None where none is mapped.
+    The same reading as pathproof_torch/_facts.py loaded_nccl_version (a user's job imports that package, this harness
+    does not): torch.cuda.nccl.version() is torch's build version, not the library that runs."""
+    try:
+        with open(maps) as f:
+            paths = [line.split(None, 5)[5].strip() for line in f if "libnccl" in line and len(line.split(None, 5)) == 6]
+    except OSError:
+        return None
+    path = next((p for p in paths if os.path.basename(p).startswith("libnccl")), None)
+    if path is None:
+        return None
+    try:
+        import ctypes
+        lib = ctypes.CDLL(path)
+        code = ctypes.c_int(0)
+        if lib.ncclGetVersion(ctypes.byref(code)) != 0 or code.value < 100:
+            return None
+        c = code.value  # NCCL_VERSION_CODE: X*10000+Y*100+Z since 2.9, X*1000+Y*100+Z before (nccl.h.in)
+        return "%d.%d.%d" % ((c // 10000, c % 10000 // 100, c % 100) if c >= 10000 else (c // 1000, c % 1000 // 100, c % 100))
+    except (OSError, AttributeError):
+        return None

@@ -76,8 +76,28 @@ class VersionChecksTest {
 
     @Test
     void anotherNcclFails() throws IOException {
-        AcceptanceRow nccl = row(runWithManifest("\"nccl\" : \"2.28.9\",", "\"nccl\" : \"2.27.3\","), "nccl-version");
+        // The run's NCCL logs and flight-recorder dumps name the library that ran (its ncclGetVersion); here they are
+        // gone and the manifest names another.
+        Path run = runWithManifest("\"nccl\" : \"2.28.9\",", "\"nccl\" : \"2.27.3\",");
+        try (Stream<Path> logs = Files.list(run)) {
+            for (Path f : logs.filter(f -> f.getFileName().toString().startsWith("nccl-rank")
+                            || f.getFileName().toString().startsWith("flight-recorder"))
+                    .toList()) {
+                Files.delete(f);
+            }
+        }
+        AcceptanceRow nccl = row(run, "nccl-version");
         assertThat(nccl.verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(nccl.evidence()).containsExactly(EvidenceKind.MANIFEST);
+    }
+
+    @Test
+    void theLibrarysOwnLogOutranksAManifestThatNamesTorchsBuild() throws IOException {
+        // Manifests of earlier pathproof hold torch.cuda.nccl.version(), the headers torch was built against; a run
+        // that loaded another libnccl says its own version in its log, and that is the version the run used.
+        AcceptanceRow nccl = row(runWithManifest("\"nccl\" : \"2.28.9\",", "\"nccl\" : \"2.27.3\","), "nccl-version");
+        assertThat(nccl.verdict()).isEqualTo(Verdict.PASS);
+        assertThat(nccl.evidence()).containsExactly(EvidenceKind.NCCL_LOG);
     }
 
     @Test

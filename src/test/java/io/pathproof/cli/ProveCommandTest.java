@@ -80,4 +80,31 @@ class ProveCommandTest {
                 .isSameAs(t);
         assertThat(ProveCommand.forTheTorchThatRuns(s, null)).isSameAs(s);
     }
+
+    /**
+     * An NCCL scenario is predicted for the NCCL the ranks load (an emulator library's, or the one the ranks' torch
+     * loads), not the preset's: torch 2.11 (built with 2.28.9) ran NCCL 2.30.7 on the H200 node (5 Dec 2026), and the
+     * prediction named 2.28.9. A gloo scenario keeps its versions: it runs no NCCL.
+     */
+    @Test
+    void anNcclScenarioIsPredictedForTheNcclThatRuns() {
+        io.pathproof.scenario.Scenario s = io.pathproof.scenario.Scenarios.load("h200-x4");
+        String other =
+                s.versions().nccl().compareTo(io.pathproof.scenario.Version.parse("2.30.7")) == 0 ? "2.29.7" : "2.30.7";
+        io.pathproof.scenario.Scenario t = ProveCommand.forTheNcclThatRuns(s, other);
+        assertThat(t.versions().nccl().text()).isEqualTo(other);
+        assertThat(t.versions().torch()).isEqualTo(s.versions().torch());
+        assertThat(io.pathproof.predict.Predictor.predict(t)
+                        .inputs()
+                        .path("versions")
+                        .path("nccl")
+                        .path("text")
+                        .asText())
+                .isEqualTo(other);
+        assertThat(ProveCommand.forTheNcclThatRuns(t, other)).isSameAs(t);
+        assertThat(ProveCommand.forTheNcclThatRuns(s, null)).isSameAs(s);
+        assertThat(ProveCommand.forTheNcclThatRuns(s, "not a version")).isSameAs(s);
+        io.pathproof.scenario.Scenario cpu = io.pathproof.scenario.Scenarios.load("cpu-x4-small");
+        assertThat(ProveCommand.forTheNcclThatRuns(cpu, other)).isSameAs(cpu);
+    }
 }

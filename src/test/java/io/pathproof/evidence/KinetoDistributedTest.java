@@ -2,6 +2,7 @@ package io.pathproof.evidence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,7 @@ class KinetoDistributedTest {
         assertThat(d.rank()).isEqualTo(1);
         assertThat(d.worldSize()).isEqualTo(2);
         assertThat(d.backend()).isEqualTo("gloo");
-        assertThat(d.ncclVersion()).isNull();
+        assertThat(d.torchNcclBuild()).isNull();
         assertThat(d.processGroups())
                 .containsExactly(
                         new Evidence.ProcessGroup("0", "default_pg", 2, List.of(0, 1)),
@@ -49,7 +50,7 @@ class KinetoDistributedTest {
         Evidence ev = Ingest.read(List.of(Read.res("h200-1rank/kineto-trace.json")));
         Evidence.Distributed d = ev.distributed().get(0);
         assertThat(d.backend()).isEqualTo("nccl");
-        assertThat(d.ncclVersion()).isEqualTo("2.28.9");
+        assertThat(d.torchNcclBuild()).isEqualTo("2.28.9");
         assertThat(d.processGroups()).containsExactly(new Evidence.ProcessGroup("0", "default_pg", 1, List.of(0)));
         assertThat(ev.copies()).isNotEmpty();
         Evidence.Copy c = ev.copies().get(0);
@@ -59,6 +60,26 @@ class KinetoDistributedTest {
         assertThat(c.device()).isZero();
         assertThat(c.stream()).isEqualTo(7);
         assertThat(c.rank()).isZero();
+    }
+
+    @Test
+    void aTracesNcclVersionIsTorchsBuildNotTheLibraryThatRan() {
+        // torch's profiler writes torch.cuda.nccl.version(), a compile-time constant (torch/csrc/cuda/nccl.cpp): a run
+        // of torch 2.11 (built with 2.28.9) that loaded NCCL 2.30.7 (an H200 run of 5 Dec 2026, emulated cluster) has
+        // a trace saying 2.28.9 and a log saying 2.30.7. The log is the run's version, and the two do not disagree.
+        String trace = """
+          {"distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2, "nccl_version": "2.28.9"},
+           "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 7, "tid": 7, "ts": 20, "dur": 1}]}
+          """;
+        String log = "vm:21675:21675 [0] NCCL INFO Bootstrap: Using lo:127.0.0.1<0>\n"
+                + "vm:21675:21675 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\n";
+        Evidence ev = Read.files(
+                Read.facts(FileKind.KINETO, "trace-rank0.json", trace.getBytes(StandardCharsets.UTF_8)),
+                Read.facts(FileKind.NCCL_LOG, "nccl-rank0.log", log.getBytes(StandardCharsets.UTF_8)));
+        assertThat(ev.nccl().version()).isEqualTo("2.30.7");
+        assertThat(ev.nccl().versionSource().file()).isEqualTo("nccl-rank0.log");
+        assertThat(ev.distributed().get(0).torchNcclBuild()).isEqualTo("2.28.9");
+        assertThat(ev.findings()).extracting(Evidence.Finding::kind).doesNotContain("nccl-version-mismatch");
     }
 
     @Test

@@ -41,7 +41,11 @@ class KinetoReaderTest {
                 .get();
         assertThat(first.startNs()).isEqualTo(5354382075105754L);
         assertThat(first.durNs()).isEqualTo(99327L);
-        assertThat(ev.nccl().version()).isEqualTo("2.28.9");
+        // The trace's nccl_version is torch's build (torch.cuda.nccl.version()), never the run's NCCL version.
+        assertThat(ev.nccl().version()).isNull();
+        assertThat(ev.distributed())
+                .extracting(Evidence.Distributed::torchNcclBuild)
+                .containsOnly("2.28.9");
         assertThat(ev.findings()).extracting(Evidence.Finding::kind).containsExactly("no-nccl-kernel-single-rank");
     }
 

@@ -205,7 +205,7 @@ class EmulationTest {
                         "if [ \"$1\" = -c ]; then",
                         "  case \"$2\" in",
                         "    *PATHPROOF_GPU*) echo 'PATHPROOF_GPU_NAME NVIDIA H200'; echo 'PATHPROOF_GPU_BUS 00000000:00:06.0' ;;",
-                        "    *) printf '3.11.2\\n2.11.0\\n1\\n1\\n1\\n1\\n' ;;",
+                        "    *) printf '3.11.2\\n2.11.0\\n1\\n1\\n1\\n1\\n2.28.9\\n' ;;",
                         "  esac",
                         "  exit 0",
                         "fi",

@@ -39,23 +39,47 @@ class PythonProbeTest {
     }
 
     @Test
-    void probeReadsTheLastSixLinesEvenAfterWarnings(@TempDir Path dir) throws Exception {
+    void probeReadsTheLastSevenLinesEvenAfterWarnings(@TempDir Path dir) throws Exception {
         Path fake = dir.resolve("python3");
         Files.writeString(
-                fake, "#!/bin/sh\necho 'UserWarning: something'\nprintf '3.12.3\\n2.11.0+cu130\\n1\\n4\\n1\\n1\\n'\n");
+                fake,
+                "#!/bin/sh\necho 'UserWarning: something'\nprintf '3.12.3\\n2.11.0+cu130\\n1\\n4\\n1\\n1\\n2.30.7\\n'\n");
         assertThat(fake.toFile().setExecutable(true)).isTrue();
         PythonProbe.Python p = PythonProbe.probe(fake.toString(), new ArrayList<>());
-        assertThat(p).isEqualTo(new PythonProbe.Python(fake.toString(), "3.12.3", "2.11.0+cu130", true, 4, true, true));
+        assertThat(p)
+                .isEqualTo(new PythonProbe.Python(
+                        fake.toString(), "3.12.3", "2.11.0+cu130", true, 4, true, true, "2.30.7"));
+    }
+
+    @Test
+    void theRealProbeRunsTheHarnessModulesReading() {
+        // The probe is the harness module's source with seven print lines after it: on this machine's Python the
+        // module's functions must define and the version line must be a version or "-" (a CPU torch loads no NCCL).
+        PythonProbe.Python p;
+        try {
+            p = PythonProbe.find(null);
+        } catch (io.pathproof.core.PathproofException e) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "no Python with torch here");
+            return;
+        }
+        assertThat(p.torchVersion()).isNotBlank();
+        if (!p.nccl()) {
+            assertThat(p.ncclVersion()).as("a torch without NCCL names none").isNull();
+        } else {
+            assertThat(p.ncclVersion()).matches("\\d+\\.\\d+\\.\\d+");
+        }
     }
 
     @Test
     void torchrunIsAvoidedOnlyForTorch1WithPython311() {
-        assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.11.2", "1.13.0a0", false, 0, false, true)))
+        assertThat(PythonProbe.torchrunWorks(
+                        new PythonProbe.Python("p", "3.11.2", "1.13.0a0", false, 0, false, true, null)))
                 .isFalse();
-        assertThat(PythonProbe.torchrunWorks(new PythonProbe.Python("p", "3.10.12", "1.13.1", false, 0, false, true)))
+        assertThat(PythonProbe.torchrunWorks(
+                        new PythonProbe.Python("p", "3.10.12", "1.13.1", false, 0, false, true, null)))
                 .isTrue();
         assertThat(PythonProbe.torchrunWorks(
-                        new PythonProbe.Python("p", "3.12.3", "2.11.0+cu130", true, 1, true, true)))
+                        new PythonProbe.Python("p", "3.12.3", "2.11.0+cu130", true, 1, true, true, "2.28.9")))
                 .isTrue();
     }
 }
