@@ -60,6 +60,11 @@ final class TransportChecks extends CheckFamily {
                 if ("P2P".equals(NcclNames.transportFamily(t)) && cn.gdr()) {
                     gdrOnP2p.add(key);
                 }
+                if ("P2P".equals(NcclNames.transportFamily(t)) && cn.read()) {
+                    // "via P2P/CUMEM/read" (p2p.cc@v2.28.9-1:375, 393): the reader keeps /read apart from the
+                    // mechanism; the prediction names it (P2P/CUMEM/read), so the observed mechanism carries it too
+                    t += "/read";
+                }
                 if ("NET".equals(NcclNames.transportFamily(t)) && cn.gdr()) {
                     // "via NET/IB/0/GDRDMA" (transport/net.cc@v2.28.9-1:313, 359): GPUDirect RDMA is this connection's
                     // mechanism, what the prediction names as NET/<module>/GDRDMA

@@ -150,4 +150,36 @@ class PeerAccessAcceptTest {
         assertThat(bad.row("transport/3->0").verdict()).isEqualTo(Verdict.PASS);
         assertThat(bad.row("transport/1->3").verdict()).isEqualTo(Verdict.PASS);
     }
+
+    @Test
+    void nvlinkPairsReadWhileTheDeniedPairGoesOverShm() throws IOException {
+        // Four A100s with NVLink between every pair, NVML denying 0-1, NCCL told to go on (NCCL_IGNORE_DISABLED_P2P=1,
+        // paths.cc@v2.28.9-1:353-362): the NVLink pairs use P2P read (cc 80 over NVLink, paths.cc:368-372; printed
+        // "/read", p2p.cc:375, 393), the denied pair SHM.
+        Prediction p = predicted(
+                fourGpus("NVIDIA A100-SXM4-80GB", 80, 12),
+                Map.of("NCCL_CUMEM_ENABLE", "1", "NCCL_IGNORE_DISABLED_P2P", "1"));
+        assertThat(p.communicator().transport()).isEqualTo("P2P/CUMEM/read + SHM");
+        Evidence e = run(
+                "nvlink",
+                Map.of(
+                        0,
+                        List.of(
+                                "Channel 00/0 : 0[0] -> 2[2] via P2P/CUMEM/read",
+                                "Channel 00 : 0[0] -> 1[1] via SHM/direct/direct"),
+                        1,
+                        List.of("Channel 00/0 : 1[1] -> 3[3] via P2P/CUMEM/read"),
+                        2,
+                        List.of("Channel 00/0 : 2[2] -> 1[1] via P2P/CUMEM"),
+                        3,
+                        List.of("Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM/read")));
+        AcceptanceTable t = Acceptance.accept(p, e);
+        assertThat(t.row("transport/0->2").verdict()).isEqualTo(Verdict.PASS);
+        assertThat(t.row("transport/0->2").observed()).startsWith("P2P/CUMEM/read");
+        assertThat(t.row("transport/0->1").verdict()).isEqualTo(Verdict.PASS);
+        assertThat(t.row("transport/3->0").verdict()).isEqualTo(Verdict.PASS);
+        // written where read was predicted: another mechanism
+        assertThat(t.row("transport/2->1").verdict()).isEqualTo(Verdict.FAIL);
+        assertThat(t.row("transport/2->1").observed()).contains("predicted mechanism P2P/CUMEM/read");
+    }
 }
