@@ -21,7 +21,8 @@ final class TransportChecks extends CheckFamily {
     }
 
     /**
-     * Transport per peer from the connector lines. A P2P connector (CUDA IPC / cuMem / direct pointer over NVLink or
+     * Transport per peer from the connector lines, each rank pair against its own predicted transport where the
+     * prediction has one ({@link CommunicatorPrediction#peerTransports}), else the communicator's. A P2P connector (CUDA IPC / cuMem / direct pointer over NVLink or
      * PCIe) is GPU↔GPU inside a node; GPUDirect RDMA is GPU↔NIC for NET transports (seed common error 9): a P2P
      * connection is reported as P2P even where a reader flagged GDR on it.
      */
@@ -59,6 +60,11 @@ final class TransportChecks extends CheckFamily {
                 if ("P2P".equals(NcclNames.transportFamily(t)) && cn.gdr()) {
                     gdrOnP2p.add(key);
                 }
+                if ("P2P".equals(NcclNames.transportFamily(t)) && cn.read()) {
+                    // "via P2P/CUMEM/read" (p2p.cc@v2.28.9-1:375, 393): the reader keeps /read apart from the
+                    // mechanism; the prediction names it (P2P/CUMEM/read), so the observed mechanism carries it too
+                    t += "/read";
+                }
                 if ("NET".equals(NcclNames.transportFamily(t)) && cn.gdr()) {
                     // "via NET/IB/0/GDRDMA" (transport/net.cc@v2.28.9-1:313, 359): GPUDirect RDMA is this connection's
                     // mechanism, what the prediction names as NET/<module>/GDRDMA
@@ -88,10 +94,14 @@ final class TransportChecks extends CheckFamily {
             return;
         }
         for (Map.Entry<String, Set<String>> en : perPeer.entrySet()) {
+            // NCCL picks the transport per connection (transport.cc@v2.28.9-1:23-42): where the prediction gives this
+            // pair its own (a host whose pairs differ), the pair is judged against it, else against the
+            // communicator's.
+            String pairExp = exp == null ? null : cp.peerTransports().getOrDefault(en.getKey(), exp);
             Row r = new Row(
                             "transport/" + en.getKey(),
                             "transport from rank " + en.getKey().replace("->", " to rank "))
-                    .expected(exp == null ? "(none predicted)" : exp)
+                    .expected(pairExp == null ? "(none predicted)" : pairExp)
                     .kind(EvidenceKind.NCCL_LOG);
             for (Source s : sources.get(en.getKey())) {
                 if (r.provenanceSize() >= 2) {
@@ -107,7 +117,7 @@ final class TransportChecks extends CheckFamily {
                 rows.add(r.unproven(obs + "; the prediction names no transport").build());
                 continue;
             }
-            judge(r, en.getKey(), sources.get(en.getKey()), Expected.parse(exp), en.getValue(), obs);
+            judge(r, en.getKey(), sources.get(en.getKey()), Expected.parse(pairExp), en.getValue(), obs);
         }
     }
 

@@ -174,8 +174,48 @@ public final class Explainer {
                 "What is the difference between P2P direct and GDR?",
                 "P2P moves data GPU↔GPU inside a node (NVLink or PCIe, buffers mapped by CUDA IPC/cuMem); GPUDirect RDMA is a NIC "
                         + "reading/writing GPU memory for the inter-node NET transport. Predicted transport here: "
-                        + (comm == null ? "none (gloo)" : comm.transport()) + ".",
+                        + (comm == null ? "none (gloo)" : comm.transport() + perPair(comm)) + ".",
                 "p2p.cc vs net.cc");
+    }
+
+    /**
+     * Where a host's GPU pairs differ (NCCL picks the transport per connection, transport.cc@v2.28.9-1:23-42): the
+     * pairs of each transport but the commonest, then the commonest for the rest; a pair whose two directions agree is
+     * named once ("0-1").
+     */
+    private static String perPair(CommunicatorPrediction comm) {
+        if (comm.peerTransports().isEmpty()) {
+            return "";
+        }
+        java.util.Map<String, List<String>> byTransport = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Integer> directed = new java.util.HashMap<>();
+        comm.peerTransports().forEach((pair, t) -> {
+            String[] ends = pair.split("->");
+            String back = comm.peerTransports().get(ends[1] + "->" + ends[0]);
+            String kind = t.contains(": ") ? t.substring(0, t.indexOf(": ")) : t;
+            directed.merge(kind, 1, Integer::sum);
+            if (!t.equals(back)) {
+                byTransport.computeIfAbsent(kind, k -> new ArrayList<>()).add(pair);
+            } else if (Integer.parseInt(ends[0]) < Integer.parseInt(ends[1])) {
+                byTransport.computeIfAbsent(kind, k -> new ArrayList<>()).add(ends[0] + "-" + ends[1]);
+            }
+        });
+        String commonest = null;
+        for (java.util.Map.Entry<String, Integer> e : directed.entrySet()) {
+            if (commonest == null
+                    || e.getValue() > directed.get(commonest)
+                    || (e.getValue().equals(directed.get(commonest))
+                            && e.getKey().compareTo(commonest) < 0)) {
+                commonest = e.getKey();
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        for (java.util.Map.Entry<String, List<String>> e : byTransport.entrySet()) {
+            if (!e.getKey().equals(commonest)) {
+                parts.add(e.getKey() + " between ranks " + String.join(", ", e.getValue()));
+            }
+        }
+        return " (per GPU pair: " + String.join("; ", parts) + "; " + commonest + " between the other pairs)";
     }
 
     private static Answer kernelName(CollectivePrediction c) {

@@ -21,11 +21,6 @@ import java.util.Set;
  * the transport. {@link NcclModel#of} runs the steps in this order and keeps what they built.
  */
 final class CommInit {
-    /** The local transport where cuMem's support is not an input: either mechanism may be printed. */
-    private static final String CUMEM_OR_IPC = "P2P/CUMEM or P2P/IPC";
-
-    private static final String CUMEM_OR_IPC_READ = "P2P/CUMEM/read or P2P/IPC/read";
-
     /** One host with the GPUs that hold ranks of the communicator. */
     record Host(Topology.Node node, List<Topology.Gpu> gpus, int[] ranks) {}
 
@@ -59,6 +54,9 @@ final class CommInit {
     private int p2pPerPeer;
     TuningModel tuning;
     String transport;
+    /** Each local GPU pair's transport by rank ("0->1"), where a host's pairs differ; else empty. */
+    Map<String, String> peerTransports;
+
     CommunicatorPrediction communicator;
 
     private CommInit(Scenario scenario) {
@@ -77,13 +75,10 @@ final class CommInit {
         c.p2pChannels();
         c.unpredictable();
         c.tuning = c.tuningModel();
-        c.transport = transport(
-                c.sys0(),
-                c.env,
-                scenario.versions().cuda(),
-                c.nNodes,
-                c.hosts.get(0).node(),
-                c.notes);
+        PeerTransports.Result t =
+                PeerTransports.of(c.hosts, c.perHost, c.env, scenario.versions().cuda(), c.nNodes, c.notes);
+        c.transport = t.summary();
+        c.peerTransports = t.perPair();
         c.communicator = c.communicatorPrediction();
         return c;
     }
@@ -501,7 +496,8 @@ final class CommInit {
                 notes,
                 voids,
                 trees,
-                nodeGraphs());
+                nodeGraphs(),
+                peerTransports);
     }
 
     /** Each node's own search where the nodes' searches differ; empty when every node found the same. */
@@ -577,15 +573,19 @@ final class CommInit {
     }
 
     /**
-     * What the host's peer access did to P2P, said: the pairs NVML denies (their traffic goes through the CPU, over
-     * SHM), or, where NVML's answer is not known, that P2P over PCIe was assumed allowed: drivers deny it on GeForce GPUs
+     * What the host's peer access did to P2P, said: the pairs NVML denies (only their traffic goes through the CPU,
+     * over SHM), or, where NVML's answer is not known, that P2P over PCIe was assumed allowed: drivers deny it on GeForce GPUs
      * and in many virtual machines, and NCCL asks NVML before it uses it (paths.cc@v2.28.9-1:337-365).
      */
     private void peerAccessNotes(TopoSystem sys, Topology.Node node, List<String> denied) {
         if (!denied.isEmpty()) {
             notes.add(node.hostname() + ": peer access denied by the driver (NVML) between GPUs "
-                    + String.join(", ", denied) + ": no P2P there, their traffic goes through the CPU (paths.cc:337-365"
-                    + "@v2.28.9-1)");
+                    + String.join(", ", denied) + ": only these pairs lose P2P"
+                    + (NcclEnv.longOr(NcclEnv.get(env, "NCCL_SHM_DISABLE"), 0) == 1
+                            ? " and fall back to the network (NCCL_SHM_DISABLE=1)"
+                            : ", their traffic goes through the CPU over SHM")
+                    + "; NCCL picks the transport per pair, the other pairs keep theirs (paths.cc:337-365@v2.28.9-1,"
+                    + " p2pCanConnect in transport/p2p.cc:123-131)");
             return;
         }
         if (node.p2pDenied() != null) {
@@ -627,96 +627,6 @@ final class CommInit {
             }
         }
         return List.of(inter, n.cpus(), n.pciSwitches(), gpus, n.nvlinks(), nics, String.valueOf(n.p2pDenied()));
-    }
-
-    /**
-     * The transport NCCL will print per peer kind (transport/p2p.cc, shm.cc, net.cc): P2P between GPUs of a host when
-     * their path is within the P2P level (CUMEM when cuMem is on, IPC otherwise: DDP runs one process per GPU;
-     * {@code /read} only for cc 80 pairs over NVLink), else SHM, and NET between hosts.
-     */
-    private static String transport(
-            TopoSystem sys, Map<String, String> env, Version cuda, int nNodes, Topology.Node host, List<String> notes) {
-        List<String> kinds = new ArrayList<>();
-        boolean unknownCumem = false;
-        if (sys.count(TopoSystem.GPU) > 1) {
-            String local = localTransport(sys, env, cuda, notes);
-            unknownCumem = local.equals(CUMEM_OR_IPC) || local.equals(CUMEM_OR_IPC_READ);
-            kinds.add(local);
-        }
-        if (nNodes > 1) {
-            kinds.add(netTransport(sys, env, host, notes));
-        }
-        return kinds.isEmpty() ? "none" : String.join(" + ", kinds) + (unknownCumem ? ": cuMem support unknown" : "");
-    }
-
-    /** Between the GPUs of one host: P2P when every pair is within the P2P level, else SHM, else NET. */
-    private static String localTransport(TopoSystem sys, Map<String, String> env, Version cuda, List<String> notes) {
-        boolean p2pAll = true;
-        boolean read = true;
-        for (int g = 0; g < sys.count(TopoSystem.GPU); g++) {
-            for (int p = 0; p < sys.count(TopoSystem.GPU); p++) {
-                if (g == p) {
-                    continue;
-                }
-                TopoSystem.Path path = sys.node(TopoSystem.GPU, g).paths[TopoSystem.GPU][p];
-                p2pAll &= sys.p2p != null ? sys.p2p[g][p] : path.type <= sys.p2pLevel;
-                read &= path.type == PATH_NVL
-                        && sys.node(TopoSystem.GPU, g).cc == 80
-                        && sys.node(TopoSystem.GPU, p).cc == 80;
-            }
-        }
-        boolean shmDisabled = NcclEnv.longOr(NcclEnv.get(env, "NCCL_SHM_DISABLE"), 0) == 1;
-        if (p2pAll) {
-            String cumemEnv = NcclEnv.get(env, "NCCL_CUMEM_ENABLE");
-            boolean cumem = cumemEnv != null ? NcclEnv.longOr(cumemEnv, 1) != 0 : cuda == null || cuda.major() >= 12;
-            if (cumemEnv == null && cumem) {
-                // Unset, NCCL enables cuMem only where the driver supports it, which is not an input: say so, so that
-                // accept judges the P2P family and leaves the mechanism unproven (no evidence here can tell which one).
-                return read ? CUMEM_OR_IPC_READ : CUMEM_OR_IPC;
-            }
-            return (cumem ? "P2P/CUMEM" : "P2P/IPC") + (read ? "/read" : "");
-        }
-        if (!shmDisabled) {
-            return "SHM";
-        }
-        notes.add("P2P and SHM both unavailable between local GPUs: NCCL falls back to the network transport");
-        return "NET";
-    }
-
-    /** Between hosts: the net module NCCL_NET names, else the NIC's kind; GPUDirect RDMA where a GPU may use it. */
-    private static String netTransport(
-            TopoSystem sys, Map<String, String> env, Topology.Node host, List<String> notes) {
-        String kind = host.nics().isEmpty() || host.nics().get(0).kind() == null
-                ? ""
-                : host.nics().get(0).kind();
-        // GPUDirect as the net transport asks for it per connection (transport/net.cc@v2.28.9-1:301, 344 through
-        // ncclTopoCheckGdr): the NIC's support, and the GPU within NCCL_NET_GDR_LEVEL of it.
-        boolean gdr = false;
-        for (int g = 0; g < sys.count(TopoSystem.GPU) && !gdr; g++) {
-            for (int n = 0; n < sys.count(TopoSystem.NET) && !gdr; n++) {
-                gdr = sys.gdr(g, n);
-            }
-        }
-        String k = kind.toLowerCase(Locale.ROOT);
-        String module = NcclEnv.get(env, "NCCL_NET");
-        if (module != null && !module.isBlank()) {
-            // NCCL_NET picks the net module by name, case aside (src/plugin/net.cc:360@v2.28.9-1, the comm's netName
-            // from NCCL_NET), and the connector prints that module's own name (transport/net.cc:313, 359): a
-            // plugin's, or IB / Socket.
-            String name =
-                    module.equalsIgnoreCase("ib") ? "IB" : module.equalsIgnoreCase("socket") ? "Socket" : module.trim();
-            return "NET/" + name + (gdr && !name.equals("Socket") ? "/GDRDMA" : "");
-        }
-        if (k.equals("net")) {
-            // An NCCL topology dump or nvidia-smi matrix names the port, not the net plugin that drives it: NCCL prints
-            // that plugin's own name (transport/net.cc@v2.28.9-1:313, 359: "via NET/%s/%d", ncclNet->name), so only
-            // the family and GPUDirect follow.
-            notes.add("network plugin not named by the topology file: the NET transport is predicted by family"
-                    + (gdr ? " and GPUDirect RDMA (the NIC's gdr=\"1\")" : ""));
-            return "NET" + (gdr ? "/GDRDMA" : "");
-        }
-        String net = k.contains("ib") || k.contains("roce") || k.isEmpty() ? "NET/IB" : "NET/Socket";
-        return net + (gdr && net.equals("NET/IB") ? "/GDRDMA" : "");
     }
 
     /** The hosts' searched graphs, joined into rings and trees as ncclTopoPostset does ({@link Postset}). */

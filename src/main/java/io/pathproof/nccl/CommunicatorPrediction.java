@@ -17,6 +17,12 @@ import java.util.Map;
  * {@code nodeGraphs}: where the nodes differ (a node's NICs slower, another node shape), each node's own search, which
  * its ranks print as their {@code Pattern …} lines before the ranks keep the minimum (init.cc@v2.28.9-1:1175-1192);
  * {@code ringGraph} and {@code treeGraph} are that minimum. Omitted when every node found the same.
+ * {@code transport} names each transport kind once ("P2P/CUMEM + NET/IB", " + " between kinds, " or " between
+ * mechanisms the model cannot choose, the reason after ": "). NCCL picks the transport per connection
+ * (transport.cc@v2.28.9-1:23-42), so where the GPU pairs of a host do not all take the same one (the driver denies
+ * some pairs peer access, some pairs are beyond the P2P level), {@code peerTransports} gives each directed pair of
+ * GPUs on one host its own, keyed by rank as the connector lines print them ({@code "0->1": "SHM"}); omitted when
+ * every such pair takes the same.
  */
 public record CommunicatorPrediction(
         int nRanks,
@@ -35,7 +41,8 @@ public record CommunicatorPrediction(
         List<String> notes,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> trees,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<NodeGraphs> nodeGraphs) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<NodeGraphs> nodeGraphs,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> peerTransports) {
     /** One node's own ring and tree search: its hostname, its first rank and how many ranks it holds. */
     public record NodeGraphs(String host, int firstRank, int ranks, GraphSummary ring, GraphSummary tree) {}
 
@@ -49,6 +56,58 @@ public record CommunicatorPrediction(
         notes = notes == null ? List.of() : List.copyOf(notes);
         voids = voids == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(voids));
         nodeGraphs = nodeGraphs == null ? List.of() : List.copyOf(nodeGraphs);
+        peerTransports = peerTransports == null
+                ? Map.of()
+                : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(peerTransports));
+    }
+
+    /** A communicator whose local GPU pairs all take the communicator's transport (no {@code peerTransports}). */
+    public CommunicatorPrediction(
+            int nRanks,
+            int nNodes,
+            int collChannels,
+            int p2pChannels,
+            int p2pChannelsPerPeer,
+            int nvlsChannels,
+            GraphSummary ringGraph,
+            GraphSummary treeGraph,
+            String transport,
+            List<String> ringOrders,
+            String channelsInitLine,
+            String threadThresholdsLine,
+            String cannotPredict,
+            List<String> notes,
+            Map<String, List<String>> voids,
+            List<String> trees,
+            List<NodeGraphs> nodeGraphs) {
+        this(
+                nRanks,
+                nNodes,
+                collChannels,
+                p2pChannels,
+                p2pChannelsPerPeer,
+                nvlsChannels,
+                ringGraph,
+                treeGraph,
+                transport,
+                ringOrders,
+                channelsInitLine,
+                threadThresholdsLine,
+                cannotPredict,
+                notes,
+                voids,
+                trees,
+                nodeGraphs,
+                Map.of());
+    }
+
+    /**
+     * The transport predicted from rank {@code from} to rank {@code to}: the pair's own where the host's pairs differ
+     * ({@code peerTransports}), else the communicator's.
+     */
+    public String transportBetween(int from, int to) {
+        String t = peerTransports.get(from + "->" + to);
+        return t != null ? t : transport;
     }
 
     /**

@@ -20,6 +20,19 @@ class ExplainerTest {
     }
 
     @Test
+    void theTransportAnswerNamesThePairsThatDiffer() {
+        // the seed's V100s with NVML denying 0-1, NCCL told to go on: that pair alone connects over SHM
+        io.pathproof.scenario.Scenario s = Scenarios.load("seed");
+        s = s.withTopology(s.topology().withP2pDenied(List.of(List.of(0, 1)), "p2p.txt"))
+                .withEnv(Map.of("NCCL_IGNORE_DISABLED_P2P", "1", "NCCL_CUMEM_ENABLE", "1"));
+        String answer = Explainer.explain(Predictor.predict(s), null).get(10).answer();
+        assertThat(answer)
+                .contains("Predicted transport here: P2P/CUMEM + SHM (per GPU pair: SHM between ranks 0-1;"
+                        + " P2P/CUMEM between the other pairs).");
+        assertThat(Explainer.explain(seed(Map.of()), null).get(10).answer()).doesNotContain("per GPU pair");
+    }
+
+    @Test
     void treeHasNoRingStepsAndSaysWhatItDoes() {
         List<Explainer.Answer> a = Explainer.explain(seed(Map.of("NCCL_ALGO", "Tree")), null);
         assertThat(a.get(8).answer())
