@@ -124,7 +124,8 @@ class RealH200RunTest {
                 List.of(),
                 Source.line(log, 306),
                 List.of(),
-                List.of());
+                List.of(),
+                null);
         Evidence.Nccl nccl = new Evidence.Nccl(
                 "2.28.9",
                 Source.line(log, 3),

@@ -93,6 +93,8 @@ public final class SyntheticRuns {
         public List<String> rings = new ArrayList<>();
         /** The channel of each of {@link #rings}; null: 0, 1, … */
         public List<Integer> ringChannels = null;
+        /** The tuning table rank 0 printed (none by default). */
+        public Evidence.TuningTable tuningTable = null;
 
         public Spec copy() {
             Spec s = new Spec();
@@ -138,6 +140,7 @@ public final class SyntheticRuns {
             s.emulated = emulated;
             s.rings = new ArrayList<>(rings);
             s.ringChannels = ringChannels;
+            s.tuningTable = tuningTable;
             return s;
         }
     }
@@ -199,7 +202,8 @@ public final class SyntheticRuns {
                     List.of(),
                     Source.line(log, 40),
                     List.of(),
-                    List.of());
+                    List.of(),
+                    s.tuningTable);
             List<Evidence.Tuning> tuning = new ArrayList<>();
             List<Evidence.Coll> colls = new ArrayList<>();
             long l2 = 1000;
