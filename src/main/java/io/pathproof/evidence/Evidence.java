@@ -291,9 +291,9 @@ public record Evidence(
      * The table of latency (µs) and algorithm bandwidth (GB/s) per function, algorithm and protocol that rank 0 of a
      * communicator prints at init, with the threads per block of each algorithm and protocol ("Max NThreads"):
      * ncclTopoTuneModel's comm->latencies, comm->bandwidths and comm->maxThreads (graph/tuning.cc:504-533@v2.28.9-1,
-     * :323-349@v2.19.3-1; before 2.18 one "Latency/AlgBw" header of "algorithm/protocol" columns, tuning.cc:264-285@v2.17.1-1, and no
-     * Max NThreads in 2.5, tuning.cc:159-175@v2.5.7-1). Values are kept as
-     * printed ({@code %8.1f/%6.1f}). {@code rank}: the rank whose log printed it (0, but any rank's is read). A table
+     * :323-349@v2.19.3-1; before 2.18 one "Latency/AlgBw" header of "algorithm/protocol" columns,
+     * tuning.cc:264-285@v2.17.1-1, and no Max NThreads in 2.5, tuning.cc:159-175@v2.5.7-1). Values are kept as printed
+     * ({@code %8.1f/%6.1f}). {@code rank}: the rank whose log printed it (0, but any rank's is read). A table
      * cut short keeps the cells read; a row whose header was lost is not guessed.
      */
     public record TuningTable(Integer rank, List<TuningCell> cells, List<TuningThreads> maxThreads) {

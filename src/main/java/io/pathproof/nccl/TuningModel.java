@@ -138,8 +138,8 @@ final class TuningModel {
 
     /**
      * Whether AllReduce has a cost for (a, p): no PAT [2.28: 277], NVLS only with Simple (tuning.cc:170 [2.28: 280]);
-     * from 2.28 NVLS and NVLSTree only with a graph of two channels or more [2.28: 287-288]. Other cells stay 0/0, as in NCCL's
-     * zeroed comm.
+     * from 2.28 NVLS and NVLSTree only with a graph of two channels or more [2.28: 287-288]. Other cells stay 0/0, as
+     * in NCCL's zeroed comm.
      */
     private boolean costed(int a, int p, TopoGraph[] graphs) {
         boolean nvls = a == NVLS || a == NVLS_TREE;
