@@ -11,8 +11,9 @@ import java.util.Map;
  * {@code voids} says, for each cannot-predict note, which predicted fields it voids (the acceptance rows of those
  * names are UNPROVEN with that note): {@code algorithm}, {@code protocol}, {@code tuner-time}, {@code coll-channels},
  * {@code ring-order}, {@code launch-shape} (channels used → gridX, blockX), {@code transport}, {@code busbw},
- * {@code tuning-table}. Omitted from the JSON when empty, so predictions sealed before it existed keep their seal. {@code trees}: each rank's trees as its {@code Trees}
- * INIT line lists them ({@code [0] 1/8/-1->0->-1 …}), rank by rank, ≤ 64 ranks; omitted when empty likewise.
+ * {@code tuning-table}. Omitted from the JSON when empty, so predictions sealed before it existed keep their seal.
+ * {@code trees}: each rank's trees as its {@code Trees} INIT line lists them ({@code [0] 1/8/-1->0->-1 …}), rank by
+ * rank, ≤ 64 ranks; omitted when empty likewise.
  * {@code nodeGraphs}: where the nodes differ (a node's NICs slower, another node shape), each node's own search, which
  * its ranks print as their {@code Pattern …} lines before the ranks keep the minimum (init.cc@v2.28.9-1:1175-1192);
  * {@code ringGraph} and {@code treeGraph} are that minimum. Omitted when every node found the same.
