@@ -32,6 +32,11 @@ import java.util.regex.Pattern;
 final class TuningTableLines {
     /** At most this many cells (and Max NThreads cells) per communicator rank: 5 functions × 7 × 3 today. */
     static final int MAX_CELLS = 1024;
+    /**
+     * At most this many cells per file, whatever the communicators: only rank 0 of each prints its table, but a log of
+     * thousands of communicators (or of ranks that all print) stays bounded; later cells are not kept, and said so.
+     */
+    static final int MAX_FILE_CELLS = 1 << 16;
 
     private static final byte[] MATRIX = Bytes.ascii("Enabled NCCL Func/Proto/Algo Matrix:");
     private static final byte[] LATENCY_ALGBW = Bytes.ascii("Latency/AlgBw |");
@@ -47,6 +52,10 @@ final class TuningTableLines {
     private static final Pattern WHOLE_CELL = Pattern.compile("^\\s*(-?\\d+\\.\\d)/\\s*(-?\\d+\\.\\d)\\s*$");
 
     private final NcclLogReader r;
+    /** Cells kept from this file, and whether the file's bound was reported. */
+    private int fileCells;
+
+    private boolean fileFull;
 
     TuningTableLines(NcclLogReader r) {
         this.r = r;
@@ -257,7 +266,7 @@ final class TuningTableLines {
             }
             String key = cols.get(i)[0] + '\0' + cols.get(i)[1];
             Evidence.TuningThreads old = t.threads.get(key);
-            if (old == null && t.threads.size() < MAX_CELLS) {
+            if (old == null && t.threads.size() < MAX_CELLS && room()) {
                 t.threads.put(key, new Evidence.TuningThreads(cols.get(i)[0], cols.get(i)[1], n, src));
             } else if (old != null && old.maxThreads() != n) {
                 changed(t, old.source(), src);
@@ -288,7 +297,7 @@ final class TuningTableLines {
             }
             String key = function + '\0' + cols.get(i)[0] + '\0' + cols.get(i)[1];
             Evidence.TuningCell old = t.cells.get(key);
-            if (old == null && t.cells.size() < MAX_CELLS) {
+            if (old == null && t.cells.size() < MAX_CELLS && room()) {
                 t.cells.put(key, new Evidence.TuningCell(function, cols.get(i)[0], cols.get(i)[1], lat, bw, src));
             } else if (old != null
                     && (old.latencyUs().compareTo(lat) != 0
@@ -312,6 +321,20 @@ final class TuningTableLines {
         }
         cr.facts++;
         return t;
+    }
+
+    /** Whether the file may keep one more cell; the first time it may not, a problem says so. */
+    private boolean room() {
+        if (fileCells < MAX_FILE_CELLS) {
+            fileCells++;
+            return true;
+        }
+        if (!fileFull) {
+            fileFull = true;
+            r.out.problem(
+                    r.lineNo, "more than " + MAX_FILE_CELLS + " tuning-table cells in this file; later ones not kept");
+        }
+        return false;
     }
 
     private static void changed(Table t, Source first, Source again) {

@@ -164,4 +164,32 @@ class TuningTableLinesTest {
         Evidence.TuningTable t = table(Read.log(sb.toString()));
         assertThat(t.cells()).hasSize(TuningTableLines.MAX_CELLS);
     }
+
+    /** Every communicator's rank 0 prints one: a file of thousands of them keeps a bounded number of cells. */
+    @Test
+    void theTablesOfOneFileAreBounded() {
+        String block = "  Algorithm   |                            Tree                  |\n"
+                + "  Protocol    |             LL |          LL128 |         Simple |\n"
+                + "    AllReduce |    10.4/  43.6 |    21.5/ 128.8 |    32.4/ 165.6 |\n";
+        StringBuilder sb = new StringBuilder();
+        int comms = TuningTableLines.MAX_FILE_CELLS / 3 + 10;
+        for (int c = 0; c < comms; c++) {
+            sb.append(A)
+                    .append("ncclCommInitRank comm 0x")
+                    .append(Integer.toHexString(c + 1))
+                    .append(" rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x")
+                    .append(Integer.toHexString(c + 0x1000))
+                    .append(" - Init START\n");
+            for (String l : block.split("\n")) {
+                sb.append(A).append(l).append('\n');
+            }
+        }
+        Evidence ev = Read.log(sb.toString());
+        long kept = ev.nccl().communicators().stream()
+                .filter(c -> c.tuningTable() != null)
+                .mapToLong(c -> c.tuningTable().cells().size())
+                .sum();
+        assertThat(kept).isEqualTo(TuningTableLines.MAX_FILE_CELLS);
+        assertThat(ev.problems()).anyMatch(p -> p.message().contains("tuning-table cells in this file"));
+    }
 }
