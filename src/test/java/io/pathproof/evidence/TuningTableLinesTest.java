@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The tuning table rank 0 prints at init, read into the communicator's evidence: real logs of NCCL 2.28.9 (three
- * blocks, PAT in the last) and 2.21.5 (two blocks of three algorithms), the layout before 2.18 written from its format
- * string (no log of it is kept), and tables cut short or printed by two ranks.
+ * blocks, PAT in the last) and 2.21.5 (two blocks of three algorithms), the layouts before 2.18 and of 2.5 written from
+ * their format strings (no log of them is kept), and tables cut short or printed by two ranks.
  */
 class TuningTableLinesTest {
     private static final String A = "nodeA:285:285 [0] NCCL INFO ";
@@ -89,6 +89,20 @@ class TuningTableLinesTest {
         assertThat(t.cell("AllReduce", "CollNet", "Simple").latencyUs()).isEqualByComparingTo("0.0");
         assertThat(t.threads("Tree", "Simple").maxThreads()).isEqualTo(512);
         assertThat(t.threads("CollNet", "Simple").source().line()).isEqualTo(3);
+
+        // 2.5: " %4s/%6s |" columns, "%7.1f/%5.1f|" cells without a space before the bar, no Max NThreads.
+        Evidence v25 = Read.log(START0
+                + A
+                + "Latency/AlgBw | Tree/    LL | Tree/ LL128 | Tree/Simple |"
+                + " Ring/    LL | Ring/ LL128 | Ring/Simple |\n"
+                + A
+                + "    AllReduce |    4.4/  4.4|    7.2/  0.0|   30.5/ 11.5|"
+                + "    4.4/  7.8|    5.8/  0.0|   10.0/ 10.5|\n");
+        Evidence.TuningTable t25 = table(v25);
+        assertThat(t25.cells()).hasSize(6);
+        assertThat(t25.maxThreads()).isEmpty();
+        assertThat(t25.cell("AllReduce", "Tree", "Simple").latencyUs()).isEqualByComparingTo("30.5");
+        assertThat(t25.cell("AllReduce", "Ring", "Simple").bandwidthGBs()).isEqualByComparingTo("10.5");
     }
 
     /** A line cut inside its last cell keeps the whole cells before it; a whole last cell without its bar is kept. */
