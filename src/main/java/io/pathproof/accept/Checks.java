@@ -10,7 +10,8 @@ import java.util.List;
  * The checks of the acceptance table, in the order of the seed's data path (shape → bucket → collective → algorithm
  * → protocol → channels → launch shape → transport → kernel → numerics → completion → bandwidth). Each family of rows
  * lives in its own class ({@link SealChecks}, {@link BucketChecks}, {@link DecisionChecks}, {@link LaunchChecks},
- * {@link ProfilerChecks}, {@link TransportChecks}, {@link ReplicaChecks}, {@link BandwidthChecks}) and builds its rows
+ * {@link TuningTableChecks}, {@link ProfilerChecks}, {@link TransportChecks}, {@link ReplicaChecks},
+ * {@link BandwidthChecks}) and builds its rows
  * with {@link Row}; this class only keeps the order. Each check states what it expected, what it observed, and on which kinds of evidence;
  * a check with no evidence is UNPROVEN.
  */
@@ -52,6 +53,7 @@ final class Checks {
         LaunchChecks launch = new LaunchChecks(ctx);
         ProfilerChecks profiler = new ProfilerChecks(ctx);
         TransportChecks transport = new TransportChecks(ctx);
+        TuningTableChecks tuningTable = new TuningTableChecks(ctx);
         ReplicaChecks replicas = new ReplicaChecks(ctx);
         BandwidthChecks bandwidth = new BandwidthChecks(ctx);
         int nRanks = seal.nRanks();
@@ -83,6 +85,7 @@ final class Checks {
         }
         decisions.collChannels();
         decisions.ringOrder();
+        tuningTable.tuningTable();
         for (CollectivePrediction c : colls) {
             for (int r = 0; r < nRanks; r++) {
                 launch.launchShape(c, r);

@@ -178,6 +178,15 @@ public final class IngestCommand extends Verb implements Callable<Integer> {
         if (c.threadThresholds() != null) {
             out.println("                 threadThresholds " + c.threadThresholds());
         }
+        Evidence.TuningTable table = c.tuningTable();
+        if (table != null) {
+            out.printf(
+                    "                 tuning table     %d cells, %d Max NThreads (rank %s)%s%n",
+                    table.cells().size(),
+                    table.maxThreads().size(),
+                    table.rank(),
+                    table.cells().isEmpty() ? "" : "  " + table.cells().get(0).source());
+        }
         List<String> rings = shown(c.rings());
         for (int i = 0; i < rings.size(); i++) {
             out.printf("                 ring %02d: %s%n", c.ringChannel(i), rings.get(i));

@@ -42,6 +42,9 @@ final class CommRank {
     Source channelsSource;
     String threadThresholds;
     Source thresholdsSource;
+    /** The tuning table this rank printed (rank 0 does), or null. */
+    TuningTableLines.Table tuningTable;
+
     final TreeMap<Integer, String> rings = new TreeMap<>();
     Source ringsSource;
     /** The total after the slash of the ring-order lines ("Channel 00/12 : …"), the channel count of old logs. */
@@ -126,6 +129,11 @@ final class CommRank {
         if (threadThresholds == null) {
             threadThresholds = other.threadThresholds;
             thresholdsSource = other.thresholdsSource;
+        }
+        if (tuningTable == null) {
+            tuningTable = other.tuningTable;
+        } else if (other.tuningTable != null) {
+            tuningTable.absorb(other.tuningTable);
         }
         other.rings.forEach(rings::putIfAbsent);
         if (ringsSource == null) {

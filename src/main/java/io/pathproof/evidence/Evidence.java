@@ -253,7 +253,8 @@ public record Evidence(
      * 1, …). {@code connectedTrees} is null (unknown) when the log does not say: since NCCL 2.22
      * trees are connected lazily, on the first tree collective (group.cc:147@v2.22.3-1), so the line may never come.
      * {@code networks}: the distinct networks its ranks said NCCL uses ({@code Using network %s}), also of ranks whose
-     * rank the log does not name.
+     * rank the log does not name. {@code tuningTable}: the table of latencies and bandwidths rank 0 printed at init
+     * (null where no rank's log holds one: NCCL prints it only with the TUNING subsystem, and only on rank 0).
      */
     public record Communicator(
             String commId,
@@ -278,12 +279,58 @@ public record Evidence(
             List<RankInit> rankInits,
             Source source,
             List<String> launcherLabels,
-            List<String> networks) {
+            List<String> networks,
+            TuningTable tuningTable) {
         /** The channel of {@code rings().get(i)}: from {@link #ringChannels}, else {@code i} (evidence before it). */
         public int ringChannel(int i) {
             return ringChannels == null || i >= ringChannels.size() ? i : ringChannels.get(i);
         }
     }
+
+    /**
+     * The table of latency (µs) and algorithm bandwidth (GB/s) per function, algorithm and protocol that rank 0 of a
+     * communicator prints at init, with the threads per block of each algorithm and protocol ("Max NThreads"):
+     * ncclTopoTuneModel's comm->latencies, comm->bandwidths and comm->maxThreads (graph/tuning.cc:504-533@v2.28.9-1,
+     * :323-349@v2.19.3-1; before 2.18 one "Latency/AlgBw" header of "algorithm/protocol" columns,
+     * tuning.cc:264-285@v2.17.1-1, and no Max NThreads in 2.5, tuning.cc:159-175@v2.5.7-1). Values are kept as printed
+     * ({@code %8.1f/%6.1f}). {@code rank}: the rank whose log printed it (0, but any rank's is read). A table
+     * cut short keeps the cells read; a row whose header was lost is not guessed.
+     */
+    public record TuningTable(Integer rank, List<TuningCell> cells, List<TuningThreads> maxThreads) {
+        /** The printed cell of (function, algorithm, protocol), or null. */
+        public TuningCell cell(String function, String algorithm, String protocol) {
+            for (TuningCell c : cells) {
+                if (c.function().equals(function)
+                        && c.algorithm().equals(algorithm)
+                        && c.protocol().equals(protocol)) {
+                    return c;
+                }
+            }
+            return null;
+        }
+
+        /** The printed Max NThreads of (algorithm, protocol), or null. */
+        public TuningThreads threads(String algorithm, String protocol) {
+            for (TuningThreads t : maxThreads) {
+                if (t.algorithm().equals(algorithm) && t.protocol().equals(protocol)) {
+                    return t;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** One cell of a printed tuning-table row: the function, algorithm and protocol it is of, as printed. */
+    public record TuningCell(
+            String function,
+            String algorithm,
+            String protocol,
+            BigDecimal latencyUs,
+            BigDecimal bandwidthGBs,
+            Source source) {}
+
+    /** One cell of the "Max NThreads" row: comm->maxThreads[algorithm][protocol]. */
+    public record TuningThreads(String algorithm, String protocol, int maxThreads, Source source) {}
 
     /**
      * The comm-init facts of one rank of a communicator. {@code nvmlDev} and the {@code Init timings} line (total and

@@ -251,10 +251,6 @@ final class InitLines {
     }
 
     private static final byte[] USING_NETWORK_ = Bytes.ascii("Using network ");
-    private static final byte[] MATRIX = Bytes.ascii("Enabled NCCL Func/Proto/Algo Matrix:");
-    /** The row labels of the tuning table: its three headers and ncclFuncStr (init.cc:49@v2.28.9-1). */
-    private static final java.util.Set<String> TABLE_ROWS = java.util.Set.of(
-            "Algorithm", "Protocol", "Max NThreads", "Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce");
 
     /**
      * "Using network %s" (init.cc:428@v2.28.9-1, :335@v2.19.3-1, :486@v2.30.7-1): the network NCCL chose for the
@@ -271,30 +267,6 @@ final class InitLines {
         }
         CommRank cr = r.comms.beforeStart();
         cr.network = name;
-        r.counted();
-        return true;
-    }
-
-    /**
-     * A row of the table of latencies and bandwidths per function, algorithm and protocol that rank 0 prints ("  Algorithm
-     * |", "  Protocol    |", " Max NThreads |", then "%13s |" and "%8.1f/%6.1f |" per function: graph/tuning.cc:504-533
-     * @v2.28.9-1, :323-349@v2.19.3-1), or the header of the "Enabled NCCL Func/Proto/Algo Matrix:" (tuning.cc:456
-     * @v2.28.9-1), whose rows follow without NCCL's prefix. Evidence has no place for the table, so it is not kept: the
-     * line is only counted as understood, and a log holding nothing else is still an NCCL log that was read.
-     */
-    boolean tuningTable(byte[] b, int s, int e) {
-        if (Bytes.startsWith(b, s, e, MATRIX)) {
-            r.counted();
-            return true;
-        }
-        // A table row's name ends within its first 17 bytes: the search stops there, not at the line's end (this runs
-        // on every line that starts with ' ', 'R' or 'E').
-        int bar = Bytes.indexOfByte(b, s, Math.min(e, s + 17), (byte) '|');
-        if (bar < 0
-                || bar - s > 16
-                || !TABLE_ROWS.contains(Bytes.string(b, s, bar).strip())) {
-            return false;
-        }
         r.counted();
         return true;
     }

@@ -331,7 +331,8 @@ final class NcclJoin {
                         .map(cr -> cr.network)
                         .filter(java.util.Objects::nonNull)
                         .distinct()
-                        .toList());
+                        .toList(),
+                TuningTableLines.join(g, cr -> cr.effectiveRank(fileOf.get(cr).rank()), label, findings));
     }
 
     private static Evidence.RankInit rankInit(CommRank cr, int rank) {

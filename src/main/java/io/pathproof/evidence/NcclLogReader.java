@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * <p>One class per log-line family, all package-private behind {@link Ingest}: {@link LinePrefix} (NCCL's line
  * prefix, launcher tags, torn lines), {@link CommLines} (comm init lines and the attribution of lines to
  * communicators), {@link CollLines} (COLL and TUNING), {@link ConnectorLines} (connections, ring orders),
- * {@link InitLines} (channel counts, Trees, Pattern, env, Init timings, thresholds), {@link EmulatorLines}, and
+ * {@link InitLines} (channel counts, Trees, Pattern, env, Init timings, thresholds), {@link TuningTableLines} (the
+ * tuning table), {@link EmulatorLines}, and
  * {@link DdpLines}, which reads the lines of DDP's own debug log among the others (a rank's stderr holds both).
  *
  * <p>Attribution of init lines (which carry no comm pointer) to a communicator: NCCL ≥ 2.19 prints
@@ -89,6 +90,7 @@ final class NcclLogReader implements FormatReader {
     private final EmulatorLines emulatorLines = new EmulatorLines(this);
     private final ConnectorLines connectors = new ConnectorLines(this);
     private final InitLines initLines = new InitLines(this);
+    private final TuningTableLines tuningTable = new TuningTableLines(this);
     private final DdpLines ddpLines = new DdpLines(this);
 
     /**
@@ -370,7 +372,7 @@ final class NcclLogReader implements FormatReader {
 
     private void other(byte[] b, int s, int e) {
         byte c = b[s];
-        if ((c == ' ' || c == 'R' || c == 'E') && initLines.tuningTable(b, s, e)) {
+        if ((c == ' ' || c == 'R' || c == 'E' || c == 'L') && tuningTable.read(b, s, e)) {
             return;
         }
         if (c == 'C'

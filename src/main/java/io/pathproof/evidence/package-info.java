@@ -53,8 +53,10 @@
  *
  * <p>The NCCL log reader is one class per log-line family behind {@code NcclLogReader}: {@code LinePrefix},
  * {@code CommLines} (comm init lines, attribution of lines to communicators), {@code CollLines} (COLL, TUNING),
- * {@code ConnectorLines}, {@code InitLines}, {@code EmulatorLines}. Each reads its usual shapes on the bytes and
- * leaves any other shape to its regex, which gives the same facts (held to it by a test) and names what is wrong.
+ * {@code ConnectorLines}, {@code InitLines}, {@code TuningTableLines} (the table of latencies and bandwidths rank 0
+ * prints at init: a few lines per communicator, read as text only), {@code EmulatorLines}. Each other reads its usual
+ * shapes on the bytes and leaves any other shape to its regex, which gives the same facts (held to it by a test) and
+ * names what is wrong.
  *
  * <p>A run directory's per-rank files are also checked whole, rank by rank ({@code RankIntegrity}, against the table of
  * per-rank kinds in {@code RankEvidence}: each kind's file, how it is read to its end, the iterations it covers and the

@@ -408,14 +408,22 @@ final class CommInit {
             cannot(
                     "cannot predict: NVLS may be enabled on this NVSwitch sm" + minCc
                             + " system (multicast support of the driver/fabric manager is not an input); set NCCL_NVLS_ENABLE=0",
-                    List.of("algorithm", "protocol", "tuner-time", "coll-channels", "launch-shape", "busbw"));
+                    List.of(
+                            "algorithm",
+                            "protocol",
+                            "tuner-time",
+                            "coll-channels",
+                            "launch-shape",
+                            "busbw",
+                            "tuning-table"));
         }
         if (NcclEnv.get(env, "NCCL_TUNER_PLUGIN") != null) {
             // A tuner plugin picks algorithm, protocol, channels and threads per call; the communicator is set up as
-            // before.
+            // before, but from 2.28 the plugin's init may change the tuner constants the printed table is computed from
+            // (init.cc:1354@v2.28.9-1, &comm->tunerConstants).
             cannot(
                     "cannot predict: NCCL_TUNER_PLUGIN is set; a tuner plugin may override the cost table",
-                    List.of("algorithm", "protocol", "tuner-time", "launch-shape", "busbw"));
+                    List.of("algorithm", "protocol", "tuner-time", "launch-shape", "busbw", "tuning-table"));
         }
         if (NcclEnv.longOr(NcclEnv.get(env, "NCCL_COLLNET_ENABLE"), 0) == 1) {
             notes.add("NCCL_COLLNET_ENABLE=1 but no CollNet plugin is described; CollNet is modelled as unsupported");
@@ -497,7 +505,8 @@ final class CommInit {
                 voids,
                 trees,
                 nodeGraphs(),
-                peerTransports);
+                peerTransports,
+                tuning.allReduceTable());
     }
 
     /** Each node's own search where the nodes' searches differ; empty when every node found the same. */

@@ -10,10 +10,10 @@ import java.util.Map;
  * {@code cannotPredict} is non-null when an input the model needs is missing (then the numbers are not meaningful).
  * {@code voids} says, for each cannot-predict note, which predicted fields it voids (the acceptance rows of those
  * names are UNPROVEN with that note): {@code algorithm}, {@code protocol}, {@code tuner-time}, {@code coll-channels},
- * {@code ring-order},
- * {@code launch-shape} (channels used → gridX, blockX), {@code transport}, {@code busbw}. Omitted from the JSON when
- * empty, so predictions sealed before it existed keep their seal. {@code trees}: each rank's trees as its {@code Trees}
- * INIT line lists them ({@code [0] 1/8/-1->0->-1 …}), rank by rank, ≤ 64 ranks; omitted when empty likewise.
+ * {@code ring-order}, {@code launch-shape} (channels used → gridX, blockX), {@code transport}, {@code busbw},
+ * {@code tuning-table}. Omitted from the JSON when empty, so predictions sealed before it existed keep their seal.
+ * {@code trees}: each rank's trees as its {@code Trees} INIT line lists them ({@code [0] 1/8/-1->0->-1 …}), rank by
+ * rank, ≤ 64 ranks; omitted when empty likewise.
  * {@code nodeGraphs}: where the nodes differ (a node's NICs slower, another node shape), each node's own search, which
  * its ranks print as their {@code Pattern …} lines before the ranks keep the minimum (init.cc@v2.28.9-1:1175-1192);
  * {@code ringGraph} and {@code treeGraph} are that minimum. Omitted when every node found the same.
@@ -23,6 +23,8 @@ import java.util.Map;
  * some pairs peer access, some pairs are beyond the P2P level), {@code peerTransports} gives each directed pair of
  * GPUs on one host its own, keyed by rank as the connector lines print them ({@code "0->1": "SHM"}); omitted when
  * every such pair takes the same.
+ * {@code tuningTable}: the AllReduce row of the table rank 0 prints at init, every algorithm and protocol of the
+ * version ({@link TuningCell}); omitted when empty (one rank; predictions sealed before it existed).
  */
 public record CommunicatorPrediction(
         int nRanks,
@@ -42,13 +44,36 @@ public record CommunicatorPrediction(
         @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, List<String>> voids,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> trees,
         @JsonInclude(JsonInclude.Include.NON_EMPTY) List<NodeGraphs> nodeGraphs,
-        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> peerTransports) {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> peerTransports,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<TuningCell> tuningTable) {
     /** One node's own ring and tree search: its hostname, its first rank and how many ranks it holds. */
     public record NodeGraphs(String host, int firstRank, int ranks, GraphSummary ring, GraphSummary tree) {}
 
+    /**
+     * One cell of the table rank 0 prints at init: comm->latencies (µs) and comm->bandwidths (GB/s, 0 where the
+     * algorithm is unavailable) of {@code function} (AllReduce, the one the model costs) for an algorithm and protocol,
+     * and comm->maxThreads, as ncclTopoTuneModel computes them (graph/tuning.cc:504-533@v2.28.9-1): the communicator's
+     * table, before the per-size corrections of ncclTopoGetAlgoTime.
+     */
+    public record TuningCell(
+            String function,
+            String algorithm,
+            String protocol,
+            java.math.BigDecimal latencyUs,
+            java.math.BigDecimal bandwidthGBs,
+            int maxThreads) {}
+
     /** Every field a cannot-predict note may void, in table order. */
     public static final List<String> VOIDABLE = List.of(
-            "algorithm", "protocol", "tuner-time", "coll-channels", "ring-order", "launch-shape", "transport", "busbw");
+            "algorithm",
+            "protocol",
+            "tuner-time",
+            "coll-channels",
+            "ring-order",
+            "launch-shape",
+            "transport",
+            "busbw",
+            "tuning-table");
 
     public CommunicatorPrediction {
         ringOrders = ringOrders == null ? List.of() : List.copyOf(ringOrders);
@@ -56,6 +81,7 @@ public record CommunicatorPrediction(
         notes = notes == null ? List.of() : List.copyOf(notes);
         voids = voids == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(voids));
         nodeGraphs = nodeGraphs == null ? List.of() : List.copyOf(nodeGraphs);
+        tuningTable = tuningTable == null ? List.of() : List.copyOf(tuningTable);
         peerTransports = peerTransports == null
                 ? Map.of()
                 : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(peerTransports));
@@ -98,7 +124,50 @@ public record CommunicatorPrediction(
                 voids,
                 trees,
                 nodeGraphs,
-                Map.of());
+                Map.of(),
+                List.of());
+    }
+
+    /** As the canonical constructor, with no {@code peerTransports}: every local GPU pair takes {@code transport}. */
+    public CommunicatorPrediction(
+            int nRanks,
+            int nNodes,
+            int collChannels,
+            int p2pChannels,
+            int p2pChannelsPerPeer,
+            int nvlsChannels,
+            GraphSummary ringGraph,
+            GraphSummary treeGraph,
+            String transport,
+            List<String> ringOrders,
+            String channelsInitLine,
+            String threadThresholdsLine,
+            String cannotPredict,
+            List<String> notes,
+            Map<String, List<String>> voids,
+            List<String> trees,
+            List<NodeGraphs> nodeGraphs,
+            List<TuningCell> tuningTable) {
+        this(
+                nRanks,
+                nNodes,
+                collChannels,
+                p2pChannels,
+                p2pChannelsPerPeer,
+                nvlsChannels,
+                ringGraph,
+                treeGraph,
+                transport,
+                ringOrders,
+                channelsInitLine,
+                threadThresholdsLine,
+                cannotPredict,
+                notes,
+                voids,
+                trees,
+                nodeGraphs,
+                Map.of(),
+                tuningTable);
     }
 
     /**

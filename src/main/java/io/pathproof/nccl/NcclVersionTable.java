@@ -65,7 +65,8 @@ record NcclVersionTable(
         boolean llTrafficTimesFour,
         boolean trafficPerChannelRoundedTo16,
         int[] pciGenSpeeds,
-        P2pPerPeer p2pPerPeer) {
+        P2pPerPeer p2pPerPeer,
+        boolean nvlsNeedsTwoChannels) {
 
     /** How ncclTopoPrintGraph names a channel's NETs and GPUs (the lines under each {@code Pattern …} line). */
     enum GraphPrint {

@@ -88,7 +88,9 @@ final class TuningModel {
         TopoGraph[] graphs = new TopoGraph[table.numAlgorithms()];
         TopoGraph empty = new TopoGraph(-1, 0, 0, 0, 1, 1);
         for (int a = 0; a < graphs.length; a++) {
-            graphs[a] = empty; // CollNet and NVLS graphs are not searched: CollNet off, NVLS off (see NcclModel notes)
+            // CollNet and NVLS graphs are zeroed and not searched: CollNet off, NVLS off (init.cc:1031-1058@v2.28.9-1;
+            // see NcclModel notes). Zeroed, their typeIntra is PATH_LOC (PCI latencies) and latencyInter 0.
+            graphs[a] = empty;
         }
         graphs[TREE] = in.tree;
         graphs[RING] = in.ring;
@@ -134,9 +136,14 @@ final class TuningModel {
         }
     }
 
-    /** Whether AllReduce has a cost for (a, p): no PAT [2.28: 277], NVLS only with Simple. */
-    private static boolean costed(int a, int p) {
-        return a != PAT && ((a != NVLS && a != NVLS_TREE) || p == SIMPLE);
+    /**
+     * Whether AllReduce has a cost for (a, p): no PAT [2.28: 277], NVLS only with Simple (tuning.cc:170 [2.28: 280]);
+     * from 2.28 NVLS and NVLSTree only with a graph of two channels or more [2.28: 287-288]. Other cells stay 0/0, as
+     * in NCCL's zeroed comm.
+     */
+    private boolean costed(int a, int p, TopoGraph[] graphs) {
+        boolean nvls = a == NVLS || a == NVLS_TREE;
+        return a != PAT && (!nvls || p == SIMPLE) && !(nvls && table.nvlsNeedsTwoChannels() && graphs[a].nChannels < 2);
     }
 
     /**
@@ -159,7 +166,7 @@ final class TuningModel {
         int treePattern = table.maxTreePattern() ? in.maxTreePattern : graphs[TREE].pattern;
         for (int a = 0; a < table.numAlgorithms(); a++) {
             for (int p = 0; p < 3; p++) {
-                if (!costed(a, p)) {
+                if (!costed(a, p, graphs)) {
                     continue;
                 }
                 boolean collnet = a == COLLNET_DIRECT || a == COLLNET_CHAIN;
@@ -223,7 +230,7 @@ final class TuningModel {
         for (int a = 0; a < table.numAlgorithms(); a++) {
             int intraHw = graphs[a].typeIntra == TopoSystem.LINK_NVL ? HW_NVLINK : HW_PCI;
             for (int p = 0; p < 3; p++) {
-                if (!costed(a, p)) {
+                if (!costed(a, p, graphs)) {
                     continue;
                 }
                 latency[a][p] = table.baseLat()[a][p];
@@ -246,6 +253,16 @@ final class TuningModel {
                     latency[a][p] += (nsteps - nInterSteps) * intraLat + nInterSteps * interLat;
                 } else if (a == TREE) {
                     latency[a][p] += 2 * ((nRanks / nNodes - 1) * intraLat + log2i(nNodes) * interLat);
+                } else if (a == COLLNET_DIRECT) {
+                    // tuning.cc:251-253 [2.28: 386-388] "Add 0.4 us arity serialization latency" (double arithmetic)
+                    int ppnM1 = nRanks / nNodes - 1;
+                    latency[a][p] += 2 * (Math.min(1, ppnM1) * intraLat + ppnM1 * 0.4) + interLat;
+                } else if (a == COLLNET_CHAIN) {
+                    latency[a][p] += 2 * (nRanks / nNodes - 1) * intraLat + interLat; // tuning.cc:255 [2.28: 390]
+                } else if (a == NVLS) {
+                    latency[a][p] = nNodes > 1 ? intraLat + interLat : intraLat; // tuning.cc:257-258 [2.28: 392-393]
+                } else if (a == NVLS_TREE) {
+                    latency[a][p] += intraLat + 2 * log2i(nNodes) * interLat; // tuning.cc:260 [2.28: 395]
                 }
             }
         }
@@ -415,6 +432,31 @@ final class TuningModel {
         }
         int latCount = 1;
         return lat * latCount + (float) nBytes / (1000 * bw);
+    }
+
+    /**
+     * The AllReduce row of the table rank 0 prints at init (tuning.cc:504-533@v2.28.9-1): per algorithm of this version
+     * and protocol, comm->latencies and comm->bandwidths as this model computes them (before any per-size correction,
+     * which {@link #time} applies), and comm->maxThreads. Empty for one rank, where NCCL returns before the table
+     * (tuning.cc:247@v2.28.9-1).
+     */
+    java.util.List<CommunicatorPrediction.TuningCell> allReduceTable() {
+        java.util.List<CommunicatorPrediction.TuningCell> out = new java.util.ArrayList<>();
+        if (nRanks <= 1) {
+            return out;
+        }
+        for (int a = 0; a < table.numAlgorithms(); a++) {
+            for (int p = 0; p < 3; p++) {
+                out.add(new CommunicatorPrediction.TuningCell(
+                        "AllReduce",
+                        NcclAlgorithm.ofId(a).ncclName(),
+                        NcclProtocol.ofId(p).ncclName(),
+                        NcclModel.fmt(latency[a][p]),
+                        NcclModel.fmt(bandwidth[a][p]),
+                        maxThreads[a][p]));
+            }
+        }
+        return out;
     }
 
     /** "threadThresholds %ld/%ld/%ld | %ld/%ld/%ld | %ld | %ld" (tuning.cc:397 [2.28: 556]). */

@@ -541,7 +541,8 @@ class AcceptanceTest {
         s.ncclVersion = "2.28.9";
         Prediction p = SyntheticRuns.seedPredictionFor(s);
         CommunicatorPrediction cp = new CommunicatorPrediction(
-                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null, List.of());
+                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null, List.of(),
+                List.of());
         CollectivePrediction c = p.collectives().get(0);
         CollectivePrediction copy = new CollectivePrediction(
                 0, c.bytes(), "RING", 1, "SIMPLE", 2, null, 0, 0, 0, 0, 0, 0.0, 0L, "none", null, null, null, true,
@@ -746,6 +747,7 @@ class AcceptanceTest {
                         List.of(),
                         null,
                         null,
+                        List.of(),
                         List.of()),
                 p.collectives(),
                 p.assumptions(),
@@ -835,6 +837,7 @@ class AcceptanceTest {
                         List.of(),
                         voids,
                         null,
+                        List.of(),
                         List.of()),
                 p.collectives(),
                 p.assumptions(),
@@ -877,6 +880,7 @@ class AcceptanceTest {
                         List.of(),
                         null,
                         null,
+                        List.of(),
                         List.of()),
                 p.collectives(),
                 p.assumptions(),

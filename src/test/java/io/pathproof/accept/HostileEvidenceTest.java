@@ -96,8 +96,13 @@ class HostileEvidenceTest {
         AcceptanceTable gloo = accept("gloo", copy("gloo", false));
         assertThat(gloo.verdict()).isEqualTo(Verdict.PASS);
         AcceptanceTable nccl = accept("nccl", copy("nccl", false));
-        assertThat(nccl.rows()).filteredOn(r -> r.verdict() == Verdict.UNPROVEN).allSatisfy(r -> assertThat(r.id())
-                .startsWith("transport-mechanism/"));
+        // The sample's sealed prediction predates the predicted tuning table: that row is unproven for want of it.
+        assertThat(nccl.rows()).filteredOn(r -> r.verdict() == Verdict.UNPROVEN).allSatisfy(r -> assertThat(
+                        r.id().startsWith("transport-mechanism/")
+                                || (r.id().equals("tuning-table")
+                                        && r.observed().contains("the prediction holds no tuning table")))
+                .as(r.id() + ": " + r.observed())
+                .isTrue());
         assertThat(nccl.counts().fail()).isZero();
         assertThat(gloo.row("evidence-integrity").verdict()).isEqualTo(Verdict.PASS);
         assertThat(nccl.row("evidence-integrity").verdict()).isEqualTo(Verdict.PASS);

@@ -124,7 +124,8 @@ class RealH200RunTest {
                 List.of(),
                 Source.line(log, 306),
                 List.of(),
-                List.of());
+                List.of(),
+                null);
         Evidence.Nccl nccl = new Evidence.Nccl(
                 "2.28.9",
                 Source.line(log, 3),
@@ -176,7 +177,8 @@ class RealH200RunTest {
     static Prediction oneRankPrediction() {
         Bucket b = new Bucket(0, 67_108_864L, List.of("p"), true, DType.FLOAT32, 67_108_864L);
         CommunicatorPrediction comm = new CommunicatorPrediction(
-                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null, List.of());
+                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null, List.of(),
+                List.of());
         CollectivePrediction c = new CollectivePrediction(
                 0,
                 67_108_864L,

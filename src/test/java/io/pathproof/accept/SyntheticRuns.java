@@ -93,6 +93,8 @@ public final class SyntheticRuns {
         public List<String> rings = new ArrayList<>();
         /** The channel of each of {@link #rings}; null: 0, 1, … */
         public List<Integer> ringChannels = null;
+        /** Rank 0 printed the seed's tuning table ({@link #SEED_TABLE}) at init. */
+        public boolean withTuningTable = true;
 
         public Spec copy() {
             Spec s = new Spec();
@@ -138,6 +140,7 @@ public final class SyntheticRuns {
             s.emulated = emulated;
             s.rings = new ArrayList<>(rings);
             s.ringChannels = ringChannels;
+            s.withTuningTable = withTuningTable;
             return s;
         }
     }
@@ -199,7 +202,8 @@ public final class SyntheticRuns {
                     List.of(),
                     Source.line(log, 40),
                     List.of(),
-                    List.of());
+                    List.of(),
+                    s.withTuningTable && s.ranks > 1 ? printedSeedTable(log) : null);
             List<Evidence.Tuning> tuning = new ArrayList<>();
             List<Evidence.Coll> colls = new ArrayList<>();
             long l2 = 1000;
@@ -511,11 +515,83 @@ public final class SyntheticRuns {
         return e;
     }
 
+    /**
+     * The AllReduce row and Max NThreads of the table NCCL 2.22.3 printed on the seed's 4 × V100 machine
+     * (samples/emulation-sweep/nccl-2.22.3/v100-cc70-nccl2.22.3/nccl-rank0.log): algorithm, protocol, latency,
+     * bandwidth, Max NThreads.
+     */
+    static final String[][] SEED_TABLE = {
+        {"Tree", "LL", "10.4", "14.5", "512"},
+        {"Tree", "LL128", "21.5", "42.9", "640"},
+        {"Tree", "Simple", "168.0", "55.2", "512"},
+        {"Ring", "LL", "10.2", "26.0", "512"},
+        {"Ring", "LL128", "25.4", "73.6", "640"},
+        {"Ring", "Simple", "28.8", "80.0", "512"},
+        {"CollNetDirect", "LL", "2.4", "0.0", "0"},
+        {"CollNetDirect", "LL128", "2.4", "0.0", "0"},
+        {"CollNetDirect", "Simple", "40.8", "0.0", "640"},
+        {"CollNetChain", "LL", "0.0", "0.0", "0"},
+        {"CollNetChain", "LL128", "0.0", "0.0", "0"},
+        {"CollNetChain", "Simple", "46.8", "0.0", "640"},
+        {"NVLS", "LL", "0.0", "0.0", "0"},
+        {"NVLS", "LL128", "0.0", "0.0", "0"},
+        {"NVLS", "Simple", "0.0", "0.0", "640"},
+        {"NVLSTree", "LL", "0.0", "0.0", "0"},
+        {"NVLSTree", "LL128", "0.0", "0.0", "0"},
+        {"NVLSTree", "Simple", "0.0", "0.0", "640"}
+    };
+
+    /** {@link #SEED_TABLE} as the prediction holds it. */
+    static List<CommunicatorPrediction.TuningCell> seedTable() {
+        List<CommunicatorPrediction.TuningCell> out = new ArrayList<>();
+        for (String[] c : SEED_TABLE) {
+            out.add(new CommunicatorPrediction.TuningCell(
+                    "AllReduce", c[0], c[1], new BigDecimal(c[2]), new BigDecimal(c[3]), Integer.parseInt(c[4])));
+        }
+        return out;
+    }
+
+    /** {@link #SEED_TABLE} as rank 0's log printed it: Max NThreads on line 50, the AllReduce rows on 55 and 63. */
+    static Evidence.TuningTable printedSeedTable(String log) {
+        List<Evidence.TuningCell> cells = new ArrayList<>();
+        List<Evidence.TuningThreads> threads = new ArrayList<>();
+        for (int i = 0; i < SEED_TABLE.length; i++) {
+            String[] c = SEED_TABLE[i];
+            cells.add(new Evidence.TuningCell(
+                    "AllReduce",
+                    c[0],
+                    c[1],
+                    new BigDecimal(c[2]),
+                    new BigDecimal(c[3]),
+                    Source.line(log, i < 9 ? 55 : 63)));
+            threads.add(
+                    new Evidence.TuningThreads(c[0], c[1], Integer.parseInt(c[4]), Source.line(log, i < 9 ? 50 : 58)));
+        }
+        return new Evidence.TuningTable(0, cells, threads);
+    }
+
     /** The seed's prediction (unsealed): 64 MiB fp32 on 4×V100, NCCL 2.22.3. */
     public static Prediction seedPrediction() {
         Bucket b = new Bucket(0, MIB64, List.of("weight"), true, DType.FLOAT32, MIB64);
         CommunicatorPrediction comm = new CommunicatorPrediction(
-                4, 1, 12, 16, 4, 0, null, null, "P2P", List.of(), null, null, null, List.of(), null, null, List.of());
+                4,
+                1,
+                12,
+                16,
+                4,
+                0,
+                null,
+                null,
+                "P2P",
+                List.of(),
+                null,
+                null,
+                null,
+                List.of(),
+                null,
+                null,
+                List.of(),
+                seedTable());
         CollectivePrediction c = new CollectivePrediction(
                 0,
                 MIB64,

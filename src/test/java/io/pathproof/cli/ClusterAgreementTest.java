@@ -293,6 +293,15 @@ class ClusterAgreementTest {
             }
         }
 
+        // accept's tuning-table row: every printed AllReduce cell (all algorithms) and Max NThreads.
+        io.pathproof.accept.AcceptanceRow tableRow = TuningTableRow.judge(first, rank0);
+        int[] tableCounts = TuningTableRow.counts(tableRow);
+        fields += tableCounts[1] + tableCounts[3];
+        System.out.println(name + ": tuning-table " + tableRow.verdict() + ": " + tableRow.observed());
+        if (tableRow.verdict() != io.pathproof.accept.Verdict.PASS) {
+            differences.add(name + ": tuning-table " + tableRow.verdict() + ": " + tableRow.observed());
+        }
+
         // Rank 0's ring orders, exactly as ncclBuildRings prints them from rank 0.
         List<String> orders = new ArrayList<>();
         for (String line : rank0Lines) {

@@ -133,6 +133,8 @@ class EmulationAgreementTest {
         assertThat(cases.size()).isPositive();
         List<String> differences = new ArrayList<>();
         int fields = 0;
+        int tables = 0;
+        int cells = 0;
         for (JsonNode c : cases) {
             String name = c.path("case").asText();
             Path caseDir = root.resolve(name);
@@ -182,6 +184,14 @@ class EmulationAgreementTest {
                 }
                 if (first && log.table() != null) {
                     first = false;
+                    // accept's tuning-table row: every printed AllReduce cell and Max NThreads.
+                    io.pathproof.accept.AcceptanceRow row = TuningTableRow.judge(p, caseDir.resolve("nccl-rank0.log"));
+                    int[] n = TuningTableRow.counts(row);
+                    tables++;
+                    cells += n[1] + n[3];
+                    if (row.verdict() != io.pathproof.accept.Verdict.PASS) {
+                        differences.add(name + ": tuning-table " + row.verdict() + ": " + row.observed());
+                    }
                     JsonNode rows = col.path("tuningTable");
                     for (int i = 0; i < log.table().size() && i < rows.size(); i++) {
                         double[] theirs = log.table().get(i);
@@ -197,6 +207,8 @@ class EmulationAgreementTest {
             }
         }
         assertThat(fields).isPositive();
+        assertThat(tables).as(sweep + ": tuning tables judged").isEqualTo(cases.size());
+        System.out.println(sweep + ": " + tables + " tuning tables, " + cells + " cells judged by accept");
         assertThat(differences).as(sweep + ": " + fields + " fields compared").isEmpty();
     }
 
