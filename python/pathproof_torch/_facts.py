@@ -48,25 +48,42 @@ def loaded_nccl_version(maps="/proc/self/maps"):
 
     torch.cuda.nccl.version() is what torch was compiled against, not what runs: a pip-upgraded nvidia-nccl package,
     LD_LIBRARY_PATH or LD_PRELOAD load another libnccl.so.2 under the same torch, and NCCL's decisions are that
-    library's. The first libnccl mapped is the one whose symbols the dynamic linker binds first (LD_PRELOAD's before
-    the ones libtorch_cuda needs); dlopen of a path already loaded returns that same library."""
-    try:
-        with open(maps) as f:
-            paths = [line.split(None, 5)[5].strip() for line in f if "libnccl" in line and len(line.split(None, 5)) == 6]
-    except OSError:
-        return None
-    path = next((p for p in paths if os.path.basename(p).startswith("libnccl")), None)
-    if path is None:
-        return None
+    library's. The library asked is the one whose ncclGetVersion torch's own calls bind to
+    (an emulator's NCCL is LD_PRELOADed beside the wheel's, both mapped); dlopen of a path already loaded returns that
+    same library, and runs nothing."""
     try:
         import ctypes
-        lib = ctypes.CDLL(path)
-        code = ctypes.c_int(0)
-        if lib.ncclGetVersion(ctypes.byref(code)) != 0:
-            return None
-        return nccl_version_text(code.value)
-    except (OSError, AttributeError):
+    except ImportError:
         return None
+
+    def version(fn):
+        code = ctypes.c_int(0)
+        return nccl_version_text(code.value) if fn(ctypes.byref(code)) == 0 else None
+
+    # 1. The global scope (LD_PRELOAD, the program's own libraries, anything loaded RTLD_GLOBAL): the dynamic linker
+    # binds every reference there first, libtorch_cuda's included.
+    try:
+        return version(ctypes.CDLL(None).ncclGetVersion)
+    except (OSError, AttributeError):
+        pass
+    try:
+        with open(maps) as f:
+            paths = [line.split(None, 5)[5].strip() for line in f if len(line.split(None, 5)) == 6]
+    except OSError:
+        return None
+    # 2. The library torch's CUDA part links, searched as dlsym searches a handle: itself (a static NCCL), then its
+    # dependencies (the nvidia-nccl wheel's libnccl.so.2, or whichever LD_LIBRARY_PATH found).
+    # 3. Else the one libnccl mapped. /proc/self/maps lists by address, not by load order, so it cannot choose between
+    # several.
+    for mine in (lambda name: name == "libtorch_cuda.so", lambda name: name.startswith("libnccl.so")):
+        found = sorted({p for p in paths if mine(os.path.basename(p))})
+        if len(found) != 1:
+            continue
+        try:
+            return version(ctypes.CDLL(found[0]).ncclGetVersion)
+        except (OSError, AttributeError):
+            continue
+    return None
 
 
 def gpus(torch, v):
