@@ -175,19 +175,28 @@ final class TuningTableLines {
         if (bar < 0 || bar - s > 16) {
             return false;
         }
-        String label = Bytes.string(b, s, bar).strip();
-        if (!LABELS.contains(label)) {
+        String label = label(Bytes.string(b, s, bar).strip());
+        if (label == null) {
             return false;
         }
-        String rest = Bytes.string(b, bar + 1, e);
         switch (label) {
-            case ALGORITHM -> algorithms(rest);
-            case PROTOCOL -> protocols(rest);
-            case MAX_NTHREADS -> maxThreads(rest);
-            default -> function(label, rest);
+            case ALGORITHM -> algorithms(Bytes.string(b, bar + 1, e));
+            case PROTOCOL -> protocols(Bytes.string(b, bar + 1, e));
+            case MAX_NTHREADS -> maxThreads(Bytes.string(b, bar + 1, e));
+            default -> function(label, b, bar + 1, e);
         }
         r.counted();
         return true;
+    }
+
+    /** The label's own constant (keys of cells share it), or null when it is no row of the table. */
+    private static String label(String read) {
+        for (String l : LABELS) {
+            if (l.equals(read)) {
+                return l;
+            }
+        }
+        return null;
     }
 
     private Table table() {
@@ -274,37 +283,104 @@ final class TuningTableLines {
         }
     }
 
-    /** A function's row: "%8.1f/%6.1f |" per column. */
-    private void function(String function, String rest) {
+    /**
+     * A function's row: "%8.1f/%6.1f |" per column. Read from the bytes: a table's rows are most of what a log of many
+     * communicators holds of it, and a cell already kept with the same value allocates nothing. A cell other than
+     * {@code %.1f/%.1f} (another version's format) goes through {@link BigDecimal}.
+     */
+    private void function(String function, byte[] b, int from, int e) {
         Table t = placed(function);
         if (t == null) {
             return;
         }
         List<String[]> cols = t.columns;
-        List<String> values = segments(rest);
-        Source src = Source.line(r.file, r.lineNo);
-        for (int i = 0; i < values.size() && i < cols.size(); i++) {
-            String v = values.get(i);
-            int slash = v.indexOf('/');
-            BigDecimal lat;
-            BigDecimal bw;
-            try {
-                lat = new BigDecimal(v.substring(0, Math.max(slash, 0)).strip());
-                bw = new BigDecimal(v.substring(slash + 1).strip());
-            } catch (NumberFormatException | StringIndexOutOfBoundsException ex) {
-                r.out.problem(r.lineNo, "tuning-table cell '" + v.strip() + "' is not latency/bandwidth");
-                continue;
+        Source src = null;
+        int i = 0;
+        for (int cs = from; cs < e && i < cols.size(); i++) {
+            int bar = Bytes.indexOfByte(b, cs, e, (byte) '|');
+            int ce = bar < 0 ? e : bar;
+            int slash = Bytes.indexOfByte(b, cs, ce, (byte) '/');
+            long lat = slash < 0 ? Long.MIN_VALUE : tenths(b, cs, slash);
+            long bw = slash < 0 ? Long.MIN_VALUE : tenths(b, slash + 1, ce);
+            BigDecimal latD = null;
+            BigDecimal bwD = null;
+            if (lat == Long.MIN_VALUE || bw == Long.MIN_VALUE) {
+                String v = Bytes.string(b, cs, ce);
+                if (bar < 0 && !WHOLE_CELL.matcher(v).find()) {
+                    break; // a cell cut short at the line's end: dropped
+                }
+                try {
+                    latD = new BigDecimal(
+                            v.substring(0, Math.max(v.indexOf('/'), 0)).strip());
+                    bwD = new BigDecimal(v.substring(v.indexOf('/') + 1).strip());
+                } catch (NumberFormatException | StringIndexOutOfBoundsException ex) {
+                    r.out.problem(r.lineNo, "tuning-table cell '" + v.strip() + "' is not latency/bandwidth");
+                    cs = ce + 1;
+                    continue;
+                }
+            } else if (bar < 0 && !wholeAtEnd(b, cs, ce)) {
+                break;
             }
             String key = function + '\0' + cols.get(i)[0] + '\0' + cols.get(i)[1];
             Evidence.TuningCell old = t.cells.get(key);
             if (old == null && t.cells.size() < MAX_CELLS && room()) {
-                t.cells.put(key, new Evidence.TuningCell(function, cols.get(i)[0], cols.get(i)[1], lat, bw, src));
-            } else if (old != null
-                    && (old.latencyUs().compareTo(lat) != 0
-                            || old.bandwidthGBs().compareTo(bw) != 0)) {
-                changed(t, old.source(), src);
+                src = src == null ? Source.line(r.file, r.lineNo) : src;
+                t.cells.put(
+                        key,
+                        new Evidence.TuningCell(
+                                function,
+                                cols.get(i)[0],
+                                cols.get(i)[1],
+                                latD != null ? latD : BigDecimal.valueOf(lat, 1),
+                                bwD != null ? bwD : BigDecimal.valueOf(bw, 1),
+                                src));
+            } else if (old != null && !same(old, lat, bw, latD, bwD)) {
+                changed(t, old.source(), Source.line(r.file, r.lineNo));
             }
+            cs = ce + 1;
         }
+    }
+
+    private static boolean same(Evidence.TuningCell old, long lat, long bw, BigDecimal latD, BigDecimal bwD) {
+        BigDecimal l = latD != null ? latD : BigDecimal.valueOf(lat, 1);
+        BigDecimal w = bwD != null ? bwD : BigDecimal.valueOf(bw, 1);
+        return old.latencyUs().compareTo(l) == 0 && old.bandwidthGBs().compareTo(w) == 0;
+    }
+
+    /**
+     * {@code %.1f} between spaces as tenths ("  15.9" → 159, "-0.0" → 0), or Long.MIN_VALUE when the bytes are not
+     * exactly one such number (more decimals, an exponent, a cut): those go through BigDecimal.
+     */
+    static long tenths(byte[] b, int from, int to) {
+        int i = from;
+        while (i < to && b[i] == ' ') {
+            i++;
+        }
+        int j = to;
+        while (j > i && b[j - 1] == ' ') {
+            j--;
+        }
+        boolean neg = i < j && b[i] == '-';
+        if (neg) {
+            i++;
+        }
+        if (j - i < 3 || b[j - 2] != '.' || b[j - 1] < '0' || b[j - 1] > '9' || j - i > 17) {
+            return Long.MIN_VALUE;
+        }
+        long v = 0;
+        for (int k = i; k < j - 2; k++) {
+            if (b[k] < '0' || b[k] > '9') {
+                return Long.MIN_VALUE;
+            }
+            v = v * 10 + (b[k] - '0');
+        }
+        v = v * 10 + (b[j - 1] - '0');
+        return neg ? -v : v;
+    }
+
+    /** A last cell without its bar is kept only whole: both numbers with their one decimal, as {@link #WHOLE_CELL}. */
+    private static boolean wholeAtEnd(byte[] b, int from, int to) {
+        return WHOLE_CELL.matcher(Bytes.string(b, from, to)).find();
     }
 
     /**
