@@ -206,4 +206,18 @@ class TuningTableLinesTest {
         assertThat(kept).isEqualTo(TuningTableLines.MAX_FILE_CELLS);
         assertThat(ev.problems()).anyMatch(p -> p.message().contains("tuning-table cells in this file"));
     }
+
+    @Test
+    void aCellIsReadAsTenthsOnlyWhenItIsExactlyOnePercentPointOneF() {
+        byte[] b = "    15.9|  -0.0|1234567.8|  4.25|  1e3|  43.|      |"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertThat(TuningTableLines.tenths(b, 0, 8)).isEqualTo(159);
+        assertThat(TuningTableLines.tenths(b, 9, 15)).isZero();
+        assertThat(TuningTableLines.tenths(b, 16, 25)).isEqualTo(12345678);
+        // Two decimals, an exponent, a number cut after its point, nothing: not this format, read another way.
+        assertThat(TuningTableLines.tenths(b, 26, 32)).isEqualTo(Long.MIN_VALUE);
+        assertThat(TuningTableLines.tenths(b, 33, 38)).isEqualTo(Long.MIN_VALUE);
+        assertThat(TuningTableLines.tenths(b, 39, 44)).isEqualTo(Long.MIN_VALUE);
+        assertThat(TuningTableLines.tenths(b, 45, 51)).isEqualTo(Long.MIN_VALUE);
+    }
 }
