@@ -65,8 +65,7 @@ def test_the_nccl_version_is_the_loaded_librarys_not_torchs_build(tmp_path):
     # torch.cuda.nccl.version() is a compile-time constant (torch/csrc/cuda/nccl.cpp): a run that loads another
     # libnccl.so.2 must say that library's version, read from its own ncclGetVersion.
     lib = _nccl_like_library(tmp_path, 23007)
-    for module in ("pathproof_torch._facts", "pathproof_instrumentation"):
-        assert _loaded_version_in_a_process_that_loaded(lib, module) == ["None", "2.30.7"], module
+    assert _loaded_version_in_a_process_that_loaded(lib, "pathproof_torch._facts") == ["None", "2.30.7"]
 
 
 def test_codes_before_2_9_have_the_old_layout(tmp_path):
@@ -82,8 +81,8 @@ def test_a_preloaded_nccl_is_the_one_torchs_calls_bind_to(tmp_path):
     # by address, so the reading asks the dynamic linker's global scope, where the preload comes first.
     preloaded = _nccl_like_library(tmp_path, 23007)
     wheels = _nccl_like_library(tmp_path, 22809)
-    for module in ("pathproof_torch._facts", "pathproof_instrumentation"):
-        assert _loaded_version_in_a_process_that_loaded(wheels, module, preload=preloaded) == ["2.30.7", "2.30.7"]
+    assert _loaded_version_in_a_process_that_loaded(
+        wheels, "pathproof_torch._facts", preload=preloaded) == ["2.30.7", "2.30.7"]
 
 
 def test_without_a_preload_it_is_the_libnccl_libtorch_cuda_links(tmp_path):

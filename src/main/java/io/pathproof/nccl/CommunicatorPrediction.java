@@ -87,48 +87,6 @@ public record CommunicatorPrediction(
                 : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(peerTransports));
     }
 
-    /** As the canonical constructor, with no {@code peerTransports}: every local GPU pair takes {@code transport}. */
-    public CommunicatorPrediction(
-            int nRanks,
-            int nNodes,
-            int collChannels,
-            int p2pChannels,
-            int p2pChannelsPerPeer,
-            int nvlsChannels,
-            GraphSummary ringGraph,
-            GraphSummary treeGraph,
-            String transport,
-            List<String> ringOrders,
-            String channelsInitLine,
-            String threadThresholdsLine,
-            String cannotPredict,
-            List<String> notes,
-            Map<String, List<String>> voids,
-            List<String> trees,
-            List<NodeGraphs> nodeGraphs,
-            List<TuningCell> tuningTable) {
-        this(
-                nRanks,
-                nNodes,
-                collChannels,
-                p2pChannels,
-                p2pChannelsPerPeer,
-                nvlsChannels,
-                ringGraph,
-                treeGraph,
-                transport,
-                ringOrders,
-                channelsInitLine,
-                threadThresholdsLine,
-                cannotPredict,
-                notes,
-                voids,
-                trees,
-                nodeGraphs,
-                Map.of(),
-                tuningTable);
-    }
-
     /**
      * The transport predicted from rank {@code from} to rank {@code to}: the pair's own where the host's pairs differ
      * ({@code peerTransports}), else the communicator's.

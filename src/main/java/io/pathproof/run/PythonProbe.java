@@ -30,7 +30,7 @@ final class PythonProbe {
 
     /**
      * Seven lines; the last is the NCCL this Python's torch loads (the library's own ncclGetVersion, through the
-     * harness module's loaded_nccl_version, prepended to the probe), else the one torch was built with, else "-".
+     * job package's loaded_nccl_version, its facts module prepended to the probe), else the one torch was built with, else "-".
      */
     private static final String PROBE = "import sys, torch, torch.distributed as d\n"
             + "print(sys.version.split()[0]); print(torch.__version__); print(int(torch.cuda.is_available()))\n"
@@ -40,15 +40,15 @@ final class PythonProbe {
             + "try:\n    b = '.'.join(str(x) for x in torch.cuda.nccl.version())\nexcept Exception:\n    pass\n"
             + "print(loaded_nccl_version() or b or '-')\n";
 
-    /** The probe with the function it calls: the harness module needs no torch at import and defines only functions. */
+    /** The probe with the function it calls: the facts module imports only the standard library, defines functions. */
     private static String probeScript() {
-        try (java.io.InputStream in = PythonProbe.class.getResourceAsStream(RunDirectory.HARNESS_MODULE)) {
+        try (java.io.InputStream in = PythonProbe.class.getResourceAsStream(RunDirectory.FACTS_RESOURCE)) {
             if (in == null) {
-                throw new PathproofException(ExitCode.INTERNAL, "run: the harness module is missing from the jar");
+                throw new PathproofException(ExitCode.INTERNAL, "run: the facts module is missing from the jar");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8) + "\n" + PROBE;
         } catch (IOException e) {
-            throw new PathproofException(ExitCode.INTERNAL, "run: cannot read the harness module from the jar");
+            throw new PathproofException(ExitCode.INTERNAL, "run: cannot read the facts module from the jar");
         }
     }
 

@@ -33,6 +33,15 @@ final class RunDirectory {
     /** The harness's own module (instrumentation cost), copied beside it: harness.py imports it from its directory. */
     static final String HARNESS_MODULE = "pathproof_instrumentation.py";
 
+    /**
+     * The job package's facts module (stdlib only, functions only), copied beside the harness under this name: the
+     * stand-in harness and a user's job read their versions (the loaded NCCL's among them) through the same code.
+     */
+    static final String FACTS_MODULE = "pathproof_facts.py";
+
+    /** Where {@link #FACTS_MODULE} is in the jar: the job package's {@code _facts.py}. */
+    static final String FACTS_RESOURCE = PythonPackage.ROOT + "_facts.py";
+
     private RunDirectory() {}
 
     /** A run directory is new or empty: evidence of two runs must never mix. */
@@ -105,10 +114,11 @@ final class RunDirectory {
         }
     }
 
-    /** The harness at {@code target}, and beside it what it imports: its module and the shared vocabulary. */
+    /** The harness at {@code target}, and beside it what it imports: its modules and the shared vocabulary. */
     static void copyHarness(Path target) {
         copyResource(HARNESS, target);
         copyResource(HARNESS_MODULE, target.resolveSibling(HARNESS_MODULE));
+        copyResource(FACTS_RESOURCE, target.resolveSibling(FACTS_MODULE));
         copyResource(Vocabulary.RESOURCE, target.resolveSibling("vocabulary.json"));
     }
 

@@ -34,8 +34,9 @@ import sys
 import threading
 import time
 
-from pathproof_instrumentation import (PROFILER_STATE, hooked_iterations, loaded_nccl_version, nccl_profiler_switch,
-                                       overhead_summary, write_steps)
+from pathproof_facts import versions
+from pathproof_instrumentation import (PROFILER_STATE, hooked_iterations, nccl_profiler_switch, overhead_summary,
+                                       write_steps)
 
 SCHEMA = "pathproof.run.manifest/1"
 
@@ -747,18 +748,10 @@ def peer_access(torch, run_dir, rank, local_world):
 
 
 def host_facts(torch, cuda):
-    facts = {"versions": {"torch": torch.__version__, "python": sys.version.split()[0],
-                          "cuda": getattr(torch.version, "cuda", None), "nccl": None, "ncclBuild": None,
-                          "driver": None},
+    facts = {"versions": versions(torch),
              "hostname": socket.gethostname(),
              "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("NCCL_", "TORCH_", "DDP_"))},
              "gpus": [], "nvidiaSmiTopoM": None}
-    try:
-        v = torch.cuda.nccl.version()  # the headers torch was built against (a compile-time constant)
-        facts["versions"]["ncclBuild"] = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
-    except Exception:  # noqa: BLE001 - CPU builds have no NCCL
-        pass
-    facts["versions"]["nccl"] = loaded_nccl_version() or facts["versions"]["ncclBuild"]
     if cuda:
         smi = run_quiet(["nvidia-smi", "--query-gpu=index,name,pci.bus_id,driver_version", "--format=csv,noheader"])
         bus = {}

@@ -1,7 +1,6 @@
 """pathproof run harness, the cost of its own instrumentation: which iterations run the recording comm
 hook, the switch of pathproof's NCCL profiler plugin, step times read from CUDA events afterwards, and the summary of
-`run --overhead`, the NCCL library the process loaded. Imported by harness.py from the same directory; needs no torch
-at import."""
+`run --overhead`. Imported by harness.py from the same directory; needs no torch at import."""
 
 import json
 import os
@@ -121,51 +120,3 @@ def overhead_summary(steps, plain, window, hook_every=None, profiler=None):
             "order": "interleaved: plain step i, then instrumented step i, same process, same data (the plain arm "
                      "pauses in the profiler window and makes its steps up after); step time by CUDA events read "
                      "afterwards (GPU) or perf_counter (CPU) in both arms"}
-
-
-def loaded_nccl_version(maps="/proc/self/maps"):
-    """The version of the NCCL library mapped into this process, by its own ncclGetVersion; None where none is mapped.
-    The same reading as pathproof_torch/_facts.py loaded_nccl_version (a user's job imports that package, this harness
-    does not): torch.cuda.nccl.version() is torch's build version, not the library that runs."""
-    try:
-        import ctypes
-    except ImportError:
-        return None
-
-    def version(fn):
-        code = ctypes.c_int(0)
-        return nccl_version_text(code.value) if fn(ctypes.byref(code)) == 0 else None
-
-    # 1. The global scope (LD_PRELOAD, the program's own libraries, anything loaded RTLD_GLOBAL): the dynamic linker
-    # binds every reference there first, libtorch_cuda's included.
-    try:
-        return version(ctypes.CDLL(None).ncclGetVersion)
-    except (OSError, AttributeError):
-        pass
-    try:
-        with open(maps) as f:
-            paths = [line.split(None, 5)[5].strip() for line in f if len(line.split(None, 5)) == 6]
-    except OSError:
-        return None
-    # 2. The library torch's CUDA part links, searched as dlsym searches a handle: itself (a static NCCL), then its
-    # dependencies (the nvidia-nccl wheel's libnccl.so.2, or whichever LD_LIBRARY_PATH found).
-    # 3. Else the one libnccl mapped. /proc/self/maps lists by address, not by load order, so it cannot choose between
-    # several.
-    for mine in (lambda name: name == "libtorch_cuda.so", lambda name: name.startswith("libnccl.so")):
-        found = sorted({p for p in paths if mine(os.path.basename(p))})
-        if len(found) != 1:
-            continue
-        try:
-            return version(ctypes.CDLL(found[0]).ncclGetVersion)
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-def nccl_version_text(code):
-    """NCCL_VERSION_CODE: X*10000+Y*100+Z since 2.9, X*1000+Y*100+Z before (nccl.h.in's NCCL_VERSION)."""
-    if code is None or code < 100:
-        return None
-    if code >= 10000:
-        return "%d.%d.%d" % (code // 10000, code % 10000 // 100, code % 100)
-    return "%d.%d.%d" % (code // 1000, code % 1000 // 100, code % 100)

@@ -541,7 +541,24 @@ class AcceptanceTest {
         s.ncclVersion = "2.28.9";
         Prediction p = SyntheticRuns.seedPredictionFor(s);
         CommunicatorPrediction cp = new CommunicatorPrediction(
-                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null, List.of(),
+                1,
+                1,
+                64,
+                64,
+                64,
+                0,
+                null,
+                null,
+                "none",
+                List.of(),
+                null,
+                null,
+                null,
+                List.of(),
+                null,
+                null,
+                List.of(),
+                java.util.Map.of(),
                 List.of());
         CollectivePrediction c = p.collectives().get(0);
         CollectivePrediction copy = new CollectivePrediction(
@@ -748,6 +765,7 @@ class AcceptanceTest {
                         null,
                         null,
                         List.of(),
+                        java.util.Map.of(),
                         List.of()),
                 p.collectives(),
                 p.assumptions(),
@@ -838,6 +856,7 @@ class AcceptanceTest {
                         voids,
                         null,
                         List.of(),
+                        java.util.Map.of(),
                         List.of()),
                 p.collectives(),
                 p.assumptions(),
@@ -881,6 +900,7 @@ class AcceptanceTest {
                         null,
                         null,
                         List.of(),
+                        java.util.Map.of(),
                         List.of()),
                 p.collectives(),
                 p.assumptions(),

@@ -177,7 +177,24 @@ class RealH200RunTest {
     static Prediction oneRankPrediction() {
         Bucket b = new Bucket(0, 67_108_864L, List.of("p"), true, DType.FLOAT32, 67_108_864L);
         CommunicatorPrediction comm = new CommunicatorPrediction(
-                1, 1, 64, 64, 64, 0, null, null, "none", List.of(), null, null, null, List.of(), null, null, List.of(),
+                1,
+                1,
+                64,
+                64,
+                64,
+                0,
+                null,
+                null,
+                "none",
+                List.of(),
+                null,
+                null,
+                null,
+                List.of(),
+                null,
+                null,
+                List.of(),
+                java.util.Map.of(),
                 List.of());
         CollectivePrediction c = new CollectivePrediction(
                 0,

@@ -591,6 +591,7 @@ public final class SyntheticRuns {
                 null,
                 null,
                 List.of(),
+                java.util.Map.of(),
                 seedTable());
         CollectivePrediction c = new CollectivePrediction(
                 0,

@@ -52,16 +52,10 @@ class PythonProbeTest {
     }
 
     @Test
-    void theRealProbeRunsTheHarnessModulesReading() {
-        // The probe is the harness module's source with seven print lines after it: on this machine's Python the
+    void theRealProbeRunsTheFactsModulesReading() {
+        // The probe is the job package's facts module with seven print lines after it: on this machine's Python the
         // module's functions must define and the version line must be a version or "-" (a CPU torch loads no NCCL).
-        PythonProbe.Python p;
-        try {
-            p = PythonProbe.find(null);
-        } catch (io.pathproof.core.PathproofException e) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(false, "no Python with torch here");
-            return;
-        }
+        PythonProbe.Python p = Live.requireTorch();
         assertThat(p.torchVersion()).isNotBlank();
         if (!p.nccl()) {
             assertThat(p.ncclVersion()).as("a torch without NCCL names none").isNull();
